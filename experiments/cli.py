@@ -1,0 +1,45 @@
+"""The ``inev`` command: every sub-command is a thin layer over the package's functions."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+from inev.common.errors import InevError
+from inev.topologies.cli import network_group
+from inev.workloads.cli import workload_group
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="inev")
+def cli() -> None:
+    """Plan, simulate and compare in-network evaluation of CEP query workloads."""
+
+
+cli.add_command(network_group)
+cli.add_command(workload_group)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command line; bad input ends with one ``error:`` line and exit status 1."""
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None, prog_name="inev", standalone_mode=False
+        )
+    except InevError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except click.exceptions.Abort:
+        click.echo("error: aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (OSError, MemoryError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Reading and writing event networks (``inev-network/1`` JSON) and real topology files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+from inev.common.errors import InevError
+from inev.common.files import read_json_document, write_json_document
+from inev.topologies.network import DEFAULT_LATENCY, Network
+
+FORMAT = "inev-network/1"
+
+
+def network_to_dict(network: Network) -> dict[str, Any]:
+    """The ``inev-network/1`` document of ``network`` (links without latency when it is 1.0)."""
+    links = [
+        [u, v] if latency == DEFAULT_LATENCY else [u, v, latency] for u, v, latency in network.links
+    ]
+    return {
+        "format": FORMAT,
+        "nodes": list(network.nodes),
+        "links": links,
+        "event_types": {
+            name: {"rate": t.rate, "sources": list(t.sources)}
+            for name, t in network.event_types.items()
+        },
+    }
+
+
+def network_from_dict(document: dict[str, Any], origin: str = "network") -> Network:
+    """Validate an ``inev-network/1`` document and build the :class:`Network`."""
+    for key in ("nodes", "links", "event_types"):
+        if key not in document:
+            raise InevError(f"{origin}: missing key {key!r}")
+    nodes, links, types = document["nodes"], document["links"], document["event_types"]
+    if not isinstance(nodes, list):
+        raise InevError(f"{origin}: 'nodes' must be a list")
+    if not isinstance(links, list):
+        raise InevError(f"{origin}: 'links' must be a list")
+    if not isinstance(types, dict):
+        raise InevError(f"{origin}: 'event_types' must be an object")
+    spec = {}
+    for name, entry in types.items():
+        if not isinstance(entry, dict) or "rate" not in entry or "sources" not in entry:
+            raise InevError(f"{origin}: event type {name!r} needs 'rate' and 'sources'")
+        if not isinstance(entry["sources"], list):
+            raise InevError(f"{origin}: event type {name!r} 'sources' must be a list")
+        spec[name] = (entry["rate"], entry["sources"])
+    try:
+        return Network.build(nodes, links, spec)
+    except InevError as exc:
+        message = str(exc)
+        if message.startswith("network: "):
+            message = message[len("network: ") :]
+        raise InevError(f"{origin}: {message}") from None
+
+
+def load_network(path: str | os.PathLike[str]) -> Network:
+    """Load and validate an ``inev-network/1`` file."""
+    return network_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))
+
+
+def save_network(network: Network, path: str | os.PathLike[str]) -> None:
+    """Write ``network`` as ``inev-network/1`` JSON, atomically."""
+    write_json_document(path, network_to_dict(network))
+
+
+def read_topology(path: str | os.PathLike[str]) -> nx.Graph:
+    """Read a real topology from GraphML (``.graphml``) or an edge list (any other suffix).
+
+    Edge lists hold one ``u v [latency]`` per line; ``#`` starts a comment. Node labels that
+    look like integers become integers. A ``latency`` edge attribute is kept, else 1.0.
+    """
+    name = os.fspath(path)
+    if not Path(name).is_file():
+        raise InevError(f"{name}: no such file")
+    if name.endswith(".graphml"):
+        try:
+            raw = nx.read_graphml(name)
+        except Exception as exc:  # networkx raises several parser errors
+            raise InevError(f"{name}: not a readable GraphML file ({exc})") from None
+        graph = nx.Graph()
+        relabel = {node: _as_node(node) for node in raw.nodes}
+        graph.add_nodes_from(relabel.values())
+        for u, v, data in raw.edges(data=True):
+            if u != v:
+                latency = float(data.get("latency", DEFAULT_LATENCY))
+                graph.add_edge(relabel[u], relabel[v], latency=latency)
+        return graph
+    graph = nx.Graph()
+    with open(name, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            parts = text.split()
+            if len(parts) not in (2, 3):
+                raise InevError(f"{name}: line {number}: expected 'u v [latency]'")
+            u, v = _as_node(parts[0]), _as_node(parts[1])
+            try:
+                latency = float(parts[2]) if len(parts) == 3 else DEFAULT_LATENCY
+            except ValueError:
+                raise InevError(
+                    f"{name}: line {number}: latency {parts[2]!r} is not a number"
+                ) from None
+            if u != v:
+                graph.add_edge(u, v, latency=latency)
+    if graph.number_of_nodes() == 0:
+        raise InevError(f"{name}: no links")
+    return graph
+
+
+def _as_node(label: str) -> int | str:
+    try:
+        return int(label)
+    except ValueError:
+        return label

@@ -1,0 +1,88 @@
+"""``inev workload …``: generate and inspect query workloads."""
+
+from __future__ import annotations
+
+import click
+from inev.topologies.io import load_network
+from inev.workloads.generate import generate_workload
+from inev.workloads.io import load_workload, save_workload
+from rich.console import Console
+from rich.table import Table
+
+
+@click.group("workload")
+def workload_group() -> None:
+    """Generate and inspect query workloads (inev-workload/1 JSON)."""
+
+
+@workload_group.command("generate")
+@click.option(
+    "--network",
+    "network_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Event network the queries are drawn for.",
+)
+@click.option("--queries", default=1, show_default=True, help="Number of queries.")
+@click.option("--length", default=6, show_default=True, help="Event types per query.")
+@click.option("--kleene", default=0, show_default=True, help="KL operators per query.")
+@click.option("--negation", default=0, show_default=True, help="NSEQ operators per query.")
+@click.option(
+    "--selectivity",
+    default=0.1,
+    show_default=True,
+    help="Selectivity scale: pairwise selectivities in [scale/10, scale].",
+)
+@click.option("--window", default=1.0, show_default=True, help="Time window of every query.")
+@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output JSON file."
+)
+def generate_command(
+    network_file: str,
+    queries: int,
+    length: int,
+    kleene: int,
+    negation: int,
+    selectivity: float,
+    window: float,
+    seed: int,
+    out: str,
+) -> None:
+    """Generate a random workload as in the INEv paper (section 7.1)."""
+    network = load_network(network_file)
+    workload = generate_workload(
+        network, queries, length, kleene, negation, selectivity, window, seed
+    )
+    save_workload(workload, out)
+    click.echo(
+        f"workload: {len(workload.queries)} queries over {len(workload.types)} types -> {out}"
+    )
+
+
+@workload_group.command("show")
+@click.argument("workload_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--network",
+    "network_file",
+    type=click.Path(dir_okay=False),
+    help="Network for the rates (r(q) with local, R(q) with global rates).",
+)
+def show_command(workload_file: str, network_file: str | None) -> None:
+    """List each query with its pattern and, given a network, its rate."""
+    workload = load_workload(workload_file)
+    network = load_network(network_file) if network_file else None
+    if network is not None:
+        workload.check_network(network)
+    console = Console()
+    console.print(
+        f"[bold]{workload_file}[/]: {len(workload.queries)} queries, window {workload.window:g}"
+    )
+    columns = ["query", "pattern", "types"] + (["r(q)", "R(q)"] if network else [])
+    table = Table(*columns)
+    for row in workload.describe(network):
+        cells = [row["name"], row["pattern"], str(row["types"])]
+        if network is not None:
+            cells += [f"{row['rate']:.4g}", f"{row['global_rate']:.4g}"]
+        table.add_row(*cells)
+    console.print(table)

@@ -1,0 +1,137 @@
+"""Synthetic query workloads mirroring the INEv paper's generator (§7.1).
+
+Each query draws ``length`` distinct event types of the network, groups a few of them into
+``NSEQ(first, negated, last)`` units, wraps a few others in ``KL``, and arranges the units in
+a random nested tree of alternating SEQ and AND operators (random fan-out, hence random
+depth). Pairwise selectivities are drawn once per pair of the network's event types and
+shared by every query (so equal projections of different queries can be shared): about a
+third of the pairs stay unconstrained at 1.0 and the others are uniform in
+``[scale / 10, scale]``, as in the published scripts. The workload's ``selectivity_seed``
+fixes the single selectivities used for output selection, so a plan is reproducible from the
+network and workload files alone.
+
+>>> from inev.topologies.generate import generate_network
+>>> net = generate_network(seed=1)
+>>> wl = generate_workload(net, queries=1, length=4, seed=1)
+>>> len(wl.queries[0].types)
+4
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from inev.common.errors import InevError
+from inev.topologies.network import Network
+from inev.workloads.query import Operator, Pattern, Primitive
+from inev.workloads.rates import Pair, pair
+from inev.workloads.workload import Query, Workload
+
+UNCONSTRAINED_SHARE = 1 / 3
+
+
+def draw_selectivities(
+    types: list[str], scale: float, rng: np.random.Generator
+) -> dict[Pair, float]:
+    """One selectivity per pair of ``types``: 1.0 w.p. 1/3, else uniform in [scale/10, scale]."""
+    if not 0 < scale <= 1:
+        raise InevError(f"selectivity scale must be in (0, 1], got {scale}")
+    out: dict[Pair, float] = {}
+    ordered = sorted(types)
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1 :]:
+            free = rng.random() < UNCONSTRAINED_SHARE
+            value = float(rng.uniform(scale / 10, scale))
+            out[(a, b)] = 1.0 if free else value
+    return out
+
+
+def random_tree(units: list[Pattern], kind: str, rng: np.random.Generator) -> Pattern:
+    """A random nested tree over ``units`` (kept in order) with alternating SEQ/AND operators."""
+    if len(units) == 1:
+        return units[0]
+    fan_out = int(rng.integers(2, len(units) + 1))
+    cuts = sorted(
+        int(c) for c in rng.choice(np.arange(1, len(units)), size=fan_out - 1, replace=False)
+    )
+    groups = [units[a:b] for a, b in zip([0, *cuts], [*cuts, len(units)], strict=True)]
+    other = "AND" if kind == "SEQ" else "SEQ"
+    children = []
+    for group in groups:
+        child = random_tree(group, other, rng)
+        if isinstance(child, Operator) and child.kind == kind:
+            children.extend(child.children)
+        else:
+            children.append(child)
+    return Operator(kind, tuple(children))  # type: ignore[arg-type]
+
+
+def random_pattern(
+    types: list[str], kleene: int, negation: int, rng: np.random.Generator
+) -> Pattern:
+    """A random pattern over exactly ``types`` with ``kleene`` KL and ``negation`` NSEQ operators."""
+    length = len(types)
+    if 3 * negation > length:
+        raise InevError(
+            f"{negation} NSEQ operators need {3 * negation} types, the query has {length}"
+        )
+    if kleene > length - negation:
+        raise InevError(
+            f"{kleene} KL operators need {kleene} non-negated types, the query has {length - negation}"
+        )
+    order = [types[i] for i in rng.permutation(length)]
+    kl_types = set(order[3 * negation :][:kleene])
+    if len(kl_types) < kleene:  # the remaining KL wrap first/last children of NSEQ units
+        extra = [t for i, t in enumerate(order[: 3 * negation]) if i % 3 != 1]
+        kl_types.update(extra[: kleene - len(kl_types)])
+
+    def leaf(t: str) -> Pattern:
+        return Operator("KL", (Primitive(t),)) if t in kl_types else Primitive(t)
+
+    units: list[Pattern] = []
+    for k in range(negation):
+        first, negated, last = order[3 * k : 3 * k + 3]
+        units.append(Operator("NSEQ", (leaf(first), Primitive(negated), leaf(last))))
+    units.extend(leaf(t) for t in order[3 * negation :])
+    units = [units[i] for i in rng.permutation(len(units))]
+    root = "SEQ" if rng.random() < 0.5 else "AND"
+    return random_tree(units, root, rng)
+
+
+def generate_workload(
+    network: Network,
+    queries: int = 1,
+    length: int = 6,
+    kleene: int = 0,
+    negation: int = 0,
+    selectivity: float = 0.1,
+    window: float = 1.0,
+    seed: int = 0,
+) -> Workload:
+    """A random workload over the network's event types (see the module docstring)."""
+    if queries < 1:
+        raise InevError(f"a workload needs at least one query, got {queries}")
+    available = list(network.types)
+    if length < 1:
+        raise InevError(f"query length must be at least 1, got {length}")
+    if length > len(available):
+        raise InevError(f"query length {length} exceeds the network's {len(available)} event types")
+    if kleene < 0 or negation < 0:
+        raise InevError("the numbers of KL and NSEQ operators must not be negative")
+    rng = np.random.default_rng(seed)
+    shared = draw_selectivities(available, selectivity, rng)
+    out = []
+    for i in range(queries):
+        chosen = [
+            available[j] for j in sorted(rng.choice(len(available), size=length, replace=False))
+        ]
+        pattern = random_pattern(chosen, kleene, negation, rng)
+        pairs = {
+            pair(a, b): shared[pair(a, b)]
+            for x, a in enumerate(sorted(chosen))
+            for b in sorted(chosen)[x + 1 :]
+            if shared[pair(a, b)] < 1.0
+        }
+        out.append(Query.build(f"q{i + 1}", pattern, selectivity=pairs))
+    return Workload.build(
+        window=window, queries=out, selectivity_seed=int(rng.integers(0, 2**31 - 1))
+    )

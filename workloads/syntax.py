@@ -1,0 +1,88 @@
+"""Parse and print the pattern text syntax, e.g. ``SEQ(A, AND(B, C), KL(D), NSEQ(E, F, G))``.
+
+Printing is canonical (one space after each comma), so ``str(parse_pattern(s)) == s`` for
+any canonical ``s`` and ``parse_pattern(str(p)) == p`` for any pattern ``p``.
+
+>>> print(parse_pattern(" seq( A ,KL(B) ) ".replace("seq", "SEQ")))
+SEQ(A, KL(B))
+"""
+
+from __future__ import annotations
+
+import re
+
+from inev.common.errors import InevError
+from inev.workloads.query import OPERATORS, Operator, Pattern, Primitive
+
+_TOKEN = re.compile(r"\s*(?:([A-Za-z][A-Za-z0-9_]*)|([(),])|(\S))")
+
+
+def _tokens(text: str) -> list[tuple[str, str, int]]:
+    out = []
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:  # only trailing whitespace left
+            break
+        name, punct, bad = match.groups()
+        if bad is not None:
+            raise InevError(f"pattern {text!r}: unexpected character {bad!r} at {match.start(3)}")
+        if name is not None:
+            out.append(("name", name, match.start(1)))
+        elif punct is not None:
+            out.append((punct, punct, match.start(2)))
+        position = match.end()
+    return out
+
+
+def parse_pattern(text: str) -> Pattern:
+    """Parse the pattern syntax into an operator tree; raise :class:`InevError` on errors.
+
+    Only syntax is checked here; :func:`inev.workloads.query.validate_pattern` checks the
+    structural rules (types used twice, KL and NSEQ arity).
+    """
+    if not isinstance(text, str):
+        raise InevError(f"pattern must be a string, got {text!r}")
+    tokens = _tokens(text)
+    if not tokens:
+        raise InevError("pattern is empty")
+    position = 0
+
+    def fail(message: str) -> InevError:
+        return InevError(f"pattern {text!r}: {message}")
+
+    def parse() -> Pattern:
+        nonlocal position
+        if position >= len(tokens):
+            raise fail("unexpected end")
+        kind, value, at = tokens[position]
+        if kind != "name":
+            raise fail(f"expected an event type or operator at {at}, found {value!r}")
+        position += 1
+        if position < len(tokens) and tokens[position][0] == "(":
+            if value not in OPERATORS:
+                raise fail(f"unknown operator {value!r} (known: {', '.join(OPERATORS)})")
+            position += 1
+            children = [parse()]
+            while position < len(tokens) and tokens[position][0] == ",":
+                position += 1
+                children.append(parse())
+            if position >= len(tokens):
+                raise fail(f"missing ')' to close {value}")
+            if tokens[position][0] != ")":
+                raise fail(f"expected ',' or ')' at {tokens[position][2]}")
+            position += 1
+            return Operator(value, tuple(children))  # type: ignore[arg-type]
+        if value in OPERATORS:
+            raise fail(f"operator {value} needs '(' and children")
+        return Primitive(value)
+
+    tree = parse()
+    if position != len(tokens):
+        raise fail(f"unexpected {tokens[position][1]!r} at {tokens[position][2]}")
+    return tree
+
+
+def format_pattern(pattern: Pattern) -> str:
+    """The canonical text of a pattern (the same as ``str(pattern)``)."""
+    return str(pattern)

@@ -1,0 +1,270 @@
+"""Queries and workloads: pattern, window, pairwise selectivities, predicates, aggregates.
+
+>>> w = Workload.build(window=1.0, queries=[
+...     Query.build("q1", "SEQ(A, B)", selectivity={"A B": 0.1})])
+>>> w.queries[0].selectivity_of("B", "A")
+0.1
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.topologies.network import Network, check_type_name
+from inev.workloads.expressions import (
+    Aggregate,
+    Condition,
+    condition_attributes,
+    parse_aggregate,
+    parse_condition,
+)
+from inev.workloads.query import (
+    Pattern,
+    event_types,
+    kleene_types,
+    negated_types,
+    split_or,
+    validate_pattern,
+)
+from inev.workloads.rates import Pair, log2_rate, pair, rate, single_selectivities
+from inev.workloads.syntax import parse_pattern
+
+
+def _positive_number(value: object, what: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise InevError(f"{what} must be a positive number, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Query:
+    """One CEP query: an operator tree with pairwise selectivities, predicates and weight."""
+
+    name: str
+    pattern: Pattern
+    selectivities: tuple[tuple[Pair, float], ...] = ()
+    where: Condition | None = None
+    returns: Aggregate | None = None
+    group_by: tuple[str, ...] = ()
+    weight: float = 1.0
+    _sel: dict[Pair, float] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_sel", dict(self.selectivities))
+
+    @classmethod
+    def build(
+        cls,
+        name: str,
+        pattern: str | Pattern,
+        selectivity: Mapping[str, float] | Mapping[Pair, float] | None = None,
+        where: str | Condition | None = None,
+        returns: str | Aggregate | None = None,
+        group_by: Iterable[str] = (),
+        weight: float = 1.0,
+    ) -> Query:
+        """Parse and validate a query; selectivity keys are ``"A B"`` strings or pairs."""
+        if not isinstance(name, str) or not name.strip():
+            raise InevError(f"query name must be a non-empty string, got {name!r}")
+        where_label = f"query {name}"
+        tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
+        try:
+            validate_pattern(tree, where=f"query {name}")
+        except InevError:
+            raise
+        for t in event_types(tree):
+            check_type_name(t, where=f"query {name}: event type")
+        types = set(event_types(tree))
+        pairs: dict[Pair, float] = {}
+        for key, value in (selectivity or {}).items():
+            if isinstance(key, str):
+                parts = key.split()
+            elif isinstance(key, tuple):
+                parts = list(key)
+            else:
+                raise InevError(f"{where_label}: selectivity key {key!r} must be 'A B'")
+            if len(parts) != 2 or parts[0] == parts[1]:
+                raise InevError(
+                    f"{where_label}: selectivity key {key!r} must name two different types"
+                )
+            for t in parts:
+                if t not in types:
+                    raise InevError(
+                        f"{where_label}: selectivity {key!r} names type {t} not in the pattern"
+                    )
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not (0 < value <= 1)
+            ):
+                raise InevError(f"{where_label}: selectivity {key!r} = {value!r} is outside (0, 1]")
+            k = pair(parts[0], parts[1])
+            if k in pairs:
+                raise InevError(f"{where_label}: selectivity of {' '.join(k)} is given twice")
+            pairs[k] = float(value)
+        condition = parse_condition(where) if isinstance(where, str) else where
+        if condition is not None:
+            kleene = kleene_types(tree)
+            for attribute in condition_attributes(condition):
+                if attribute.type not in types:
+                    raise InevError(
+                        f"{where_label}: where clause names type {attribute.type} not in the pattern"
+                    )
+                if attribute.next and attribute.type not in kleene:
+                    raise InevError(
+                        f"{where_label}: NEXT({attribute.type}) needs {attribute.type} under KL"
+                    )
+        aggregate = parse_aggregate(returns) if isinstance(returns, str) else returns
+        if aggregate is not None and aggregate.type is not None and aggregate.type not in types:
+            raise InevError(
+                f"{where_label}: return clause names type {aggregate.type} not in the pattern"
+            )
+        if (
+            aggregate is not None
+            and aggregate.type is not None
+            and aggregate.type in negated_types(tree)
+        ):
+            raise InevError(
+                f"{where_label}: return clause aggregates the negated type {aggregate.type}"
+            )
+        groups = tuple(group_by)
+        for g in groups:
+            if not isinstance(g, str) or not g:
+                raise InevError(
+                    f"{where_label}: group_by entries must be attribute names, got {g!r}"
+                )
+        return cls(
+            name=name,
+            pattern=tree,
+            selectivities=tuple(sorted(pairs.items())),
+            where=condition,
+            returns=aggregate,
+            group_by=groups,
+            weight=_positive_number(weight, f"{where_label}: weight"),
+        )
+
+    # ------------------------------------------------------------------ views
+    @property
+    def types(self) -> tuple[str, ...]:
+        """E(q): the event types of the query, left to right."""
+        return event_types(self.pattern)
+
+    @property
+    def selectivity(self) -> dict[Pair, float]:
+        """Pairwise selectivities keyed by sorted pairs (missing pairs are 1.0)."""
+        return self._sel
+
+    def selectivity_of(self, a: str, b: str) -> float:
+        """Selectivity of the predicate between types ``a`` and ``b`` (1.0 if none)."""
+        return self._sel.get(pair(a, b), 1.0)
+
+    def rate(self, rates: Mapping[str, float]) -> float:
+        """r(q) under per-type rates (local rates give r(q), global rates R(q))."""
+        return rate(self.pattern, rates, self._sel)
+
+    def log2_rate(self, rates: Mapping[str, float]) -> float:
+        """log2 of :meth:`rate`, exact for Kleene patterns whose rate overflows a float."""
+        return log2_rate(self.pattern, rates, self._sel)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.pattern}"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A set of queries over one time window (and optional slide), with a selectivity seed."""
+
+    window: float
+    queries: tuple[Query, ...]
+    slide: float | None = None
+    selectivity_seed: int = 0
+
+    @classmethod
+    def build(
+        cls,
+        window: float,
+        queries: Iterable[Query],
+        slide: float | None = None,
+        selectivity_seed: int = 0,
+    ) -> Workload:
+        """Validate a workload: a positive window, unique names, at least one query."""
+        w = _positive_number(window, "workload window")
+        s = None if slide is None else _positive_number(slide, "workload slide")
+        qs = tuple(queries)
+        if not qs:
+            raise InevError("workload has no queries")
+        names = [q.name for q in qs]
+        for n in names:
+            if names.count(n) > 1:
+                raise InevError(f"workload: query name {n!r} is used twice")
+        if isinstance(selectivity_seed, bool) or not isinstance(selectivity_seed, int):
+            raise InevError(
+                f"workload: selectivity_seed must be an integer, got {selectivity_seed!r}"
+            )
+        return cls(window=w, queries=qs, slide=s, selectivity_seed=selectivity_seed)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """Event types used by any query, in first-use order."""
+        seen: dict[str, None] = {}
+        for q in self.queries:
+            for t in q.types:
+                seen.setdefault(t, None)
+        return tuple(seen)
+
+    def query(self, name: str) -> Query:
+        """The query called ``name``."""
+        for q in self.queries:
+            if q.name == name:
+                return q
+        raise InevError(f"workload has no query {name!r}")
+
+    def check_network(self, network: Network) -> None:
+        """Raise :class:`InevError` if a query uses an event type the network lacks."""
+        for q in self.queries:
+            for t in q.types:
+                if t not in network.event_types:
+                    raise InevError(f"query {q.name}: unknown event type {t} for the network")
+
+    def single_selectivities(self, query: Query, types: Iterable[str]) -> dict[str, float]:
+        """σ(e, p) of the projection of ``query`` over ``types`` (see :mod:`inev.workloads.rates`)."""
+        return single_selectivities(types, query.selectivity, self.selectivity_seed)
+
+    def split_or(self) -> Workload:
+        """The OR-free workload of §3.2: a query with OR becomes one query per branch.
+
+        The branches of query ``q`` are named ``q/1``, ``q/2``, …; queries without OR keep
+        their name.
+        """
+        out: list[Query] = []
+        for q in self.queries:
+            variants = split_or(q.pattern)
+            if len(variants) == 1:
+                out.append(q)
+                continue
+            for i, variant in enumerate(variants, start=1):
+                types = set(event_types(variant))
+                sel = tuple((k, v) for k, v in q.selectivities if set(k) <= types)
+                out.append(replace(q, name=f"{q.name}/{i}", pattern=variant, selectivities=sel))
+        return replace(self, queries=tuple(out))
+
+    def describe(self, network: Network | None = None) -> list[dict[str, Any]]:
+        """One dictionary per query with its pattern and, given a network, its rates."""
+        rows = []
+        for q in self.queries:
+            row: dict[str, Any] = {"name": q.name, "pattern": str(q.pattern), "types": len(q.types)}
+            if network is not None:
+                row["rate"] = q.rate(network.local_rates())
+                row["global_rate"] = q.rate(network.global_rates())
+                row["log2_global_rate"] = q.log2_rate(network.global_rates())
+            rows.append(row)
+        return rows

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 
 import click
+
 from inev.common.errors import InevError
 from inev.topologies.cli import network_group
 from inev.workloads.cli import workload_group

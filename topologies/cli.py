@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import click
+from rich.console import Console
+from rich.table import Table
+
 from inev.topologies.generate import (
     TOPOLOGIES,
     build_topology,
@@ -10,8 +13,6 @@ from inev.topologies.generate import (
     network_from_topology,
 )
 from inev.topologies.io import load_network, read_topology, save_network
-from rich.console import Console
-from rich.table import Table
 
 
 @click.group("network")

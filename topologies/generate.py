@@ -34,6 +34,7 @@ import string
 
 import networkx as nx
 import numpy as np
+
 from inev.common.errors import InevError
 from inev.topologies.network import DEFAULT_LATENCY, Network
 
@@ -151,6 +152,8 @@ def build_topology(kind: str, nodes: int, out_degree: float, rng: np.random.Gene
     if not out_degree > 0:
         raise InevError(f"out-degree must be positive, got {out_degree}")
     seed = int(rng.integers(0, 2**31 - 1))
+    if nodes <= 2 and kind in ("ws", "ba", "waxman", "grid", "ring"):
+        return nx.path_graph(nodes)
     if kind == "degree":
         return degree_topology(nodes, out_degree, rng)
     if kind == "ws":

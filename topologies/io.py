@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
 from inev.topologies.network import DEFAULT_LATENCY, Network

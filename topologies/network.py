@@ -29,9 +29,10 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from inev.common.errors import InevError
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import shortest_path
+
+from inev.common.errors import InevError
 
 Node = Hashable
 """A topology node id: an ``int`` or a ``str``."""

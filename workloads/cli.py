@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import click
+from rich.console import Console
+from rich.table import Table
+
 from inev.topologies.io import load_network
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload
-from rich.console import Console
-from rich.table import Table
 
 
 @click.group("workload")

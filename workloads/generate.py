@@ -20,6 +20,7 @@ network and workload files alone.
 from __future__ import annotations
 
 import numpy as np
+
 from inev.common.errors import InevError
 from inev.topologies.network import Network
 from inev.workloads.query import Operator, Pattern, Primitive

@@ -1,0 +1,128 @@
+"""Pattern trees: parsing, canonical printing, validation, OR splitting."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from inev.common.errors import InevError
+from inev.workloads.query import (
+    Operator,
+    Primitive,
+    event_types,
+    kl,
+    kleene_types,
+    negated_types,
+    nseq,
+    seq,
+    split_or,
+    validate_pattern,
+)
+from inev.workloads.syntax import parse_pattern
+
+SPEC_PATTERN = "SEQ(A, AND(B, C), KL(D), NSEQ(E, F, G))"
+
+
+def test_spec_pattern_round_trips_and_has_the_right_tree():
+    tree = parse_pattern(SPEC_PATTERN)
+    assert str(tree) == SPEC_PATTERN
+    assert tree == seq(
+        "A", Operator("AND", (Primitive("B"), Primitive("C"))), kl("D"), nseq("E", "F", "G")
+    )
+    assert event_types(tree) == tuple("ABCDEFG")
+    assert negated_types(tree) == {"F"}
+    assert kleene_types(tree) == {"D"}
+    validate_pattern(tree)
+
+
+def test_whitespace_is_free_and_printing_is_canonical():
+    assert str(parse_pattern("  SEQ(A,AND( B ,C) )\n")) == "SEQ(A, AND(B, C))"
+    assert str(parse_pattern("A")) == "A"
+
+
+@st.composite
+def patterns(draw, names=None, depth=0):
+    if names is None:
+        names = iter(f"T{i}" for i in range(1000))
+    if depth > 3 or draw(st.booleans()):
+        leaf = Primitive(next(names))
+        return Operator("KL", (leaf,)) if draw(st.integers(0, 5)) == 0 else leaf
+    kind = draw(st.sampled_from(["SEQ", "AND", "OR", "NSEQ"]))
+    count = 3 if kind == "NSEQ" else draw(st.integers(2, 4))
+    return Operator(kind, tuple(draw(patterns(names, depth + 1)) for _ in range(count)))
+
+
+@given(patterns())
+def test_print_then_parse_is_the_identity(tree):
+    text = str(tree)
+    assert parse_pattern(text) == tree
+    assert str(parse_pattern(text)) == text
+    validate_pattern(tree)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("SEQ(A, FOO(B, C))", "unknown operator 'FOO'"),
+        ("SEQ(A, B", "missing ')'"),
+        ("SEQ(A B)", "expected ',' or ')'"),
+        ("SEQ(A, B))", "unexpected ')'"),
+        ("SEQ(A, )", "expected an event type"),
+        ("SEQ", "needs '(' and children"),
+        ("SEQ(A, B) C", "unexpected 'C'"),
+        ("SEQ(A, $)", "unexpected character '$'"),
+        ("", "empty"),
+    ],
+)
+def test_syntax_errors_name_the_problem(text, message):
+    with pytest.raises(InevError) as info:
+        parse_pattern(text)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("SEQ(A, B, A)", "event type A is used twice"),
+        ("AND(A, SEQ(B, KL(A)))", "event type A is used twice"),
+        ("SEQ(A, KL(SEQ(B, C)))", "KL over a non-primitive"),
+        ("SEQ(A, KL(B, C))", "KL takes exactly one child"),
+        ("NSEQ(A, B)", "NSEQ needs three children"),
+        ("NSEQ(A, B, C, D)", "NSEQ needs three children"),
+        ("SEQ(A)", "SEQ needs at least two children"),
+    ],
+)
+def test_structural_errors_name_the_problem(text, message):
+    with pytest.raises(InevError, match=None) as info:
+        validate_pattern(parse_pattern(text), where="query q1")
+    assert message in str(info.value)
+    assert str(info.value).startswith("query q1: ")
+
+
+def test_split_or_distributes_over_every_branch():
+    variants = [str(p) for p in split_or(parse_pattern("AND(OR(A, B), SEQ(C, OR(D, E)))"))]
+    assert variants == [
+        "AND(A, SEQ(C, D))",
+        "AND(A, SEQ(C, E))",
+        "AND(B, SEQ(C, D))",
+        "AND(B, SEQ(C, E))",
+    ]
+    assert [str(p) for p in split_or(parse_pattern("OR(SEQ(A, B), C)"))] == ["SEQ(A, B)", "C"]
+    assert split_or(parse_pattern("SEQ(A, B)")) == [parse_pattern("SEQ(A, B)")]
+
+
+@given(patterns())
+def test_split_or_leaves_no_or_and_keeps_every_type(tree):
+    variants = split_or(tree)
+    assert all(not (isinstance(n, Operator) and n.kind == "OR") for v in variants for n in _walk(v))
+    covered = set().union(*(set(event_types(v)) for v in variants))
+    assert covered == set(event_types(tree))
+
+
+def _walk(node):
+    yield node
+    if isinstance(node, Operator):
+        for child in node.children:
+            yield from _walk(child)

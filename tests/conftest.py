@@ -41,3 +41,13 @@ def write_json(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One shared local Spark session for the whole test run (no UI, quiet logs)."""
+    from inev.experiments.spark import spark_session
+
+    session = spark_session("local[2]", app_name="inev-tests")
+    yield session
+    session.stop()

@@ -1,0 +1,220 @@
+"""``inev sweep``, ``inev plot`` and ``inev demo``: experiments from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from inev.common.errors import InevError
+from inev.common.files import write_json_document
+from inev.experiments.plot import plot
+from inev.experiments.results import read_results, summarise
+from inev.experiments.spec import SweepSpec, load_spec, parse_spec
+from inev.experiments.sweep import SweepOutcome, run_sweep
+
+SPEC_FILE = "spec.json"
+
+
+def preset_names() -> list[str]:
+    """Names of the TOML presets shipped under ``experiments/presets``."""
+    folder = resources.files("inev.experiments") / "presets"
+    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def resolve_spec(name: str) -> tuple[SweepSpec, dict[str, Any]]:
+    """A sweep spec from a TOML path or a preset name, with its raw document."""
+    import tomllib
+
+    if os.path.exists(name):
+        spec = load_spec(name)
+        with open(name, "rb") as handle:
+            return spec, tomllib.load(handle)
+    preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
+    if preset.is_file():
+        document = tomllib.loads(preset.read_text(encoding="utf-8"))
+        return parse_spec(document, origin=f"preset {name}"), document
+    raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")
+
+
+def _progress_factory(console: Console, label: str):
+    state: dict[str, Any] = {}
+
+    def start(total: int, done: int):
+        progress = Progress(
+            TextColumn(f"[bold]{label}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        progress.start()
+        task = progress.add_task(label, total=total, completed=done)
+        state["progress"] = progress
+
+        def advance(n: int) -> None:
+            progress.advance(task, n)
+
+        return advance
+
+    def stop() -> None:
+        if "progress" in state:
+            state["progress"].stop()
+
+    return start, stop
+
+
+def print_summary(
+    console: Console, outcome: SweepOutcome, spec: SweepSpec, metric: str = "ratio"
+) -> None:
+    """The final table: median and quartiles of ``metric`` per grid point and method."""
+    axes = list(spec.axes)
+    table = Table(*axes, "method", "runs", "errors", f"median {metric}", "q1", "q3")
+    for entry in summarise(outcome.table, axes, metric):
+        cells = [str(entry[a]) for a in axes] + [
+            entry["method"],
+            str(entry["runs"]),
+            str(entry["errors"]),
+        ]
+        cells += ["–" if entry[k] is None else f"{entry[k]:.4g}" for k in ("median", "q1", "q3")]
+        table.add_row(*cells)
+    console.print(table)
+    console.print(
+        f"{outcome.tasks} tasks ({outcome.ran} run, {outcome.skipped} already done) in "
+        f"{outcome.seconds:.1f} s -> {outcome.path}"
+    )
+
+
+def execute(
+    spec: SweepSpec, document: dict[str, Any], out: str, master: str, parallelism: int | None
+) -> SweepOutcome:
+    """Run a sweep with a progress bar and the summary table."""
+    console = Console(stderr=False)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    write_json_document(Path(out) / SPEC_FILE, {"format": "inev-sweep/1", "spec": document})
+    start, stop = _progress_factory(console, spec.name)
+    try:
+        outcome = run_sweep(spec, out, master=master, parallelism=parallelism, progress=start)
+    finally:
+        stop()
+    print_summary(console, outcome, spec)
+    return outcome
+
+
+@click.command("sweep")
+@click.argument("spec_file")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
+)
+@click.option(
+    "--master",
+    default="local[*]",
+    show_default=True,
+    help="Spark master URL, or 'serial' to run without Spark.",
+)
+@click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
+def sweep_command(spec_file: str, out: str, master: str, parallelism: int | None) -> None:
+    """Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet."""
+    spec, document = resolve_spec(spec_file)
+    execute(spec, document, out, master, parallelism)
+
+
+def plot_defaults(folder: str) -> dict[str, Any]:
+    """The ``[plot]`` table and axes of the spec stored in a results folder (if any)."""
+    path = Path(folder) / SPEC_FILE
+    if not path.is_file():
+        return {}
+    document = json.loads(path.read_text(encoding="utf-8")).get("spec", {})
+    defaults = dict(document.get("plot", {}))
+    axes = list(document.get("axes", {}))
+    defaults.setdefault("x", axes[0] if axes else None)
+    if len(axes) > 1:
+        defaults.setdefault("lines", axes[1])
+    return defaults
+
+
+@click.command("plot")
+@click.argument("results")
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Figure file (.png, .svg or .pdf).",
+)
+@click.option("--x", "x", help="Column on the horizontal axis (default: the sweep's first axis).")
+@click.option("--y", "y", help="Metric to plot (default: ratio).")
+@click.option("--lines", help="Column with one line per value (default: the second axis).")
+@click.option("--log/--linear", "log", default=None, help="Log or linear vertical axis.")
+@click.option("--method", "methods", multiple=True, help="Only these methods (repeatable).")
+@click.option("--title", help="Figure title.")
+def plot_command(
+    results: str,
+    out: str,
+    x: str | None,
+    y: str | None,
+    lines: str | None,
+    log: bool | None,
+    methods: tuple[str, ...],
+    title: str | None,
+) -> None:
+    """Plot sweep results: median with an inter-quartile band per line."""
+    defaults = plot_defaults(results) if os.path.isdir(results) else {}
+    x = x or defaults.get("x")
+    if not x:
+        raise InevError("say which column goes on the horizontal axis with --x")
+    y = y or defaults.get("y", "ratio")
+    lines = lines or defaults.get("lines")
+    if log is None:
+        log = defaults.get("log")
+    methods = methods or tuple(defaults.get("methods", ()))
+    table = read_results(results)
+    path = plot(
+        table,
+        out,
+        x=x,
+        y=y,
+        lines=lines,
+        log=log,
+        methods=methods or None,
+        title=title or defaults.get("title"),
+    )
+    click.echo(f"plot: {y} over {x}" + (f" by {lines}" if lines else "") + f" -> {path}")
+
+
+@click.command("demo")
+@click.option(
+    "-o",
+    "--out",
+    default="demo-results",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Results folder.",
+)
+@click.option(
+    "--master", default="local[*]", show_default=True, help="Spark master URL or 'serial'."
+)
+def demo_command(out: str, master: str) -> None:
+    """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
+    spec, document = resolve_spec("demo")
+    outcome = execute(spec, document, out, master, None)
+    defaults = plot_defaults(out)
+    figure = Path(out) / "ratio.png"
+    plot(
+        outcome.table,
+        figure,
+        x=defaults["x"],
+        y=defaults.get("y", "ratio"),
+        lines=defaults.get("lines"),
+        methods=defaults.get("methods"),
+        title=defaults.get("title"),
+    )
+    click.echo(f"results: {outcome.path}\nplot:    {figure}")

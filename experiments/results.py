@@ -1,0 +1,179 @@
+"""Sweep results as Parquet: one row per task and method, written part by part for resume.
+
+A sweep folder holds ``parts/part-*.parquet`` (one file per finished batch of tasks, each
+written atomically, so an interrupted run keeps what it finished) and, when the run completes,
+``results.parquet`` with every row in task order. :func:`read_results` reads either.
+
+Columns: ``task_id``, ``task_index``, ``seed``, ``method``, every configuration parameter
+(:data:`inev.experiments.spec.DEFAULTS`), the metrics of :data:`METRICS` (null where a method
+does not report one) and ``error`` (null unless the task failed).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from inev.common.errors import InevError
+from inev.experiments.spec import DEFAULTS
+
+METRICS: dict[str, pa.DataType] = {
+    "cost": pa.float64(),
+    "centralized_cost": pa.float64(),
+    "ratio": pa.float64(),
+    "lower_bound": pa.float64(),
+    "ratio_to_lower_bound": pa.float64(),
+    "below_lower_bound": pa.bool_(),
+    "latency": pa.float64(),
+    "centralized_latency": pa.float64(),
+    "planning_seconds": pa.float64(),
+    "projections": pa.int64(),
+    "multi_node": pa.int64(),
+    "broken_ratio": pa.float64(),
+    "repaired_ratio": pa.float64(),
+    "replanned_ratio": pa.float64(),
+    "sim_messages": pa.int64(),
+    "sim_ratio": pa.float64(),
+    "sim_deviation": pa.float64(),
+    "sim_equal": pa.bool_(),
+    "sim_latency_p50": pa.float64(),
+    "sim_latency_p99": pa.float64(),
+    "sim_matches": pa.int64(),
+}
+"""Metric columns and their Parquet types."""
+
+TIMING_COLUMNS = ("planning_seconds",)
+"""Columns that measure wall time and so differ between runs of the same spec."""
+
+
+def _parameter_type(value: Any) -> pa.DataType:
+    if isinstance(value, bool):
+        return pa.bool_()
+    if isinstance(value, int):
+        return pa.int64()
+    if isinstance(value, float):
+        return pa.float64()
+    return pa.string()
+
+
+SCHEMA = pa.schema(
+    [
+        ("task_id", pa.string()),
+        ("task_index", pa.int64()),
+        ("seed", pa.int64()),
+        ("method", pa.string()),
+        *[(key, _parameter_type(value)) for key, value in DEFAULTS.items()],
+        *METRICS.items(),
+        ("error", pa.string()),
+    ]
+)
+"""The Parquet schema of every results file."""
+
+
+def rows_to_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
+    """Rows (dicts) as a table of :data:`SCHEMA`; unknown keys are an error."""
+    names = set(SCHEMA.names)
+    for row in rows:
+        extra = set(row) - names
+        if extra:
+            raise InevError(f"result row has unknown column {sorted(extra)[0]!r}")
+    columns = {name: [row.get(name) for row in rows] for name in SCHEMA.names}
+    return pa.table(columns, schema=SCHEMA)
+
+
+def write_part(folder: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> Path:
+    """Write one batch of rows as a new part file under ``folder/parts`` (atomically)."""
+    parts = Path(folder) / "parts"
+    parts.mkdir(parents=True, exist_ok=True)
+    first = min((row["task_index"] for row in rows), default=0)
+    target = parts / f"part-{first:06d}-{uuid.uuid4().hex[:8]}.parquet"
+    temporary = parts / f".{target.name}.tmp"
+    pq.write_table(rows_to_table(rows), temporary)
+    os.replace(temporary, target)
+    return target
+
+
+def read_parts(folder: str | os.PathLike[str]) -> pa.Table:
+    """All rows of the part files of a sweep folder (empty table if none)."""
+    parts = sorted((Path(folder) / "parts").glob("part-*.parquet"))
+    tables = []
+    for path in parts:
+        try:
+            tables.append(pq.read_table(path, schema=SCHEMA))
+        except (pa.ArrowInvalid, OSError):
+            continue  # a part cut short by a crash outside the atomic rename: ignore it
+    if not tables:
+        return SCHEMA.empty_table()
+    return _ordered(pa.concat_tables(tables))
+
+
+def _ordered(table: pa.Table) -> pa.Table:
+    """Rows sorted by task index and method, keeping one row per (task, method)."""
+    rows = table.to_pylist()
+    unique = {(r["task_id"], r["method"]): r for r in rows}
+    ordered = sorted(unique.values(), key=lambda r: (r["task_index"], r["method"]))
+    return rows_to_table(ordered)
+
+
+def finished_task_ids(folder: str | os.PathLike[str]) -> set[str]:
+    """Task ids that already have rows in the folder (finished or failed)."""
+    return set(read_parts(folder).column("task_id").to_pylist())
+
+
+def write_results(folder: str | os.PathLike[str], table: pa.Table) -> Path:
+    """Write ``folder/results.parquet`` atomically."""
+    target = Path(folder) / "results.parquet"
+    temporary = Path(folder) / ".results.parquet.tmp"
+    pq.write_table(table, temporary)
+    os.replace(temporary, target)
+    return target
+
+
+def read_results(path: str | os.PathLike[str]) -> pa.Table:
+    """Read a results file, or the results (or parts) of a sweep folder."""
+    p = Path(path)
+    if p.is_dir():
+        if (p / "results.parquet").is_file():
+            p = p / "results.parquet"
+        elif (p / "parts").is_dir():
+            return read_parts(p)
+        else:
+            raise InevError(f"{path}: no results.parquet or parts/ in this folder")
+    if not p.is_file():
+        raise InevError(f"{path}: no such file or folder")
+    try:
+        return pq.read_table(p)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InevError(f"{path}: not a readable Parquet file ({exc})") from None
+
+
+def summarise(table: pa.Table, axes: Iterable[str], metric: str = "ratio") -> list[dict[str, Any]]:
+    """Median, quartiles, count and errors of ``metric`` per grid point and method."""
+    keys = list(axes)
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for row in table.to_pylist():
+        groups.setdefault((*(row[k] for k in keys), row["method"]), []).append(row)
+    out = []
+    for key, rows in groups.items():
+        values = sorted(r[metric] for r in rows if r.get(metric) is not None and r["error"] is None)
+        entry = dict(zip([*keys, "method"], key, strict=True))
+        entry["runs"] = len(rows)
+        entry["errors"] = sum(1 for r in rows if r["error"] is not None)
+        if values:
+            q = (
+                statistics.quantiles(values, n=4, method="inclusive")
+                if len(values) > 1
+                else [values[0]] * 3
+            )
+            entry.update(median=statistics.median(values), q1=q[0], q3=q[2])
+        else:
+            entry.update(median=None, q1=None, q3=None)
+        out.append(entry)
+    return out

@@ -1,0 +1,178 @@
+"""Running sweep tasks on Spark (PySpark), embedded local mode by default.
+
+:func:`spark_session` starts (or reuses) a quiet session: no UI, no console progress, Spark's
+own logging at ERROR. On a cluster (any master that is not ``local…``) the ``inev`` package is
+zipped and shipped to the executors with ``SparkContext.addPyFile``; its dependencies
+(networkx, numpy, scipy, simpy, pyarrow) must be installed on the worker machines.
+
+:func:`run_tasks` spreads the tasks over partitions of a few tasks each (batching keeps Spark's
+per-task overhead small), runs them in the executors, writes each finished partition as a
+Parquet part file into the output folder from the executor (so an interrupted sweep keeps what
+it finished: on a cluster the folder must be on a file system the executors share) and
+advances the driver's progress bar as partitions finish.
+
+>>> import inev.experiments.spark as s
+>>> s.is_local("local[2]"), s.is_local("spark://host:7077")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import zipfile
+from collections.abc import Callable, Sequence
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from inev.experiments.spec import Task
+
+SUBPACKAGES = ("common", "topologies", "workloads", "planner", "simulator", "experiments")
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def is_local(master: str) -> bool:
+    """Whether ``master`` runs executors inside this machine's Spark (local mode)."""
+    return master.startswith("local")
+
+
+def package_zip(folder: str | os.PathLike[str]) -> Path:
+    """Zip the installed ``inev`` sub-packages as ``inev/<sub>/…`` for the executors."""
+    target = Path(folder) / "inev.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("inev/__init__.py", '"""inev, shipped to Spark executors."""\n')
+        for sub in SUBPACKAGES:
+            root = Path(import_module(f"inev.{sub}").__path__[0])
+            for path in sorted(root.rglob("*")):
+                if (
+                    path.suffix in (".py", ".toml", ".properties")
+                    and "__pycache__" not in path.parts
+                ):
+                    archive.write(path, f"inev/{sub}/{path.relative_to(root)}")
+    return target
+
+
+_lock = threading.Lock()
+
+
+def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any:
+    """A quiet SparkSession for ``master`` (reused if one is already running)."""
+    os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "") or _python())
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
+    from pyspark.sql import SparkSession
+
+    with _lock:
+        log_folder = Path(tempfile.gettempdir()) / "inev-spark"
+        log_folder.mkdir(exist_ok=True)
+        log_file = log_folder / "log4j2.properties"
+        if not log_file.exists():
+            log_file.write_text(_LOG4J)
+        java_options = (
+            f"-Dlog4j2.configurationFile=file:{log_file} -Dlog4j.configurationFile=file:{log_file}"
+        )
+        builder = (
+            SparkSession.builder.master(master)
+            .appName(app_name)
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.extraJavaOptions", java_options)
+            .config("spark.executor.extraJavaOptions", java_options)
+            .config("spark.python.worker.reuse", "true")
+            .config("spark.sql.shuffle.partitions", "4")
+        )
+        session = builder.getOrCreate()
+        session.sparkContext.setLogLevel("ERROR")
+        if not is_local(master) and not getattr(session, "_inev_shipped", False):
+            session.sparkContext.addPyFile(str(package_zip(tempfile.mkdtemp(prefix="inev-zip-"))))
+            session._inev_shipped = True
+        return session
+
+
+def _python() -> str:
+    import sys
+
+    return sys.executable
+
+
+def batches(tasks: Sequence[Task], parallelism: int, per_slot: int = 4) -> list[list[Task]]:
+    """Split tasks into about ``parallelism * per_slot`` contiguous batches (at least one task each)."""
+    if not tasks:
+        return []
+    count = max(1, min(len(tasks), parallelism * per_slot))
+    size, extra = divmod(len(tasks), count)
+    out, start = [], 0
+    for i in range(count):
+        end = start + size + (1 if i < extra else 0)
+        out.append(list(tasks[start:end]))
+        start = end
+    return out
+
+
+def run_tasks(
+    session: Any,
+    tasks: Sequence[Task],
+    run_batch: Callable[[list[Task]], list[dict[str, Any]]],
+    folder: str,
+    parallelism: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``run_batch`` over batches of ``tasks`` on Spark; return all rows.
+
+    Each batch's rows are also written to ``folder/parts`` by the executor that computed them.
+    ``on_progress(n)`` is called on the driver with the number of newly finished tasks.
+    """
+    from inev.experiments.results import write_part
+
+    if not tasks:
+        return []
+    sc = session.sparkContext
+    slots = parallelism or sc.defaultParallelism
+    groups = batches(tasks, slots)
+    done = sc.accumulator(0)
+    target = os.path.abspath(folder)
+
+    def compute(batch_iter: Any) -> Any:
+        rows: list[dict[str, Any]] = []
+        count = 0
+        for batch in batch_iter:
+            batch_rows = run_batch(batch)
+            if batch_rows:
+                write_part(target, batch_rows)
+            rows.extend(batch_rows)
+            count += len(batch)
+        done.add(count)
+        return rows
+
+    rdd = sc.parallelize(groups, len(groups))
+    result: dict[str, Any] = {}
+
+    def collect() -> None:
+        try:
+            result["rows"] = rdd.mapPartitions(compute).collect()
+        except BaseException as exc:  # re-raised on the driver thread below
+            result["error"] = exc
+
+    worker = threading.Thread(target=collect, daemon=True)
+    worker.start()
+    seen = 0
+    while worker.is_alive():
+        worker.join(0.2)
+        value = done.value
+        if value > seen and on_progress is not None:
+            on_progress(value - seen)
+        seen = max(seen, value)
+    if "error" in result:
+        raise result["error"]
+    if on_progress is not None and len(tasks) > seen:
+        on_progress(len(tasks) - seen)
+    return result["rows"]

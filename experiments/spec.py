@@ -1,0 +1,251 @@
+"""Sweep specifications (TOML) and their expansion into tasks (grid point × seed).
+
+A sweep file names a base configuration, the axes to vary, the methods to compare and the
+number of seeds per point::
+
+    name = "skew"
+    seeds = 10                      # seeds 0 … 9 (``first_seed`` shifts them)
+    methods = ["inev", "centralized", "ppop"]
+
+    [base]                          # any key of DEFAULTS; the rest keep their defaults
+    nodes = 20
+    selectivity = 0.1
+
+    [axes]                          # each axis: a list, or {start, stop, step} (stop included)
+    skew = {start = 1.1, stop = 1.9, step = 0.2}
+    selectivity = [0.1, 0.01, 0.001]
+
+    [plot]                          # defaults for ``inev plot``
+    x = "skew"
+    lines = "selectivity"
+
+Every task is one grid point and one seed; the network and the workload of a task are
+generated from that seed alone, so a row can be reproduced with ``inev network generate
+--seed`` and ``inev workload generate --seed``, and the same spec gives the same numbers with
+any parallelism.
+
+>>> spec = parse_spec({"seeds": 2, "axes": {"skew": [1.1, 1.9]}})
+>>> [(t.point["skew"], t.seed) for t in expand(spec)]
+[(1.1, 0), (1.1, 1), (1.9, 0), (1.9, 1)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from inev.common.errors import InevError
+
+DEFAULTS: dict[str, Any] = {
+    # event network (INEv paper §7.1 defaults)
+    "nodes": 20,
+    "out_degree": 3.0,
+    "event_types": 6,
+    "skew": 1.3,
+    "node_ratio": 0.5,
+    "topology": "degree",
+    # workload
+    "queries": 1,
+    "length": 6,
+    "kleene": 0,
+    "negation": 0,
+    "selectivity": 0.1,
+    "window": 1.0,
+    # planning
+    "latency_factor": 0.0,
+    # dynamics (0 = none): share of types whose rates are swapped, relative rate noise,
+    # links and nodes removed after planning
+    "rate_swap": 0.0,
+    "rate_variance": 0.0,
+    "links_removed": 0,
+    "nodes_removed": 0,
+    # simulation (false = planning metrics only)
+    "simulate": False,
+    "duration": 20.0,
+}
+"""Every configuration key with its default; ``latency_factor = 0`` means no latency bound."""
+
+METHODS = ("inev", "centralized", "ppop", "isolated", "lower_bound")
+"""Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One grid point and one seed."""
+
+    index: int
+    point: dict[str, Any]
+    seed: int
+    methods: tuple[str, ...]
+    task_id: str = field(default="")
+
+    def config(self) -> dict[str, Any]:
+        """The full configuration of the task (defaults, then the point)."""
+        return {**DEFAULTS, **self.point}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A parsed sweep: base configuration, axes, methods, seeds and plot defaults."""
+
+    name: str
+    base: dict[str, Any]
+    axes: dict[str, list[Any]]
+    methods: tuple[str, ...]
+    seeds: int
+    first_seed: int = 0
+    plot: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """Number of tasks (points × seeds)."""
+        return math.prod(len(v) for v in self.axes.values()) * self.seeds
+
+
+def _check_value(key: str, value: Any, where: str) -> Any:
+    default = DEFAULTS[key]
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise InevError(f"{where}: {key} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise InevError(f"{where}: {key} must be an integer, got {value!r}")
+        if value < 0:
+            raise InevError(f"{where}: {key} must not be negative, got {value!r}")
+        return value
+    if isinstance(default, float):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise InevError(f"{where}: {key} must be a number, got {value!r}")
+        if value < 0:
+            raise InevError(f"{where}: {key} must not be negative, got {value!r}")
+        return float(value)
+    if not isinstance(value, str):
+        raise InevError(f"{where}: {key} must be a string, got {value!r}")
+    return value
+
+
+def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
+    if isinstance(raw, dict):
+        try:
+            start, stop, step = raw["start"], raw["stop"], raw["step"]
+        except KeyError as exc:
+            raise InevError(
+                f"{where}: axis {key} range needs start, stop and step ({exc} missing)"
+            ) from None
+        if not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in (start, stop, step)
+        ):
+            raise InevError(f"{where}: axis {key} range bounds must be numbers")
+        if step <= 0 or stop < start:
+            raise InevError(f"{where}: axis {key} range needs step > 0 and stop >= start")
+        count = math.floor((stop - start) / step + 1e-9) + 1
+        values = [start + i * step for i in range(count)]
+        if all(isinstance(v, int) for v in (start, stop, step)):
+            values = [int(v) for v in values]
+        else:
+            values = [round(v, 10) for v in values]
+    elif isinstance(raw, list):
+        values = raw
+    else:
+        values = [raw]
+    if not values:
+        raise InevError(f"{where}: axis {key} has no values")
+    return [_check_value(key, v, where) for v in values]
+
+
+def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
+    """Validate a sweep document (as read from TOML) into a :class:`SweepSpec`."""
+    allowed = {"name", "seeds", "first_seed", "methods", "base", "axes", "plot", "metrics"}
+    unknown = set(document) - allowed
+    if unknown:
+        raise InevError(
+            f"{origin}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(allowed))})"
+        )
+    base_raw = document.get("base", {})
+    axes_raw = document.get("axes", {})
+    if not isinstance(base_raw, dict) or not isinstance(axes_raw, dict):
+        raise InevError(f"{origin}: [base] and [axes] must be tables")
+    base = {}
+    for key, value in base_raw.items():
+        if key not in DEFAULTS:
+            raise InevError(f"{origin}: unknown parameter {key!r} in [base]")
+        base[key] = _check_value(key, value, origin)
+    axes = {}
+    for key, value in axes_raw.items():
+        if key not in DEFAULTS:
+            raise InevError(f"{origin}: unknown parameter {key!r} in [axes]")
+        axes[key] = _axis_values(key, value, origin)
+    methods = document.get("methods", ["inev", "centralized"])
+    if isinstance(methods, str):
+        methods = [methods]
+    if not isinstance(methods, list) or not methods:
+        raise InevError(f"{origin}: methods must be a non-empty list")
+    for m in methods:
+        if m not in METHODS:
+            raise InevError(f"{origin}: unknown method {m!r} (known: {', '.join(METHODS)})")
+    seeds = document.get("seeds", 10)
+    first = document.get("first_seed", 0)
+    for key, value in (("seeds", seeds), ("first_seed", first)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < (1 if key == "seeds" else 0)
+        ):
+            raise InevError(
+                f"{origin}: {key} must be a {'positive' if key == 'seeds' else 'non-negative'} integer"
+            )
+    plot = document.get("plot", {})
+    if not isinstance(plot, dict):
+        raise InevError(f"{origin}: [plot] must be a table")
+    return SweepSpec(
+        name=str(document.get("name", "sweep")),
+        base=base,
+        axes=axes,
+        methods=tuple(dict.fromkeys(methods)),
+        seeds=seeds,
+        first_seed=first,
+        plot=plot,
+    )
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read and validate a sweep TOML file."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as handle:
+            document = tomllib.load(handle)
+    except FileNotFoundError:
+        raise InevError(f"{name}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InevError(f"{name}: invalid TOML: {exc}") from None
+    return parse_spec(document, origin=name)
+
+
+def task_id(point: dict[str, Any], seed: int) -> str:
+    """A stable identifier of (configuration, seed): resumed runs recognise finished tasks."""
+    text = json.dumps({"point": {**DEFAULTS, **point}, "seed": seed}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def expand(spec: SweepSpec) -> list[Task]:
+    """All tasks of the sweep: the cartesian product of the axes (in file order) × seeds."""
+    keys = list(spec.axes)
+    tasks = []
+    for values in itertools.product(*(spec.axes[k] for k in keys)):
+        point = {**DEFAULTS, **spec.base, **dict(zip(keys, values, strict=True))}
+        for seed in range(spec.first_seed, spec.first_seed + spec.seeds):
+            tasks.append(Task(len(tasks), point, seed, spec.methods, task_id(point, seed)))
+    return tasks

@@ -1,0 +1,123 @@
+"""Running a sweep: expand the grid, skip finished tasks, fan out, collect Parquet, summarise.
+
+>>> from inev.experiments.spec import parse_spec
+>>> spec = parse_spec({"seeds": 1, "axes": {"skew": [1.1, 1.9]}})
+>>> len(pending_tasks(spec, "/nonexistent-folder"))
+2
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from inev.common.errors import InevError
+from inev.experiments.results import finished_task_ids, read_parts, write_part, write_results
+from inev.experiments.spec import SweepSpec, Task, expand
+
+Measure = Callable[[dict[str, Any], int, tuple[str, ...]], dict[str, dict[str, Any]]]
+"""``measure(config, seed, methods) -> {method: {metric: value}}``, one task's figures."""
+
+
+def default_measure() -> Measure:
+    """The planner-backed measurement of :mod:`inev.experiments.measure`."""
+    from inev.experiments.measure import measure
+
+    return measure
+
+
+def run_task(task: Task, measure: Measure) -> list[dict[str, Any]]:
+    """One row per method for ``task``; an exception becomes error rows, never a crash."""
+    base = {"task_id": task.task_id, "task_index": task.index, "seed": task.seed, **task.point}
+    try:
+        figures = measure(task.config(), task.seed, task.methods)
+    except Exception as exc:
+        last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        where = f" ({Path(last.filename).name}:{last.lineno})" if last else ""
+        message = f"{type(exc).__name__}: {exc}{where}"
+        return [{**base, "method": m, "error": message} for m in task.methods]
+    return [{**base, "method": m, **figures.get(m, {}), "error": None} for m in task.methods]
+
+
+def run_batch(tasks: list[Task], measure: Measure | None = None) -> list[dict[str, Any]]:
+    """Rows of several tasks, in order."""
+    chosen = measure or default_measure()
+    rows: list[dict[str, Any]] = []
+    for task in tasks:
+        rows.extend(run_task(task, chosen))
+    return rows
+
+
+def pending_tasks(spec: SweepSpec, folder: str | os.PathLike[str]) -> list[Task]:
+    """Tasks of ``spec`` without rows in ``folder`` yet (all of them for a new folder)."""
+    tasks = expand(spec)
+    if not Path(folder).is_dir():
+        return tasks
+    done = finished_task_ids(folder)
+    return [t for t in tasks if t.task_id not in done]
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep run did: the table, the path written, task counts and wall time."""
+
+    table: pa.Table
+    path: Path
+    tasks: int
+    ran: int
+    skipped: int
+    seconds: float
+
+
+def run_sweep(
+    spec: SweepSpec,
+    folder: str | os.PathLike[str],
+    master: str = "local[*]",
+    parallelism: int | None = None,
+    measure: Measure | None = None,
+    progress: Callable[[int, int], Callable[[int], None]] | None = None,
+) -> SweepOutcome:
+    """Run the pending tasks of ``spec`` into ``folder`` and write ``results.parquet``.
+
+    ``master`` is a Spark master URL (``local[*]``, ``local[2]``, ``spark://…``) or ``serial``
+    to run in this process without Spark. ``progress(total, already_done)`` may return a
+    callback advanced by the number of newly finished tasks.
+    """
+    started = time.perf_counter()
+    out = Path(folder)
+    if out.exists() and not out.is_dir():
+        raise InevError(f"{folder}: exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    all_tasks = expand(spec)
+    done = finished_task_ids(out)
+    todo = [t for t in all_tasks if t.task_id not in done]
+    skipped = len(all_tasks) - len(todo)
+    advance = progress(len(all_tasks), skipped) if progress else None
+    batch = functools.partial(run_batch, measure=measure) if measure else run_batch
+    if todo:
+        if master == "serial":
+            for task in todo:
+                rows = batch([task])
+                write_part(out, rows)
+                if advance:
+                    advance(1)
+        else:
+            from inev.experiments.spark import run_tasks, spark_session
+
+            session = spark_session(master)
+            run_tasks(session, todo, batch, str(out), parallelism, advance)
+    table = read_parts(out)
+    wanted = {t.task_id for t in all_tasks}
+    table = table.filter(pa.array([tid in wanted for tid in table.column("task_id").to_pylist()]))
+    path = write_results(out, table)
+    return SweepOutcome(
+        table, path, len(all_tasks), len(todo), skipped, time.perf_counter() - started
+    )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import click
 
 from inev.common.errors import InevError
+from inev.experiments.commands import demo_command, plot_command, sweep_command
 from inev.topologies.cli import network_group
 from inev.workloads.cli import workload_group
 
@@ -20,6 +21,9 @@ def cli() -> None:
 
 cli.add_command(network_group)
 cli.add_command(workload_group)
+cli.add_command(sweep_command)
+cli.add_command(plot_command)
+cli.add_command(demo_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -171,7 +171,7 @@ def plot_command(
     x = x or defaults.get("x")
     if not x:
         raise InevError("say which column goes on the horizontal axis with --x")
-    y = y or defaults.get("y", "ratio")
+    y_metrics = y.split(",") if y else defaults.get("y", "ratio")
     lines = lines or defaults.get("lines")
     if log is None:
         log = defaults.get("log")
@@ -187,7 +187,8 @@ def plot_command(
         methods=methods or None,
         title=title or defaults.get("title"),
     )
-    click.echo(f"plot: {y} over {x}" + (f" by {lines}" if lines else "") + f" -> {path}")
+    shown = y_metrics if isinstance(y_metrics, str) else ", ".join(y_metrics)
+    click.echo(f"plot: {shown} over {x}" + (f" by {lines}" if lines else "") + f" -> {path}")
 
 
 @click.command("demo")

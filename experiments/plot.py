@@ -60,35 +60,48 @@ def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def series(
-    table: pa.Table, x: str, y: str, lines: str | None = None, methods: Sequence[str] | None = None
+    table: pa.Table,
+    x: str,
+    y: str | Sequence[str],
+    lines: str | None = None,
+    methods: Sequence[str] | None = None,
 ) -> dict[str, list[tuple[Any, float, float, float]]]:
-    """``{line label: [(x, q1, median, q3), …]}`` over the error-free rows with a value of ``y``."""
-    for column in (x, y, *([lines] if lines else [])):
+    """``{line label: [(x, q1, median, q3), …]}`` over the error-free rows with a value of ``y``.
+
+    ``y`` may name several metrics; each then gets its own lines.
+    """
+    metrics = [y] if isinstance(y, str) else list(y)
+    for column in (x, *metrics, *([lines] if lines else [])):
         if column not in table.column_names:
             raise InevError(f"results have no column {column!r}")
-    groups: dict[tuple[str, Any], dict[Any, list[float]]] = {}
+    groups: dict[tuple[str, str, str], dict[Any, list[float]]] = {}
     for row in table.to_pylist():
-        if row.get("error") is not None or row.get(y) is None:
+        if row.get("error") is not None or (methods and row["method"] not in methods):
             continue
-        if methods and row["method"] not in methods:
-            continue
-        value = float(row[y])
-        if not math.isfinite(value):
-            continue
-        label_parts = []
-        if lines:
-            label_parts.append(f"{lines} = {row[lines]}")
-        key = (row["method"], " ".join(label_parts))
-        groups.setdefault(key, {}).setdefault(row[x], []).append(value)
-    several_methods = len({k[0] for k in groups}) > 1
+        for metric in metrics:
+            if row.get(metric) is None:
+                continue
+            value = float(row[metric])
+            if not math.isfinite(value):
+                continue
+            label = f"{lines} = {row[lines]}" if lines else ""
+            key = (metric, row["method"], label)
+            groups.setdefault(key, {}).setdefault(row[x], []).append(value)
+    several_methods = len({k[1] for k in groups}) > 1
     out: dict[str, list[tuple[Any, float, float, float]]] = {}
-    for (method, label), by_x in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        name = ", ".join(p for p in (method if several_methods or not label else "", label) if p)
+    for (metric, method, label), by_x in sorted(
+        groups.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])
+    ):
+        parts = [
+            LABELS.get(metric, metric) if len(metrics) > 1 else "",
+            method if several_methods or not (label or len(metrics) > 1) else "",
+            label,
+        ]
         points = []
         for xv in sorted(by_x):
             q1, median, q3 = _quartiles(by_x[xv])
             points.append((xv, q1, median, q3))
-        out[name or method] = points
+        out[", ".join(p for p in parts if p)] = points
     return out
 
 
@@ -96,7 +109,7 @@ def plot(
     table: pa.Table,
     out: str | os.PathLike[str],
     x: str,
-    y: str = "ratio",
+    y: str | Sequence[str] = "ratio",
     lines: str | None = None,
     log: bool | None = None,
     methods: Sequence[str] | None = None,
@@ -114,8 +127,9 @@ def plot(
     data = series(table, x, y, lines, methods)
     if not data:
         raise InevError(f"no error-free rows with a value of {y!r} to plot")
+    metrics = [y] if isinstance(y, str) else list(y)
     if log is None:
-        log = y in (
+        log = metrics[0] in (
             "ratio",
             "cost",
             "sim_ratio",
@@ -153,10 +167,10 @@ def plot(
         values = [v for pts in data.values() for p in pts for v in p[1:] if v > 0]
         if values:
             axis.set_yscale("log")
-    if y in ("ratio", "sim_ratio", "repaired_ratio", "broken_ratio", "replanned_ratio"):
+    if metrics[0] in ("ratio", "sim_ratio", "repaired_ratio", "broken_ratio", "replanned_ratio"):
         axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1)
     axis.set_xlabel(LABELS.get(x, x))
-    axis.set_ylabel(LABELS.get(y, y))
+    axis.set_ylabel(LABELS.get(metrics[0], metrics[0]) if len(metrics) == 1 else "ratio")
     if title:
         axis.set_title(title)
     axis.grid(True, which="major", alpha=0.3)

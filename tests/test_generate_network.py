@@ -86,6 +86,8 @@ def test_bad_parameters_are_refused():
         generate_network(topology="torus")
     with pytest.raises(InevError, match="event type"):
         generate_network(event_types=0)
+    with pytest.raises(InevError, match="seed must be a non-negative integer"):
+        generate_network(seed=-1)
 
 
 def test_same_seed_same_bytes(tmp_path):

@@ -240,6 +240,8 @@ def generate_network(
         raise InevError(f"skew must be > 1 for Zipf rates (numpy zipf(a) needs a > 1), got {skew}")
     if not 0 < node_ratio <= 1:
         raise InevError(f"node ratio must be in (0, 1], got {node_ratio}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InevError(f"seed must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     graph = build_topology(topology, nodes, out_degree, rng)
     return network_from_topology(graph, event_types, skew, node_ratio, rng)

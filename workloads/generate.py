@@ -28,6 +28,9 @@ from inev.workloads.rates import Pair, pair
 from inev.workloads.workload import Query, Workload
 
 UNCONSTRAINED_SHARE = 1 / 3
+STREAM = 0x1E7
+"""Tag of the workload generator's random stream: ``default_rng([STREAM, seed])`` keeps it
+independent of the network generator's ``default_rng(seed)``, so one seed can drive both."""
 
 
 def draw_selectivities(
@@ -118,7 +121,9 @@ def generate_workload(
         raise InevError(f"query length {length} exceeds the network's {len(available)} event types")
     if kleene < 0 or negation < 0:
         raise InevError("the numbers of KL and NSEQ operators must not be negative")
-    rng = np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InevError(f"seed must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng([STREAM, seed])
     shared = draw_selectivities(available, selectivity, rng)
     out = []
     for i in range(queries):

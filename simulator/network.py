@@ -1,0 +1,147 @@
+"""The topology in SimPy: links that delay and count messages, trees that carry them hop by hop.
+
+A message is sent by a vertex of the plan from its node over the vertex's forwarding graph.
+The graph is turned into a tree rooted at the sending node (breadth-first, ties by node
+order), and the message crosses it link by link: each link adds its latency (and, when a
+bandwidth is set, waits for the link and occupies it for ``1 / bandwidth``), every crossing
+is counted once, and every node of the tree receives the message, so nodes on a forwarding
+path can use what passes through them (INEv §5.1).
+
+Hops are scheduled as SimPy timeouts with callbacks rather than as one process per hop: the
+same event ordering, without a generator per message (measured in
+``benchmarks/bench_simulator.py``).
+
+>>> import simpy
+>>> from inev.topologies.network import Network
+>>> net = Network.build([0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3), (3, 4)], {"A": (1.0, [0])})
+>>> env = simpy.Environment()
+>>> sim = SimNetwork(env, net)
+>>> tree = forwarding_tree(0, [(0, 1), (1, 2), (2, 3), (3, 4)])
+>>> for i in range(3):
+...     sim.send(0, tree, payload=i, kind="A")
+>>> env.run()
+>>> sim.messages
+12
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
+
+import simpy
+
+from inev.common.errors import InevError
+from inev.topologies.network import Network
+
+Node = Hashable
+Tree = Mapping[Node, tuple[Node, ...]]
+Handler = Callable[[Node, Any, Hashable], None]
+
+
+def link_key(u: Node, v: Node) -> tuple[Node, Node]:
+    """The undirected key of a link (its two ends in a fixed order)."""
+    return (u, v) if (type(u).__name__, str(u)) <= (type(v).__name__, str(v)) else (v, u)
+
+
+def forwarding_tree(root: Node, links: Iterable[tuple[Node, Node]]) -> dict[Node, tuple[Node, ...]]:
+    """``{node: children}`` of a breadth-first tree over ``links`` rooted at ``root``.
+
+    Nodes of ``links`` that cannot be reached from ``root`` raise :class:`InevError`: a
+    forwarding graph must be connected (INEv Definition 1).
+    """
+    adjacency: dict[Node, list[Node]] = {root: []}
+    for u, v in links:
+        adjacency.setdefault(u, []).append(v)
+        adjacency.setdefault(v, []).append(u)
+    children: dict[Node, list[Node]] = {root: []}
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        for nxt in sorted(adjacency[node], key=lambda n: (type(n).__name__, str(n))):
+            if nxt not in children:
+                children[nxt] = []
+                children[node].append(nxt)
+                queue.append(nxt)
+    missing = set(adjacency) - set(children)
+    if missing:
+        raise InevError(
+            f"forwarding graph from {root!r} does not reach {sorted(map(str, missing))[0]}"
+        )
+    return {node: tuple(kids) for node, kids in children.items()}
+
+
+class SimNetwork:
+    """Links with latency (and optional bandwidth) that carry and count messages."""
+
+    def __init__(
+        self, env: simpy.Environment, network: Network, bandwidth: float | None = None
+    ) -> None:
+        if bandwidth is not None and not bandwidth > 0:
+            raise InevError(f"bandwidth must be positive, got {bandwidth}")
+        self.env = env
+        self.network = network
+        self.latency = {link_key(u, v): lat for u, v, lat in network.links}
+        self.bandwidth = bandwidth
+        self._busy: dict[tuple[Node, Node], simpy.Resource] = {}
+        self.handlers: dict[Node, Handler] = {}
+        self.by_link: Counter[tuple[Node, Node]] = Counter()
+        self.by_kind: Counter[Hashable] = Counter()
+        self.by_sender: Counter[Hashable] = Counter()
+        self.down: set[tuple[Node, Node]] = set()
+        self.dropped = 0
+
+    @property
+    def messages(self) -> int:
+        """Messages counted so far, once per link crossed."""
+        return sum(self.by_link.values())
+
+    def on_receive(self, node: Node, handler: Handler) -> None:
+        """Call ``handler(node, payload, kind)`` whenever a message reaches ``node``."""
+        self.handlers[node] = handler
+
+    def send(
+        self, root: Node, tree: Tree, payload: Any, kind: Hashable, sender: Hashable = None
+    ) -> None:
+        """Send ``payload`` from ``root`` down ``tree``; every node below the root receives it."""
+        for child in tree.get(root, ()):
+            self._hop(root, child, tree, payload, kind, sender)
+
+    def _hop(
+        self, u: Node, v: Node, tree: Tree, payload: Any, kind: Hashable, sender: Hashable
+    ) -> None:
+        key = link_key(u, v)
+        latency = self.latency.get(key)
+        if latency is None:
+            raise InevError(f"forwarding uses {list(key)!r}, which is not a link of the topology")
+        if key in self.down:
+            self.dropped += 1
+            return
+        if self.bandwidth is None:
+            timeout = self.env.timeout(latency)
+            timeout.callbacks.append(lambda _e: self._arrive(u, v, tree, payload, kind, sender))
+        else:
+            self.env.process(self._queued(key, u, v, tree, payload, kind, sender, latency))
+
+    def _queued(self, key, u, v, tree, payload, kind, sender, latency):  # type: ignore[no-untyped-def]
+        resource = self._busy.get(key)
+        if resource is None:
+            resource = self._busy[key] = simpy.Resource(self.env, capacity=1)
+        with resource.request() as request:
+            yield request
+            yield self.env.timeout(1.0 / self.bandwidth)
+        yield self.env.timeout(latency)
+        self._arrive(u, v, tree, payload, kind, sender)
+
+    def _arrive(
+        self, u: Node, v: Node, tree: Tree, payload: Any, kind: Hashable, sender: Hashable
+    ) -> None:
+        self.by_link[link_key(u, v)] += 1
+        self.by_kind[kind] += 1
+        self.by_sender[sender] += 1
+        handler = self.handlers.get(v)
+        if handler is not None:
+            handler(v, payload, kind)
+        for child in tree.get(v, ()):
+            self._hop(v, child, tree, payload, kind, sender)

@@ -112,7 +112,7 @@ class _Branch:
                 (),
                 {t: f"v_{t}" for t in constraints.types},
                 negation_buffers,
-                trusted=tuple(frozenset(u.types) for u in units if u.kind == "match"),
+                trusted=tuple(u.covers for u in units if u.kind == "match"),
             )
         except ValueError as exc:
             raise InevError(f"pattern {pattern}: {exc}") from None
@@ -143,7 +143,7 @@ class _Branch:
                 self.match_check.append(None)
             else:
                 var = {t: f"v_{t}" for t in unit.types}
-                checks = checks_for(gen, types, (), var, {}, trusted=(types,))
+                checks = checks_for(gen, types, (), var, {}, trusted=(unit.covers,))
                 name = gen.fresh("_unit")
                 args = ", ".join(var[t] for t in unit.types)
                 body = " and ".join(checks) if checks else "True"
@@ -401,7 +401,14 @@ class Engine:
                 if not set(types) <= branch_types:
                     raise InevError(f"input {p} straddles the OR branches of {self.pattern}")
                 positive = tuple(t for t in types if t not in negated)
-                units.append(Unit(str(p), tuple(sorted(positive, key=position.get)), "match"))
+                units.append(
+                    Unit(
+                        str(p),
+                        tuple(sorted(positive, key=position.get)),
+                        "match",
+                        frozenset(types),
+                    )
+                )
         units.sort(key=lambda u: position[u.types[0]])
         branch = _Branch(self, variant, constraints, units, negation_buffers)
         self.branches.append(branch)

@@ -37,6 +37,7 @@ class Unit:
     label: str
     types: tuple[str, ...]
     kind: str
+    covers: frozenset[str] = frozenset()  # every type of the input, negated ones included
 
 
 def checks_for(
@@ -58,11 +59,11 @@ def checks_for(
     out += [gen.pair_expr(a, b, s, var) for a, b, s in c.pairs if here(frozenset((a, b)))]
     out += [gen.condition_expr(x, var) for x in c.conditions if here(_scope(x))]
     for index, negation in enumerate(c.negations):
-        if index in negation_buffers and here(negation.scope):
+        if not here(negation.scope):
+            continue
+        if index in negation_buffers:
             out.append(gen.negation_expr(index, negation, var, negation_buffers[index]))
-        elif index not in negation_buffers and not any(
-            negation.scope | {negation.type} <= t for t in trusted
-        ):
+        elif not any(negation.scope | {negation.type} <= t for t in trusted):
             raise ValueError(f"negation of {negation.type} has no input to check it")
     return out
 
@@ -98,7 +99,7 @@ def compile_plan(
     counter = [0]
     leaf_node: dict[int, int] = {}
     parents: dict[int, tuple[int, int, Callable, Callable]] = {}
-    trusted = tuple(frozenset(u.types) for u in units if u.kind == "match")
+    trusted = tuple(u.covers for u in units if u.kind == "match")
 
     def build(node: Tree) -> tuple[int, frozenset[str]]:
         index = counter[0]

@@ -155,3 +155,71 @@ def test_baselines():
     assert not threshold(Stats((1.4, 2.0), stats.sel))
     assert threshold(Stats((1.6, 2.0), stats.sel))
     assert threshold(Stats((1.0, 2.0), ((1, 0.2), (0.2, 1))))
+
+
+def _swapping_stream(n: int = 6000):
+    from inev.simulator.engine.events import make_event
+
+    rng = random.Random(4)
+    first = {"A": 0.2, "B": 0.5, "C": 2.0, "D": 8.0}
+    events = []
+    t = 0.0
+    for i in range(n):
+        rates = (
+            first if i < n // 2 else {k: first[chr(ord("A") + ord("D") - ord(k))] for k in first}
+        )
+        types = list(rates)
+        t += rng.expovariate(sum(rates.values()))
+        events.append(make_event(t, rng.choices(types, [rates[k] for k in types])[0], 0, i))
+    return first, events
+
+
+def test_invariant_adaptation_follows_a_rate_swap():
+    from inev.simulator.engine.engine import Adaptation, Engine
+
+    first, events = _swapping_stream()
+    engines = {}
+    for kind in ("off", "invariant", "always"):
+        engine = Engine(
+            "AND(A, B, C, D)",
+            1.0,
+            rates=first,
+            adaptation=Adaptation(kind, distance=0.5, check_every=100, span=5.0),
+        )
+        for e in events:
+            engine.push(e)
+        engine.flush()
+        engines[kind] = engine
+    # the greedy plan orders by rate: rarest A first, after the swap rarest D first
+    assert engines["off"].plans[0].order == (0, 1, 2, 3)
+    assert engines["invariant"].plans[0].order == (3, 2, 1, 0)
+    assert engines["invariant"].counters["plan_changes"] >= 1
+    assert engines["always"].counters["reoptimizations"] == engines["always"].counters["checks"]
+    assert (
+        engines["invariant"].counters["reoptimizations"]
+        < engines["always"].counters["reoptimizations"]
+    )
+    # fewer partial matches than the static plan after the swap
+    assert (
+        engines["invariant"].counters["partial_matches"]
+        < engines["off"].counters["partial_matches"]
+    )
+    assert engines["invariant"].counters["matches"] == engines["off"].counters["matches"]
+
+
+def test_old_plan_retires_after_one_window_and_memory_stays_bounded():
+    from inev.simulator.engine.engine import Engine
+    from inev.simulator.engine.events import make_event
+    from inev.simulator.engine.plans import OrderPlan
+
+    engine = Engine("SEQ(A, B, C)", 2.0)
+    branch = engine.branches[0]
+    for i in range(4000):
+        engine.push(make_event(i * 0.25, "ABC"[i % 3], 0, i))
+        if i == 100:
+            engine.replace_plan(branch, OrderPlan((2, 1, 0)))
+            assert len(branch.runners) == 2
+        if i == 100 + 9:  # 9 events = 2.25 time units later: beyond one window
+            assert len(branch.runners) == 1
+        # 2 time units hold 8 events; a purge runs every half window
+        assert engine.partial_match_count() < 60

@@ -166,3 +166,14 @@ def test_inputs_that_are_matches_of_subprojections(seed, case, lateness):
     got = Counter(tuple(x.id for x in m) for m in out)
     assert set(got) == oracle(pattern, events, window, sel)
     assert all(v == 1 for v in got.values())
+
+
+def test_projection_keeps_only_its_own_predicates():
+    from inev.workloads.workload import Query, Workload
+
+    q = Query.build("q", "SEQ(A, B, C)", where="A.v < C.v AND A.v < B.v")
+    wl = Workload.build(window=5.0, queries=[q])
+    engine = Engine.for_projection(q, wl, "SEQ(A, B)", output=["A"])
+    events = [ev(1, "A", 1, v=3), ev(2, "A", 2, v=0), ev(3, "B", 3, v=1)]
+    # A1 (v=3) fails A.v < B.v; A2 passes; C plays no part in the projection
+    assert [e.id for x in events for e in engine.push(x)] == [2]

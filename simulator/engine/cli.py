@@ -7,6 +7,7 @@ import json
 import time as clock
 
 import click
+from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.trace import read_trace
@@ -32,11 +33,44 @@ PROGRESS_FROM = 200_000
     show_default=True,
     help="Re-optimisation decision function.",
 )
-def match_command(workload_file: str, trace_file: str, out: str, plan: str, adaptive: str) -> None:
+@click.option(
+    "--invariants", "k", default=1, show_default=True, help="K of the K-invariant method."
+)
+@click.option(
+    "--distance",
+    default="auto",
+    show_default=True,
+    help="Invariant distance d: a number, or 'auto' (average relative gap).",
+)
+@click.option(
+    "--check-every", default=256, show_default=True, help="Processed events between checks."
+)
+def match_command(
+    workload_file: str,
+    trace_file: str,
+    out: str,
+    plan: str,
+    adaptive: str,
+    k: int,
+    distance: str,
+    check_every: int,
+) -> None:
     """Evaluate every query of a workload over a trace; write one JSON line per match."""
+    if distance != "auto":
+        try:
+            d: float | str = float(distance)
+        except ValueError:
+            raise InevError(f"--distance must be a number or 'auto', got {distance!r}") from None
+        if d < 0:
+            raise InevError(f"--distance must not be negative, got {distance}")
+    else:
+        d = "auto"
+    if k < 1 or check_every < 1:
+        raise InevError("--invariants and --check-every must be at least 1")
+    adaptation = Adaptation(adaptive, k=k, distance=d, check_every=check_every)
     workload = load_workload(workload_file)
     engines = {
-        q.name: Engine.from_query(q, workload, plan=plan, adaptation=Adaptation(adaptive))
+        q.name: Engine.from_query(q, workload, plan=plan, adaptation=adaptation)
         for q in workload.queries
     }
     console = Console(stderr=True)

@@ -348,6 +348,29 @@ class Engine:
             **options,
         )
 
+    @classmethod
+    def for_projection(
+        cls,
+        query: Any,
+        workload: Any,
+        projection: str | Pattern,
+        inputs: Sequence[str | Pattern] | None = None,
+        output: str | Iterable[str] | None = None,
+        **options: Any,
+    ) -> Engine:
+        """An engine for a projection of ``query`` (its predicates restricted to the
+        projection's types) with the given inputs and output selector."""
+        return cls(
+            projection,
+            workload.window,
+            selectivities=query.selectivity,
+            where=query.where,
+            selectivity_seed=workload.selectivity_seed,
+            inputs=inputs,
+            output=output,
+            **options,
+        )
+
     def _inputs(self, inputs: Sequence[str | Pattern] | None, all_types: tuple[str, ...]):
         if inputs is None:
             return [Primitive(t) for t in all_types]

@@ -39,6 +39,10 @@ class Event(NamedTuple):
     attrs: Mapping[str, Any]
     key: int
 
+    def __hash__(self) -> int:
+        """Hash by time, type and id (the attribute map is not hashable)."""
+        return hash((self[0], self[1], self[3]))
+
 
 def event_key(event_id: Any) -> int:
     """The 64-bit key of an event id: the integer itself, else a stable hash of its text."""

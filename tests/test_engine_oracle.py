@@ -20,8 +20,10 @@ from inev.workloads.expressions import parse_condition
 from inev.workloads.query import event_types, has_operator
 
 
-def _instance(seed: int, size: int = 4, n: int = 12, with_where: bool = True):
+def _instance(seed: int, size: int | None = None, n: int | None = None, with_where: bool = True):
     rng = random.Random(seed)
+    size = size or rng.randint(2, 5)
+    n = n or rng.randint(8, 18)
     pattern = random_pattern(rng, size)
     events = random_stream(rng, list(event_types(pattern)), n)
     window = float(rng.randint(2, 7))
@@ -43,7 +45,7 @@ def _expected(pattern, events, window, sel, where):
     return oracle(pattern, events, window, sel, cond)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(seed=st.integers(0, 10**9), plan=st.sampled_from(["greedy", "zstream"]))
 def test_default_plans_equal_oracle(seed, plan):
     _, pattern, events, window, sel, where = _instance(seed)
@@ -53,7 +55,7 @@ def test_default_plans_equal_oracle(seed, plan):
     assert all(v == 1 for v in got.values())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(seed=st.integers(0, 10**9))
 def test_every_plan_equals_oracle(seed):
     rng, pattern, events, window, sel, where = _instance(seed)
@@ -70,7 +72,7 @@ def test_every_plan_equals_oracle(seed):
         assert all(v == 1 for v in got.values())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**9), lateness=st.integers(0, 4))
 def test_shuffled_input_with_watermark_equals_oracle(seed, lateness):
     rng, pattern, events, window, sel, where = _instance(seed)
@@ -100,7 +102,7 @@ def test_arbitrary_order_with_explicit_watermarks(seed):
     assert all(v == 1 for v in got.values())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     seed=st.integers(0, 10**9),
     kind=st.sampled_from(["always", "invariant", "threshold"]),

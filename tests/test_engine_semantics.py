@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from inev.common.errors import InevError
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import make_event, pair_holds
+from inev.workloads.expressions import parse_condition
 from inev.workloads.query import event_types
 from inev.workloads.syntax import parse_pattern
 
@@ -132,10 +133,12 @@ SUBPROJECTIONS = [
     ("SEQ(A, AND(B, C), D)", ["A", "AND(B, C)", "D"], "AND(B, C)"),
     ("SEQ(A, KL(B), C)", ["SEQ(A, KL(B))", "C"], "SEQ(A, KL(B))"),
     ("NSEQ(A, N, SEQ(B, C))", ["A", "N", "SEQ(B, C)"], "SEQ(B, C)"),
+    ("SEQ(NSEQ(A, N, B), C)", ["NSEQ(A, N, B)", "C"], "NSEQ(A, N, B)"),
 ]
+WHERE = "A.v <= C.v + 1 AND B.v != 3"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10**9), case=st.sampled_from(SUBPROJECTIONS), lateness=st.integers(0, 3))
 def test_inputs_that_are_matches_of_subprojections(seed, case, lateness):
     text, inputs, sub = case
@@ -146,9 +149,11 @@ def test_inputs_that_are_matches_of_subprojections(seed, case, lateness):
     sel = {("A", "B"): 0.6, ("C", "D"): 0.6, ("A", "C"): 0.6}
     sel = {k: v for k, v in sel.items() if k[0] in types and k[1] in types}
     window = float(rng.randint(3, 7))
-    producer = Engine(sub, window, selectivities=sel)
+    producer = Engine(sub, window, selectivities=sel, where=WHERE)
     sub_types = set(event_types(parse_pattern(sub)))
-    consumer = Engine(pattern, window, selectivities=sel, inputs=inputs, lateness=float(lateness))
+    consumer = Engine(
+        pattern, window, selectivities=sel, where=WHERE, inputs=inputs, lateness=float(lateness)
+    )
     arrivals = []  # (arrival time, item): matches arrive up to `lateness` late
     for e in events:
         if e.type in sub_types:
@@ -164,7 +169,7 @@ def test_inputs_that_are_matches_of_subprojections(seed, case, lateness):
         out.extend(consumer.push(item))
     out.extend(consumer.flush())
     got = Counter(tuple(x.id for x in m) for m in out)
-    assert set(got) == oracle(pattern, events, window, sel)
+    assert set(got) == oracle(pattern, events, window, sel, parse_condition(WHERE))
     assert all(v == 1 for v in got.values())
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from inev.common.errors import InevError
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import make_event, pair_holds
+from inev.simulator.engine.plans import OrderPlan
 from inev.workloads.expressions import parse_condition
 from inev.workloads.query import event_types
 from inev.workloads.syntax import parse_pattern
@@ -126,6 +127,12 @@ def test_bad_inputs_are_one_line_errors():
         Engine("SEQ(A, B)", 0.0)
     with pytest.raises(InevError, match="output selector"):
         Engine("SEQ(A, B)", 1.0, output=["Z"])
+    with pytest.raises(InevError, match="exactly once"):
+        Engine("SEQ(A, B)", 1.0, plan=OrderPlan((0, 0)))
+    with pytest.raises(InevError, match="unknown adaptation"):
+        Engine("SEQ(A, B)", 1.0, adaptation="sometimes")
+    with pytest.raises(InevError, match="no input to check it"):
+        Engine("SEQ(NSEQ(A, N, B), C)", 1.0, inputs=["A", "B", "SEQ(N, C)"])
 
 
 SUBPROJECTIONS = [
@@ -134,6 +141,7 @@ SUBPROJECTIONS = [
     ("SEQ(A, KL(B), C)", ["SEQ(A, KL(B))", "C"], "SEQ(A, KL(B))"),
     ("NSEQ(A, N, SEQ(B, C))", ["A", "N", "SEQ(B, C)"], "SEQ(B, C)"),
     ("SEQ(NSEQ(A, N, B), C)", ["NSEQ(A, N, B)", "C"], "NSEQ(A, N, B)"),
+    ("SEQ(NSEQ(A, N, B), C)", ["SEQ(A, B)", "N", "C"], "SEQ(A, B)"),
 ]
 WHERE = "A.v <= C.v + 1 AND B.v != 3"
 

@@ -17,6 +17,25 @@ those sub-projections (tuples of events). It
   events in time order) or, for an output selector, each event of the selected types that
   occurs in some match, once.
 
+API for the simulator (one engine per projection placed on a node)::
+
+    engine = Engine.for_projection(query, workload, "SEQ(A, C)",
+                                   inputs=["A", "SEQ(B, C)"],  # types and sub-projections
+                                   output=["C"],               # output selector, or None
+                                   plan="greedy", adaptation=Adaptation("invariant"),
+                                   lateness=None)              # watermarks from the caller
+    engine.push(make_event(t, "A", node, id, attrs))  # -> outputs that became final
+    engine.push((b_event, c_event))                   # a match of the input SEQ(B, C)
+    engine.advance(watermark)                         # -> outputs final up to watermark
+    engine.flush()                                    # end of input
+    engine.counters, engine.last_work, engine.partial_match_count(), engine.plans
+
+Outputs are tuples of events (full matches, to push into a downstream engine as a
+sub-projection match) or single events (output selector: push them downstream as primitive
+events). Hook points for later issues: ``last_work`` is the number of partial matches the
+last item created (a per-event cost for load shedding), ``partial_match_count()`` the
+memory held, and each :class:`.evaluation.PlanRunner` exposes its node ``buffers``.
+
 >>> from inev.simulator.engine.events import make_event
 >>> engine = Engine("SEQ(A, B)", window=5.0)
 >>> engine.push(make_event(1.0, "A", 0, 1))
@@ -104,7 +123,6 @@ class _Branch:
         self.compiled: dict[Tree, CompiledPlan] = {}
         self.runners: list[PlanRunner] = []
         self.plan: Plan | None = None
-        self._prepare_leaves()
         try:
             checks_for(
                 self.gen,
@@ -116,6 +134,7 @@ class _Branch:
             )
         except ValueError as exc:
             raise InevError(f"pattern {pattern}: {exc}") from None
+        self._prepare_leaves()
 
     # ---------------------------------------------------------------- leaf preparation
     def _prepare_leaves(self) -> None:
@@ -143,7 +162,9 @@ class _Branch:
                 self.match_check.append(None)
             else:
                 var = {t: f"v_{t}" for t in unit.types}
-                checks = checks_for(gen, types, (), var, {}, trusted=(unit.covers,))
+                checks = checks_for(
+                    gen, types, (), var, self.negation_buffers, trusted=(unit.covers,)
+                )
                 name = gen.fresh("_unit")
                 args = ", ".join(var[t] for t in unit.types)
                 body = " and ".join(checks) if checks else "True"
@@ -165,7 +186,10 @@ class _Branch:
         tree = plan.tree
         compiled = self.compiled.get(tree)
         if compiled is None:
-            check_tree(tree, len(self.units))
+            try:
+                check_tree(tree, len(self.units))
+            except ValueError as exc:
+                raise InevError(str(exc)) from None
             compiled = compile_plan(
                 self.c, self.units, tree, self.negation_buffers, self.engine.selectivity_seed
             )
@@ -265,7 +289,10 @@ class Engine:
         self.selectivities = _pairs(selectivities)
         self.where = parse_condition(where) if isinstance(where, str) else where
         self.adaptation = Adaptation(adaptation) if isinstance(adaptation, str) else adaptation
-        make_decision(self.adaptation.kind)  # validates the name
+        try:
+            make_decision(self.adaptation.kind)  # validates the name
+        except ValueError as exc:
+            raise InevError(str(exc)) from None
         self.lateness = lateness
         self.initial_rates = dict(rates or {})
         if isinstance(plan, str):

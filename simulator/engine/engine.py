@@ -316,7 +316,7 @@ class Engine:
         self.neg_buffers: dict[str, tuple[list, list]] = {}
         self.branches: list[_Branch] = []
         self.routes: dict[str, list[tuple[_Branch, int]]] = {}
-        self.match_routes: dict[str, list[tuple[_Branch, int]]] = {}
+        self.match_routes: dict[frozenset[str], list[tuple[_Branch, int]]] = {}
         variants = split_or(tree)
         if explicit is not None and len(variants) != 1:
             raise InevError("an explicit plan needs an OR-free pattern")
@@ -408,8 +408,8 @@ class Engine:
             if isinstance(p, Operator) and p.kind == "KL" and isinstance(p.children[0], Primitive):
                 p = p.children[0]
             types = set(event_types(p))
-            if types & seen:
-                raise InevError(f"input {p} overlaps another input of {self.pattern}")
+            if any(str(p) == str(q) for q in out):
+                raise InevError(f"input {p} is given twice for {self.pattern}")
             if not types <= set(all_types):
                 raise InevError(f"input {p} has types outside the pattern {self.pattern}")
             if isinstance(p, Operator) and any(
@@ -463,8 +463,10 @@ class Engine:
         branch = _Branch(self, variant, constraints, units, negation_buffers)
         self.branches.append(branch)
         for i, u in enumerate(units):
-            target = self.match_routes if u.kind == "match" else self.routes
-            target.setdefault(u.types[0], []).append((branch, i))
+            if u.kind == "match":
+                self.match_routes.setdefault(frozenset(u.types), []).append((branch, i))
+            else:
+                self.routes.setdefault(u.types[0], []).append((branch, i))
         branch.statistics = Statistics(
             [u.label for u in units],
             self.adaptation.span or 10.0 * self.window,
@@ -571,9 +573,10 @@ class Engine:
                 self._sample(item, typ, t)
         else:
             self.counters["matches_in"] += 1
-            routes = self.match_routes.get(item[0][1], ())
+            kinds = frozenset(e[1] for e in item)
+            routes = self.match_routes.get(kinds, ())
             if not routes:
-                raise InevError(f"no sub-projection input starts with type {item[0][1]}")
+                raise InevError(f"no sub-projection input has the types {sorted(kinds)}")
         for branch, unit in routes:
             runners = branch.runners
             if len(runners) > 1 and t > runners[0].retire_after:

@@ -146,8 +146,16 @@ def _join_source(
     lines.append("        for omin, omax, oseq, ob in buf:")
     lines.append(f"            if nmax - omin > {window!r} or omax - nmin > {window!r}:")
     lines.append("                continue")
-    for t in sorted(old_types):
+    shared = new_types & old_types  # overlapping inputs must agree on the shared events
+    for t in sorted(old_types - shared):
         lines.append(f"            v_{t} = ob[{slots[t]}]")
+    same = [
+        f"_same_trend(v_{t}, ob[{slots[t]}])"
+        if t in gen.c.kleene
+        else f"v_{t}[3] == ob[{slots[t]}][3]"
+        for t in sorted(shared)
+    ]
+    checks = same + checks
     if checks:
         lines.append(f"            if not ({' and '.join(checks)}):")
         lines.append("                continue")

@@ -36,6 +36,7 @@ class CodeGen:
             "_mix": mix,
             "_bisect_right": bisect.bisect_right,
             "_inf": float("inf"),
+            "_same_trend": same_trend,
         }
         self.counter = 0
         self.cache: dict[Any, str] = {}
@@ -179,6 +180,11 @@ class CodeGen:
             lines.append("    return True")
             self.define("\n".join(lines) + "\n")
         return f"{name}({', '.join(var[t] for t in sorted(negation.scope))})"
+
+
+def same_trend(x: tuple, y: tuple) -> bool:
+    """Whether two trends hold the same events (by id), in order."""
+    return len(x) == len(y) and all(a[3] == b[3] for a, b in zip(x, y, strict=True))
 
 
 def _attrs(node: Any) -> Iterable[Attr]:

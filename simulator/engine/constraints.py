@@ -131,10 +131,14 @@ def build_constraints(
         npairs = tuple(
             (b if a == n else a, s) for a, b, s in pairs if n in (a, b) and not {a, b} <= negated
         )
-        nconds = tuple(c for c in items if n in {x.type for x in condition_attributes(c)})
+        # a conjunct naming two negated types never applies: no match binds both
+        nconds = tuple(
+            c
+            for c in items
+            if n in {x.type for x in condition_attributes(c)}
+            and not any(x.type in negated and x.type != n for x in condition_attributes(c))
+        )
         for c in nconds:
-            if any(x.type in negated and x.type != n for x in condition_attributes(c)):
-                raise InevError(f"where conjunct {c} names two negated types")
             if any(x.next for x in condition_attributes(c) if x.type == n):
                 raise InevError(f"where conjunct {c}: NEXT of a negated type")
         negations.append(

@@ -123,6 +123,11 @@ class _Branch:
         self.compiled: dict[Tree, CompiledPlan] = {}
         self.runners: list[PlanRunner] = []
         self.plan: Plan | None = None
+        # set by the engine once the branch is registered
+        self.statistics: Statistics | None = None
+        self.monitored: list[tuple[tuple[str, str], Any]] = []
+        self.decision: Any = None
+        self.since_check = 0
         try:
             checks_for(
                 self.gen,

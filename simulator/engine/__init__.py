@@ -1,0 +1,8 @@
+"""The local adaptive CEP engine of one simulated node (adaptive-CEP paper §2-§4, INEv §3.2, §5.1).
+
+The public entry point is :class:`inev.simulator.engine.engine.Engine`; the modules are:
+``events`` (event model, deterministic selectivity predicate), ``constraints`` (a pattern as
+slots and constraints), ``predicates`` (compiled checks), ``plans`` (order- and tree-based
+plans), ``evaluation`` (running one plan), ``greedy`` / ``zstream`` (plan generation),
+``statistics``, ``adaptivity`` (invariants and baselines), ``engine``, ``trace`` and ``cli``.
+"""

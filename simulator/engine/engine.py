@@ -1,0 +1,752 @@
+"""The per-node adaptive CEP engine (adaptive-CEP paper Algorithm 1; INEv §3.2, §5.1, §7.1).
+
+One :class:`Engine` evaluates one pattern (a query or a projection) over a stream of
+inputs: primitive events and, for a projection with sub-projection inputs, matches of
+those sub-projections (tuples of events). It
+
+* reorders out-of-order input with a watermark: an item is processed once the watermark
+  reaches its time (its latest event's time for a match); items are processed in time order,
+  so the matches equal those of a sorted run, each emitted once, when it becomes final.
+  ``lateness`` derives the watermark from the largest time seen; an item older than the
+  watermark is late, counted and dropped;
+* evaluates each OR branch with a plan (greedy order-based or ZStream tree-based) built
+  from statistics, and re-optimises it when the decision function says so; a replaced plan
+  finishes the partial matches holding an older item and retires one window later, the new
+  plan sees only new items, so no match is lost or duplicated;
+* emits full matches (tuples of events in pattern order; a Kleene trend contributes its
+  events in time order) or, for an output selector, each event of the selected types that
+  occurs in some match, once.
+
+API for the simulator (one engine per projection placed on a node)::
+
+    engine = Engine.for_projection(query, workload, "SEQ(A, C)",
+                                   inputs=["A", "SEQ(B, C)"],  # types and sub-projections
+                                   output=["C"],               # output selector, or None
+                                   plan="greedy", adaptation=Adaptation("invariant"),
+                                   lateness=None)              # watermarks from the caller
+    engine.push(make_event(t, "A", node, id, attrs))  # -> outputs that became final
+    engine.push((b_event, c_event))                   # a match of the input SEQ(B, C)
+    engine.advance(watermark)                         # -> outputs final up to watermark
+    engine.flush()                                    # end of input
+    engine.counters, engine.last_work, engine.partial_match_count(), engine.plans
+
+Outputs are tuples of events (full matches, to push into a downstream engine as a
+sub-projection match) or single events (output selector: push them downstream as primitive
+events). Hook points for later issues: ``last_work`` is the number of partial matches the
+last item created (a per-event cost for load shedding), ``partial_match_count()`` the
+memory held, and each :class:`.evaluation.PlanRunner` exposes its node ``buffers``.
+
+>>> from inev.simulator.engine.events import make_event
+>>> engine = Engine("SEQ(A, B)", window=5.0)
+>>> engine.push(make_event(1.0, "A", 0, 1))
+[]
+>>> [tuple(e.id for e in m) for m in engine.push(make_event(2.0, "B", 0, 2))]
+[(1, 2)]
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.simulator.engine.adaptivity import make_decision
+from inev.simulator.engine.constraints import Constraints, build_constraints, condition_scope
+from inev.simulator.engine.evaluation import (
+    CompiledPlan,
+    PlanRunner,
+    Unit,
+    checks_for,
+    compile_plan,
+)
+from inev.simulator.engine.events import Event
+from inev.simulator.engine.greedy import greedy_plan
+from inev.simulator.engine.plans import OrderPlan, Plan, Tree, TreePlan, check_tree
+from inev.simulator.engine.predicates import CodeGen
+from inev.simulator.engine.statistics import Statistics, Stats
+from inev.simulator.engine.zstream import cardinality, zstream_plan
+from inev.workloads.expressions import Condition, condition_attributes, parse_condition
+from inev.workloads.query import (
+    Operator,
+    Pattern,
+    Primitive,
+    event_types,
+    negated_types,
+    split_or,
+)
+from inev.workloads.rates import pair
+from inev.workloads.syntax import parse_pattern
+
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """How the engine re-optimises: decision ``kind`` (off, invariant, always, threshold),
+    K and distance d of the invariant method, the threshold baseline's relative t, the
+    number of processed items between checks, the statistics span (default: 10 windows)
+    and the sampling period of predicate selectivities."""
+
+    kind: str = "off"
+    k: int = 1
+    distance: float | str = "auto"
+    threshold: float = 0.5
+    check_every: int = 256
+    span: float | None = None
+    sample_every: int = 4
+
+
+class _Branch:
+    """One OR-free branch of the pattern with its units, plans and statistics."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        pattern: Pattern,
+        constraints: Constraints,
+        units: list[Unit],
+        negation_buffers: dict[int, tuple[list, list]],
+    ) -> None:
+        self.engine = engine
+        self.pattern = pattern
+        self.c = constraints
+        self.units = units
+        self.negation_buffers = negation_buffers
+        self.slots = {t: i for i, t in enumerate(constraints.types)}
+        self.kleene_slots = frozenset(self.slots[t] for t in constraints.kleene)
+        self.none = (None,) * len(constraints.types)
+        self.gen = CodeGen(constraints, engine.selectivity_seed)
+        self.compiled: dict[Tree, CompiledPlan] = {}
+        self.runners: list[PlanRunner] = []
+        self.plan: Plan | None = None
+        # set by the engine once the branch is registered
+        self.statistics: Statistics | None = None
+        self.monitored: list[tuple[tuple[str, str], Any]] = []
+        self.decision: Any = None
+        self.since_check = 0
+        try:
+            checks_for(
+                self.gen,
+                frozenset(constraints.types),
+                (),
+                {t: f"v_{t}" for t in constraints.types},
+                negation_buffers,
+                trusted=tuple(u.covers for u in units if u.kind == "match"),
+            )
+        except ValueError as exc:
+            raise InevError(f"pattern {pattern}: {exc}") from None
+        self._prepare_leaves()
+
+    # ---------------------------------------------------------------- leaf preparation
+    def _prepare_leaves(self) -> None:
+        gen = self.gen
+        self.leaf_filter: list[Any] = []
+        self.follows: list[Any] = []
+        self.match_check: list[Any] = []
+        for unit in self.units:
+            types = frozenset(unit.types)
+            if unit.kind in ("event", "kleene"):
+                t = unit.types[0]
+                single = [
+                    c
+                    for c in self.c.conditions
+                    if condition_scope(c) == {t}
+                    and not any(a.next for a in condition_attributes(c))
+                ]
+                nexts = [
+                    c
+                    for c in self.c.conditions
+                    if condition_scope(c) == {t} and any(a.next for a in condition_attributes(c))
+                ]
+                self.leaf_filter.append(self._function([t], single) if single else None)
+                self.follows.append(self._function([t], nexts) if nexts else None)
+                self.match_check.append(None)
+            else:
+                var = {t: f"v_{t}" for t in unit.types}
+                checks = checks_for(
+                    gen, types, (), var, self.negation_buffers, trusted=(unit.covers,)
+                )
+                name = gen.fresh("_unit")
+                args = ", ".join(var[t] for t in unit.types)
+                body = " and ".join(checks) if checks else "True"
+                gen.define(f"def {name}({args}):\n    return {body}\n")
+                self.leaf_filter.append(None)
+                self.follows.append(None)
+                self.match_check.append(gen.namespace[name])
+
+    def _function(self, types: list[str], conditions: list[Condition]) -> Any:
+        name = self.gen.fresh("_leaf")
+        var = {t: f"v_{t}" for t in types}
+        body = " and ".join(self.gen.condition_expr(c, var) for c in conditions)
+        self.gen.define(f"def {name}({', '.join(var[t] for t in types)}):\n    return {body}\n")
+        return self.gen.namespace[name]
+
+    # ---------------------------------------------------------------- plans
+    def runner(self, plan: Plan, start_seq: int) -> PlanRunner:
+        """A fresh runner of ``plan`` whose items start at ``start_seq``."""
+        tree = plan.tree
+        compiled = self.compiled.get(tree)
+        if compiled is None:
+            try:
+                check_tree(tree, len(self.units))
+            except ValueError as exc:
+                raise InevError(str(exc)) from None
+            compiled = compile_plan(
+                self.c, self.units, tree, self.negation_buffers, self.engine.selectivity_seed
+            )
+            self.compiled[tree] = compiled
+        return PlanRunner(compiled, start_seq)
+
+    def generate(self, stats: Stats) -> tuple[Plan, list]:
+        """Run the plan generator on ``stats``."""
+        if self.engine.plan_kind == "zstream":
+            return zstream_plan(stats)
+        return greedy_plan(stats)
+
+    # ---------------------------------------------------------------- items
+    def items_for(self, unit: int, item: Any, seq: int) -> list | None:
+        """Leaf items of an event (``event`` units) or a sub-projection match."""
+        u = self.units[unit]
+        if u.kind == "event":
+            f = self.leaf_filter[unit]
+            if f is not None and not f(item):
+                return None
+            b = list(self.none)
+            b[self.slots[u.types[0]]] = item
+            t = item[0]
+            return [(t, t, seq, tuple(b))]
+        # a match of a sub-projection
+        groups: dict[str, list[Event]] = {}
+        for e in item:
+            if e[1] not in u.types:
+                raise InevError(f"match for input {u.label} holds an event of type {e[1]}")
+            groups.setdefault(e[1], []).append(e)
+        b = list(self.none)
+        args = []
+        for t in u.types:
+            if t not in groups:
+                raise InevError(f"match for input {u.label} has no event of type {t}")
+            evs = groups[t]
+            if t in self.c.kleene:
+                value: Any = tuple(sorted(evs, key=lambda e: e[0]))
+            elif len(evs) == 1:
+                value = evs[0]
+            else:
+                raise InevError(f"match for input {u.label} holds two events of type {t}")
+            b[self.slots[t]] = value
+            args.append(value)
+        times = [e[0] for e in item]
+        lo, hi = min(times), max(times)
+        if hi - lo > self.c.window or not self.match_check[unit](*args):
+            return None
+        return [(lo, hi, seq, tuple(b))]
+
+    def flatten(self, binding: tuple) -> tuple[Event, ...]:
+        """The match's events in pattern order (a trend's events in time order)."""
+        out: list[Event] = []
+        ks = self.kleene_slots
+        for i, v in enumerate(binding):
+            if i in ks:
+                out.extend(v)
+            else:
+                out.append(v)
+        return tuple(out)
+
+
+class Engine:
+    """A local CEP engine for one pattern; see the module docstring.
+
+    Parameters: ``pattern`` (text or tree), ``window``, pairwise ``selectivities``
+    (``{("A", "B"): σ}`` or ``{"A B": σ}``), ``where`` condition, ``inputs`` (event types
+    and sub-projection patterns; default: every type of the pattern), ``output`` (``None``
+    or ``"all"`` for full matches, else the selected event types), ``plan`` (``"greedy"``,
+    ``"zstream"``, or an explicit :class:`OrderPlan`/:class:`TreePlan` over the input
+    units for an OR-free pattern), ``adaptation`` (an :class:`Adaptation` or its kind),
+    ``rates`` (initial rates per type for the first plan), ``lateness`` (``None``: only
+    :meth:`advance` moves the watermark).
+    """
+
+    def __init__(
+        self,
+        pattern: str | Pattern,
+        window: float,
+        *,
+        selectivities: Mapping[Any, float] | None = None,
+        where: str | Condition | None = None,
+        inputs: Sequence[str | Pattern] | None = None,
+        output: str | Iterable[str] | None = None,
+        plan: str | Plan = "greedy",
+        adaptation: Adaptation | str = "off",
+        selectivity_seed: int = 0,
+        rates: Mapping[str, float] | None = None,
+        lateness: float | None = 0.0,
+    ) -> None:
+        tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
+        if not (isinstance(window, int | float) and window > 0 and math.isfinite(window)):
+            raise InevError(f"engine window must be a positive number, got {window!r}")
+        self.pattern = tree
+        self.window = float(window)
+        self.selectivity_seed = selectivity_seed
+        self.selectivities = _pairs(selectivities)
+        self.where = parse_condition(where) if isinstance(where, str) else where
+        self.adaptation = Adaptation(adaptation) if isinstance(adaptation, str) else adaptation
+        try:
+            make_decision(self.adaptation.kind)  # validates the name
+        except ValueError as exc:
+            raise InevError(str(exc)) from None
+        self.lateness = lateness
+        self.initial_rates = dict(rates or {})
+        if isinstance(plan, str):
+            if plan not in ("greedy", "zstream"):
+                raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
+            self.plan_kind = plan
+            explicit: Plan | None = None
+        else:
+            self.plan_kind = "zstream" if isinstance(plan, TreePlan) else "greedy"
+            explicit = plan
+        all_types = event_types(tree)
+        if output is None or output == "all":
+            self.output: frozenset[str] | None = None
+        else:
+            selected = frozenset([output] if isinstance(output, str) else output)
+            unknown = selected - set(all_types)
+            if unknown:
+                raise InevError(f"output selector names types {sorted(unknown)} not in {tree}")
+            self.output = selected
+        self.input_patterns = self._inputs(inputs, all_types)
+        self.neg_buffers: dict[str, tuple[list, list]] = {}
+        self.branches: list[_Branch] = []
+        self.routes: dict[str, list[tuple[_Branch, int]]] = {}
+        self.match_routes: dict[frozenset[str], list[tuple[_Branch, int]]] = {}
+        variants = split_or(tree)
+        if explicit is not None and len(variants) != 1:
+            raise InevError("an explicit plan needs an OR-free pattern")
+        for variant in variants:
+            self._add_branch(variant)
+        self.seq = 0
+        self.watermark = -INF
+        self.max_time = -INF
+        self.now = -INF
+        self.heap: list[tuple[float, int, Any]] = []
+        self.arrivals = 0
+        self.next_purge = -INF
+        self.emitted: dict[tuple[str, Any], float] = {}
+        self.last_event: dict[str, Event] = {}
+        self.type_counts: dict[str, int] = {}
+        self.counters: dict[str, int] = {
+            "events": 0,
+            "matches_in": 0,
+            "late": 0,
+            "filtered": 0,
+            "matches": 0,
+            "outputs": 0,
+            "partial_matches": 0,
+            "checks": 0,
+            "violations": 0,
+            "reoptimizations": 0,
+            "plan_changes": 0,
+        }
+        self.last_work = 0
+        for branch in self.branches:
+            stats = self._initial_stats(branch)
+            plan_now, conditions = branch.generate(stats)
+            if explicit is not None:
+                plan_now = explicit
+            branch.plan = plan_now
+            branch.runners = [branch.runner(plan_now, 0)]
+            branch.decision = make_decision(
+                self.adaptation.kind,
+                self.adaptation.k,
+                self.adaptation.distance,
+                self.adaptation.threshold,
+            )
+            branch.decision.reset(conditions, stats)
+            branch.since_check = 0
+
+    # ---------------------------------------------------------------- construction
+    @classmethod
+    def from_query(cls, query: Any, workload: Any, **options: Any) -> Engine:
+        """An engine for a :class:`inev.workloads.workload.Query` of a workload."""
+        return cls(
+            query.pattern,
+            workload.window,
+            selectivities=query.selectivity,
+            where=query.where,
+            selectivity_seed=workload.selectivity_seed,
+            **options,
+        )
+
+    @classmethod
+    def for_projection(
+        cls,
+        query: Any,
+        workload: Any,
+        projection: str | Pattern,
+        inputs: Sequence[str | Pattern] | None = None,
+        output: str | Iterable[str] | None = None,
+        **options: Any,
+    ) -> Engine:
+        """An engine for a projection of ``query`` (its predicates restricted to the
+        projection's types) with the given inputs and output selector."""
+        return cls(
+            projection,
+            workload.window,
+            selectivities=query.selectivity,
+            where=query.where,
+            selectivity_seed=workload.selectivity_seed,
+            inputs=inputs,
+            output=output,
+            **options,
+        )
+
+    def _inputs(self, inputs: Sequence[str | Pattern] | None, all_types: tuple[str, ...]):
+        if inputs is None:
+            return [Primitive(t) for t in all_types]
+        out: list[Pattern] = []
+        seen: set[str] = set()
+        for item in inputs:
+            p = parse_pattern(item) if isinstance(item, str) else item
+            if isinstance(p, Operator) and p.kind == "KL" and isinstance(p.children[0], Primitive):
+                p = p.children[0]
+            types = set(event_types(p))
+            if any(str(p) == str(q) for q in out):
+                raise InevError(f"input {p} is given twice for {self.pattern}")
+            if not types <= set(all_types):
+                raise InevError(f"input {p} has types outside the pattern {self.pattern}")
+            if isinstance(p, Operator) and any(
+                isinstance(n, Operator) and n.kind == "OR" for n in _walk(p)
+            ):
+                raise InevError(f"input {p}: OR in a sub-projection input is not supported")
+            seen |= types
+            out.append(p)
+        missing = set(all_types) - seen
+        if missing:
+            raise InevError(f"inputs of {self.pattern} miss the types {sorted(missing)}")
+        return out
+
+    def _add_branch(self, variant: Pattern) -> None:
+        try:
+            constraints = build_constraints(variant, self.window, self.selectivities, self.where)
+        except InevError:
+            raise
+        branch_types = set(event_types(variant))
+        negated = negated_types(variant)
+        position = {t: i for i, t in enumerate(event_types(variant))}
+        units: list[Unit] = []
+        negation_buffers: dict[int, tuple[list, list]] = {}
+        for p in self.input_patterns:
+            types = event_types(p)
+            if not set(types) & branch_types:
+                continue
+            if isinstance(p, Primitive):
+                t = p.type
+                if t in negated:
+                    buffers = self.neg_buffers.setdefault(t, ([], []))
+                    for i, n in enumerate(constraints.negations):
+                        if n.type == t:
+                            negation_buffers[i] = buffers
+                    continue
+                kind = "kleene" if t in constraints.kleene else "event"
+                units.append(Unit(t, (t,), kind))
+            else:
+                if not set(types) <= branch_types:
+                    raise InevError(f"input {p} straddles the OR branches of {self.pattern}")
+                positive = tuple(t for t in types if t not in negated)
+                units.append(
+                    Unit(
+                        str(p),
+                        tuple(sorted(positive, key=position.get)),
+                        "match",
+                        frozenset(types),
+                    )
+                )
+        units.sort(key=lambda u: position[u.types[0]])
+        branch = _Branch(self, variant, constraints, units, negation_buffers)
+        self.branches.append(branch)
+        for i, u in enumerate(units):
+            if u.kind == "match":
+                self.match_routes.setdefault(frozenset(u.types), []).append((branch, i))
+            else:
+                self.routes.setdefault(u.types[0], []).append((branch, i))
+        branch.statistics = Statistics(
+            [u.label for u in units],
+            self.adaptation.span or 10.0 * self.window,
+            self.adaptation.sample_every,
+        )
+        branch.monitored = self._monitored(branch)
+
+    def _monitored(self, branch: _Branch) -> list[tuple[tuple[str, str], Any]]:
+        """Type pairs across units with a predicate, and a sampling check for each."""
+        c = branch.c
+        owner = {t: i for i, u in enumerate(branch.units) for t in u.types}
+        flat = replace(c, kleene=frozenset())
+        gen = CodeGen(flat, self.selectivity_seed)
+        out = []
+        pairs = {pair(a, b) for a, b, _ in c.pairs}
+        for cond in c.conditions:
+            scope = condition_scope(cond)
+            if len(scope) == 2 and not any(a.next for a in condition_attributes(cond)):
+                pairs.add(pair(*sorted(scope)))
+        for a, b in sorted(pairs):
+            if owner.get(a) is None or owner.get(b) is None or owner[a] == owner[b]:
+                continue
+            var = {a: "x", b: "y"}
+            checks = [gen.pair_expr(x, y, s, var) for x, y, s in c.pairs if {x, y} == {a, b}]
+            checks += [
+                gen.condition_expr(k, var) for k in c.conditions if condition_scope(k) == {a, b}
+            ]
+            name = gen.fresh("_sample")
+            gen.define(f"def {name}(x, y):\n    return {' and '.join(checks)}\n")
+            out.append(((a, b), gen.namespace[name]))
+        return out
+
+    def _initial_stats(self, branch: _Branch) -> Stats:
+        rates = []
+        for u in branch.units:
+            r = 1.0
+            for t in u.types:
+                r *= self.initial_rates.get(t, 1.0)
+            rates.append(r)
+        declared = {(a, b): s for a, b, s in branch.c.pairs}
+        return _unit_stats(branch, rates, declared)
+
+    # ---------------------------------------------------------------- input
+    def push(self, item: Event | Sequence[Event]) -> list[Any]:
+        """Accept an event or a sub-projection match; return the outputs that became final."""
+        if isinstance(item, Event):
+            t = item[0]
+        else:
+            if not item:
+                raise InevError("an empty match was pushed")
+            t = max(e[0] for e in item)
+        if t < self.watermark:
+            self.counters["late"] += 1
+            return []
+        self.arrivals += 1
+        if self.lateness == 0.0 and not self.heap:
+            if t > self.max_time:
+                self.max_time = t
+            self.watermark = t
+            return self._process(item, t)
+        heapq.heappush(self.heap, (t, self.arrivals, item))
+        if t > self.max_time:
+            self.max_time = t
+        if self.lateness is not None:
+            return self.advance(self.max_time - self.lateness)
+        return []
+
+    def advance(self, watermark: float) -> list[Any]:
+        """Promise that no later item is older than ``watermark``; process what is final."""
+        if watermark > self.watermark:
+            self.watermark = watermark
+        out: list[Any] = []
+        heap = self.heap
+        while heap and heap[0][0] <= self.watermark:
+            t, _, item = heapq.heappop(heap)
+            out.extend(self._process(item, t))
+        return out
+
+    def flush(self) -> list[Any]:
+        """Process every buffered item (end of input); later items must not be older."""
+        if not self.heap:
+            return []
+        return self.advance(max(self.max_time, self.watermark))
+
+    # ---------------------------------------------------------------- processing
+    def _process(self, item: Any, t: float) -> list[Any]:
+        self.seq += 1
+        seq = self.seq
+        self.now = t
+        if t >= self.next_purge:
+            self._purge(t)
+        out: list[Any] = []
+        work = 0
+        adaptive = self.adaptation.kind != "off"
+        if isinstance(item, Event):
+            self.counters["events"] += 1
+            typ = item[1]
+            nb = self.neg_buffers.get(typ)
+            if nb is not None:
+                nb[0].append(t)
+                nb[1].append(item)
+            routes = self.routes.get(typ, ())
+            if adaptive and routes:
+                self._sample(item, typ, t)
+        else:
+            self.counters["matches_in"] += 1
+            kinds = frozenset(e[1] for e in item)
+            routes = self.match_routes.get(kinds, ())
+            if not routes:
+                raise InevError(f"no sub-projection input has the types {sorted(kinds)}")
+        for branch, unit in routes:
+            runners = branch.runners
+            if len(runners) > 1 and t > runners[0].retire_after:
+                branch.runners = runners = [r for r in runners if t <= r.retire_after]
+            kind = branch.units[unit].kind
+            if kind == "kleene":
+                f = branch.leaf_filter[unit]
+                if f is not None and not f((item,)):
+                    self.counters["filtered"] += 1
+                    continue
+                slot = branch.slots[item[1]]
+                b = list(branch.none)
+                b[slot] = (item,)
+                single = tuple(b)
+                for r in runners:
+                    before = r.created
+                    found = r.feed_kleene(
+                        unit, slot, item, seq, single, branch.follows[unit], self.window
+                    )
+                    work += r.created - before
+                    if found:
+                        out.extend(self._emit(branch, found))
+            else:
+                items = branch.items_for(unit, item, seq)
+                if items is None:
+                    self.counters["filtered"] += 1
+                    continue
+                for r in runners:
+                    before = r.created
+                    found = r.feed(unit, items)
+                    work += r.created - before
+                    if found:
+                        out.extend(self._emit(branch, found))
+            if adaptive:
+                branch.statistics.arrival(unit, t)
+                branch.since_check += 1
+                if branch.since_check >= self.adaptation.check_every:
+                    branch.since_check = 0
+                    self._check(branch, seq)
+        self.last_work = work
+        self.counters["partial_matches"] += work
+        return out
+
+    def _emit(self, branch: _Branch, found: list) -> list[Any]:
+        self.counters["matches"] += len(found)
+        if self.output is None:
+            self.counters["outputs"] += len(found)
+            return [branch.flatten(m[3]) for m in found]
+        out = []
+        selected = self.output
+        emitted = self.emitted
+        for m in found:
+            for e in branch.flatten(m[3]):
+                if e[1] in selected:
+                    key = (e[1], e[3])
+                    if key not in emitted:
+                        emitted[key] = e[0]
+                        out.append(e)
+        self.counters["outputs"] += len(out)
+        return out
+
+    def _purge(self, t: float) -> None:
+        cutoff = t - self.window
+        for branch in self.branches:
+            for r in branch.runners:
+                r.purge(cutoff)
+        for times, events in self.neg_buffers.values():
+            i = bisect.bisect_left(times, cutoff)
+            if i:
+                del times[:i]
+                del events[:i]
+        if self.emitted:
+            self.emitted = {k: v for k, v in self.emitted.items() if v >= cutoff}
+        self.next_purge = t + self.window / 2
+
+    # ---------------------------------------------------------------- adaptivity
+    def _sample(self, event: Event, typ: str, t: float) -> None:
+        self.last_event[typ] = event
+        n = self.type_counts.get(typ, 0) + 1
+        self.type_counts[typ] = n
+        if n % self.adaptation.sample_every:
+            return
+        for branch in self.branches:
+            for (a, b), check in branch.monitored:
+                if typ == a:
+                    other = self.last_event.get(b)
+                    if other is not None:
+                        branch.statistics.sample((a, b), t, bool(check(event, other)))
+                elif typ == b:
+                    other = self.last_event.get(a)
+                    if other is not None:
+                        branch.statistics.sample((a, b), t, bool(check(other, event)))
+
+    def current_stats(self, branch: _Branch) -> Stats:
+        """The branch's statistics now, at unit level."""
+        rates = branch.statistics.rates(self.now)
+        declared = {(a, b): s for a, b, s in branch.c.pairs}
+        sel = {
+            p: branch.statistics.selectivity(p, declared.get(p, 1.0)) for p, _ in branch.monitored
+        }
+        return _unit_stats(branch, rates, sel)
+
+    def _check(self, branch: _Branch, seq: int) -> None:
+        self.counters["checks"] += 1
+        stats = self.current_stats(branch)
+        if not branch.decision(stats):
+            return
+        self.counters["violations"] += 1
+        self.counters["reoptimizations"] += 1
+        new_plan, conditions = branch.generate(stats)
+        branch.decision.reset(conditions, stats)
+        if new_plan.tree == branch.plan.tree:
+            return
+        self.replace_plan(branch, new_plan)
+
+    def replace_plan(self, branch: _Branch, new_plan: Plan) -> None:
+        """Deploy ``new_plan`` from the next item on; the old plan retires after one window."""
+        self.counters["plan_changes"] += 1
+        start = self.seq + 1
+        for r in branch.runners:
+            if r.end_seq == INF:
+                r.end_seq = start
+                r.retire_after = self.now + self.window
+        branch.runners.append(branch.runner(new_plan, start))
+        branch.plan = new_plan
+
+    # ---------------------------------------------------------------- views
+    @property
+    def plans(self) -> list[Plan]:
+        """The current plan of every branch."""
+        return [b.plan for b in self.branches]
+
+    def partial_match_count(self) -> int:
+        """Buffered items and partial matches over all running plans (memory, for shedding)."""
+        return sum(r.size() for b in self.branches for r in b.runners)
+
+
+def _unit_stats(branch: _Branch, rates: list[float], sel: Mapping[tuple[str, str], float]) -> Stats:
+    owner = {t: i for i, u in enumerate(branch.units) for t in u.types}
+    n = len(branch.units)
+    matrix = [[1.0] * n for _ in range(n)]
+    for (a, b), s in sel.items():
+        i, j = owner.get(a), owner.get(b)
+        if i is None or j is None or i == j:
+            continue
+        matrix[i][j] *= s
+        matrix[j][i] *= s
+    return Stats(tuple(rates), tuple(tuple(r) for r in matrix))
+
+
+def _pairs(selectivities: Mapping[Any, float] | None) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for key, value in (selectivities or {}).items():
+        parts = key.split() if isinstance(key, str) else list(key)
+        if len(parts) != 2:
+            raise InevError(f"selectivity key {key!r} must name two types")
+        out[pair(parts[0], parts[1])] = float(value)
+    return out
+
+
+def _walk(p: Pattern):
+    yield p
+    if isinstance(p, Operator):
+        for c in p.children:
+            yield from _walk(c)
+
+
+__all__ = ["Adaptation", "Engine", "OrderPlan", "TreePlan", "cardinality"]

@@ -1,0 +1,243 @@
+"""Running one evaluation plan (ZStream-style tree evaluation, adaptive-CEP paper §2.2).
+
+:func:`compile_plan` turns a tree over the units into generated join functions, one pair
+per inner node (new items from the left joined with the right buffer, and vice versa); every
+constraint is checked at the lowest inner node that holds its whole scope, negation
+included, so no match is built only to be filtered later. :class:`PlanRunner` holds the
+buffers of one plan instance: leaves buffer the units' items, inner nodes buffer partial
+matches, the root emits matches. A partial match is the tuple
+``(earliest time, latest time, smallest sequence number, binding)`` where the binding has
+one entry per slot (``None`` while unbound). An item enters the plan once, when it is
+processed; it joins what its sibling subtree already holds, so each combination is built
+exactly once, when its last item arrives.
+
+Kleene units keep every trend (non-empty time-ordered subset of their events within the
+window) in their leaf; a new event extends every buffered trend it may follow, so trends
+are built once and incrementally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inev.simulator.engine.constraints import Constraints
+from inev.simulator.engine.plans import Tree
+from inev.simulator.engine.predicates import CodeGen
+
+Item = tuple[float, float, int, tuple]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One input of the engine: ``event`` (a primitive type), ``kleene`` (a primitive
+    type under KL, whose items are trends) or ``match`` (a sub-projection)."""
+
+    label: str
+    types: tuple[str, ...]
+    kind: str
+    covers: frozenset[str] = frozenset()  # every type of the input, negated ones included
+
+
+def checks_for(
+    gen: CodeGen,
+    scope_types: frozenset[str],
+    inside: tuple[frozenset[str], ...],
+    var: Mapping[str, str],
+    negation_buffers: Mapping[int, tuple[list, list]],
+    trusted: tuple[frozenset[str], ...] = (),
+) -> list[str]:
+    """Source expressions of every constraint whose scope lies in ``scope_types`` but in none
+    of ``inside`` (checked lower down); negations inside a ``trusted`` unit are skipped."""
+    c = gen.c
+
+    def here(scope: frozenset[str]) -> bool:
+        return scope <= scope_types and not any(scope <= part for part in inside)
+
+    out = [gen.order_expr(a, b, var) for a, b in c.order if here(frozenset((a, b)))]
+    out += [gen.pair_expr(a, b, s, var) for a, b, s in c.pairs if here(frozenset((a, b)))]
+    out += [gen.condition_expr(x, var) for x in c.conditions if here(_scope(x))]
+    for index, negation in enumerate(c.negations):
+        if not here(negation.scope):
+            continue
+        if index in negation_buffers:
+            out.append(gen.negation_expr(index, negation, var, negation_buffers[index]))
+        elif not any(negation.scope | {negation.type} <= t for t in trusted):
+            raise ValueError(f"negation of {negation.type} has no input to check it")
+    return out
+
+
+def _scope(condition: Any) -> frozenset[str]:
+    from inev.simulator.engine.constraints import condition_scope
+
+    return condition_scope(condition)
+
+
+@dataclass
+class CompiledPlan:
+    """Generated join functions of one tree, and each leaf's path to the root."""
+
+    tree: Tree
+    node_count: int
+    leaf_node: dict[int, int]
+    paths: dict[int, list[tuple[Callable, int, int]]]
+    root: int
+
+
+def compile_plan(
+    constraints: Constraints,
+    units: list[Unit],
+    tree: Tree,
+    negation_buffers: Mapping[int, tuple[list, list]],
+    selectivity_seed: int = 0,
+) -> CompiledPlan:
+    """Generate the join code of every inner node of ``tree``."""
+    gen = CodeGen(constraints, selectivity_seed)
+    slots = {t: i for i, t in enumerate(constraints.types)}
+    window = constraints.window
+    counter = [0]
+    leaf_node: dict[int, int] = {}
+    parents: dict[int, tuple[int, int, Callable, Callable]] = {}
+    trusted = tuple(u.covers for u in units if u.kind == "match")
+
+    def build(node: Tree) -> tuple[int, frozenset[str]]:
+        index = counter[0]
+        counter[0] += 1
+        if isinstance(node, int):
+            leaf_node[node] = index
+            return index, frozenset(units[node].types) & frozenset(constraints.types)
+        left, ltypes = build(node[0])
+        right, rtypes = build(node[1])
+        types = ltypes | rtypes
+        var = {t: f"v_{t}" for t in types}
+        checks = checks_for(gen, types, (ltypes, rtypes), var, negation_buffers, trusted=trusted)
+        from_left = _join_source(gen, slots, ltypes, rtypes, checks, window)
+        from_right = _join_source(gen, slots, rtypes, ltypes, checks, window)
+        parents[left] = (index, right, from_left, None)
+        parents[right] = (index, left, from_right, None)
+        return index, types
+
+    root, _ = build(tree)
+    paths: dict[int, list[tuple[Callable, int, int]]] = {}
+    for unit, node in leaf_node.items():
+        path = []
+        while node in parents:
+            parent, sibling, fn, _ = parents[node]
+            path.append((fn, sibling, parent))
+            node = parent
+        paths[unit] = path
+    return CompiledPlan(tree, counter[0], leaf_node, paths, root)
+
+
+def _join_source(
+    gen: CodeGen,
+    slots: Mapping[str, int],
+    new_types: frozenset[str],
+    old_types: frozenset[str],
+    checks: list[str],
+    window: float,
+) -> Callable:
+    name = gen.fresh("_join")
+    lines = [f"def {name}(new, buf):", "    out = []", "    app = out.append"]
+    lines.append("    for nmin, nmax, nseq, nb in new:")
+    for t in sorted(new_types):
+        lines.append(f"        v_{t} = nb[{slots[t]}]")
+    lines.append("        for omin, omax, oseq, ob in buf:")
+    lines.append(f"            if nmax - omin > {window!r} or omax - nmin > {window!r}:")
+    lines.append("                continue")
+    shared = new_types & old_types  # overlapping inputs must agree on the shared events
+    for t in sorted(old_types - shared):
+        lines.append(f"            v_{t} = ob[{slots[t]}]")
+    same = [
+        f"_same_trend(v_{t}, ob[{slots[t]}])"
+        if t in gen.c.kleene
+        else f"v_{t}[3] == ob[{slots[t]}][3]"
+        for t in sorted(shared)
+    ]
+    checks = same + checks
+    if checks:
+        lines.append(f"            if not ({' and '.join(checks)}):")
+        lines.append("                continue")
+    binding = []
+    for t, _ in sorted(slots.items(), key=lambda kv: kv[1]):
+        binding.append(f"v_{t}" if t in new_types or t in old_types else "None")
+    lines.append(
+        "            app((nmin if nmin < omin else omin, nmax if nmax > omax else omax,"
+        f" nseq if nseq < oseq else oseq, ({', '.join(binding)},)))"
+    )
+    lines.append("    return out")
+    gen.define("\n".join(lines) + "\n")
+    return gen.namespace[name]
+
+
+class PlanRunner:
+    """The state of one running plan instance: node buffers and its sequence range.
+
+    ``end_seq`` is the first sequence number that belongs to a newer plan: a retiring plan
+    reports only matches holding an older item (plan replacement of the adaptive-CEP paper,
+    §2.2: partial matches with an old event finish on the old plan).
+    """
+
+    def __init__(self, plan: CompiledPlan, start_seq: int = 0) -> None:
+        self.plan = plan
+        self.start_seq = start_seq
+        self.end_seq: float = float("inf")
+        self.retire_after: float = float("inf")
+        self.buffers: list[list[Item]] = [[] for _ in range(plan.node_count)]
+        self.created = 0
+
+    def feed(self, unit: int, items: list[Item]) -> list[Item]:
+        """Insert new items of ``unit``; return the new root matches."""
+        buffers = self.buffers
+        leaf = self.plan.leaf_node[unit]
+        path = self.plan.paths[unit]
+        new = items
+        if path:
+            buffers[leaf].extend(items)
+            root = self.plan.root
+            for fn, sibling, parent in path:
+                new = fn(new, buffers[sibling])
+                if not new:
+                    return new
+                self.created += len(new)
+                if parent != root:
+                    buffers[parent].extend(new)
+        if self.end_seq != float("inf"):
+            end = self.end_seq
+            new = [m for m in new if m[2] < end]
+        return new
+
+    def feed_kleene(
+        self,
+        unit: int,
+        slot: int,
+        event: Any,
+        seq: int,
+        single: tuple,
+        follows: Callable[[tuple], bool] | None,
+        window: float,
+    ) -> list[Item]:
+        """Build the new trends that end with ``event`` and insert them."""
+        t = event[0]
+        new: list[Item] = [(t, t, seq, single)]
+        for mn, _mx, sq, binding in self.buffers[self.plan.leaf_node[unit]]:
+            trend = binding[slot]
+            last = trend[-1]
+            if last[0] < t and t - mn <= window and (follows is None or follows((last, event))):
+                b = list(binding)
+                b[slot] = (*trend, event)
+                new.append((mn, t, sq, tuple(b)))
+        if not self.plan.paths[unit]:
+            self.buffers[self.plan.leaf_node[unit]].extend(new)
+        return self.feed(unit, new)
+
+    def purge(self, cutoff: float) -> None:
+        """Drop partial matches whose earliest event is older than ``cutoff``."""
+        for i, buf in enumerate(self.buffers):
+            if buf and any(x[0] < cutoff for x in buf):
+                self.buffers[i] = [x for x in buf if x[0] >= cutoff]
+
+    def size(self) -> int:
+        """Number of buffered items and partial matches."""
+        return sum(len(b) for b in self.buffers)

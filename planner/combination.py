@@ -15,7 +15,7 @@ inputs' choices, so a sub-projection used twice is paid once:
 * ``("send", i, p)``: input i sent to the single node of p, R(i) · δ (δ the mean hop
   distance, as in the paper);
 * ``("fwd", i, c)``: input i forwarded to the sources of c for a multi-node placement at c,
-  R(i) · |ST(f(c))|; the key does not name p, so every projection partitioned at c that
+  R(i) · h(c) with h(c) = |ST(f(c))| + the mean hop distance to f(c) (:func:`multi_node_hops`); the key does not name p, so every projection partitioned at c that
   takes i shares the cost (heuristic *sharedInputs*), and the partitioning input itself is
   never charged, however many projections it partitions (heuristic *single partitioning
   input counted once*);
@@ -29,7 +29,8 @@ type by some candidate, recurse on the rest) — exact for additive weights (see
 enumerated blindly: O(2^|E(p)| · |Pre|) per projection instead of 2^|Pre|.
 
 **Eq. 1.** An option partitioned at c is admitted only if
-R(c) · δ > |ST(f(c))| · Σ_{i ∈ λ(p) \\ {c}} R(i) + R(p) · δ (last term omitted for the query).
+R(c) · δ > h(c) · Σ_{i ∈ λ(p) \\ {c}} R(i) + R(p) · δ (last term omitted for the query), with
+h(c) in place of the paper's |ST(f(c))| (see :func:`multi_node_hops`).
 If the cheapest cover breaks Eq. 1, the cover of least total input rate is tried instead.
 A query's sink is never partitioned by a Kleene type (each node would see only its own
 events of the type, and Kleene matches mix sources).
@@ -43,6 +44,7 @@ estimate already exceeds τ − δ are pruned before the enumeration.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -55,6 +57,7 @@ from inev.workloads.query import kleene_types
 from inev.workloads.workload import Query
 
 Item = tuple[str, str, str]
+_HOPS: weakref.WeakKeyDictionary[Network, dict[str, float]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,22 @@ def min_cover(universe: int, candidates: Sequence[tuple[int, float]]) -> tuple[f
     return cost, chosen
 
 
+def multi_node_hops(network: Network, part: str) -> float:
+    """Hops an input crosses to reach every source of ``part``: |ST(f(c))| + mean distance to f(c).
+
+    Eq. 1 charges |ST(f(c))| per input event; we add the mean hop distance of a node to its
+    nearest source of c, the expected way from an input's source to the tree. Without it a
+    type with a single source (|ST| = 0) would look free to partition by.
+    """
+    cache = _HOPS.setdefault(network, {})
+    if part not in cache:
+        index = network.node_index
+        cols = [index[n] for n in network.sources(part)]
+        near = network.hop_matrix[:, cols].min(axis=1).mean()
+        cache[part] = float(steiner_size(network, network.sources(part))) + float(near)
+    return cache[part]
+
+
 def items_cost(items: Mapping[Item, float], paid: Mapping[Item, float]) -> float:
     """Σ of the items not yet paid."""
     return sum(v for k, v in items.items() if k not in paid)
@@ -199,7 +218,7 @@ def choose_inputs(
             key_of = lambda i: ("send", i.key, projection.key)  # noqa: E731
             count = 1
         else:
-            coeff = float(steiner_size(network, network.sources(part)))
+            coeff = multi_node_hops(network, part)
             universe = full & ~bits[part]
             cands = [i for i in usable if part not in i.types]
             key_of = lambda i, c=part: ("fwd", i.key, c)  # noqa: E731

@@ -17,11 +17,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
-import networkx as nx
 from inev.planner.plan import Vertex
 from inev.planner.projections import Projection, projection_rate
+from inev.planner.steiner import bfs
 
 DEFAULT_XI = 1.0
 
@@ -59,9 +60,10 @@ def vertex_latencies(
     for v in vertices:
         counts[v.projection] = counts.get(v.projection, 0) + 1
     pm_cache: dict[str, float] = {}
-    graphs: dict[int, dict] = {}
     by_id = {v.id: v for v in vertices}
+    reach: dict[int, dict] = {}
     out: dict[int, float] = {}
+    group_max: dict[tuple[int, ...], float] = {}
     for v in vertices:
         if not v.inputs:
             out[v.id] = 0.0
@@ -73,16 +75,22 @@ def vertex_latencies(
         processing = pm_cache[key] / counts[key]
         transmission = 0.0
         for w in v.inputs:
-            u = by_id[w]
-            if u.node == v.node:
-                continue
-            if w not in graphs:
-                g = nx.Graph()
-                g.add_node(u.node)
-                g.add_edges_from(u.forwarding)
-                graphs[w] = nx.single_source_shortest_path_length(g, u.node)
-            transmission = max(transmission, float(graphs[w].get(v.node, float("inf"))))
-        out[v.id] = xi * processing + transmission + max(out[w] for w in v.inputs)
+            if w not in reach:
+                u = by_id[w]
+                if u.hops and len(u.hops) == len(u.destinations):
+                    reach[w] = dict(zip(u.destinations, u.hops, strict=True))
+                else:
+                    reach[w] = bfs(u.forwarding, u.node)
+                reach[w][u.node] = 0
+            hop = reach[w].get(v.node, math.inf)
+            if hop > transmission:
+                transmission = hop
+        # the vertices of a multi-node projection share every input but their local one
+        group = v.inputs[1:] if v.partition is not None else v.inputs
+        if group not in group_max:
+            group_max[group] = max((out[w] for w in group), default=0.0)
+        upstream = max(group_max[group], out[v.inputs[0]])
+        out[v.id] = xi * processing + transmission + upstream
     return out
 
 

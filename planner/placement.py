@@ -14,7 +14,8 @@ the INEv graph:
 5. forwarding graphs: a vertex whose consumers include multi-node vertices sends over a
    Steiner tree spanning their nodes (Successors, line 9 and 14; see
    :mod:`inev.planner.steiner`), extended by a shortest path to each single-node consumer
-   (line 26); tc(v) from :mod:`inev.planner.costs`;
+   (line 26); tc(v) from :mod:`inev.planner.costs`; the hop distance from the vertex to
+   each destination inside its forwarding graph is recorded (``Vertex.hops``);
 6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
    rule as single-node placements with all sources of the partitioning type as input.
 
@@ -33,7 +34,7 @@ from inev.planner.costs import link_rate
 from inev.planner.model import Combination
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
-from inev.planner.steiner import tree_with
+from inev.planner.steiner import bfs, tree_distances, tree_with
 from inev.topologies.network import Network
 
 
@@ -190,6 +191,14 @@ def place(
                 tree_targets[w].add(b["node"])
             else:
                 path_targets[w].add(b["node"])
+    link_position = {
+        e: i
+        for i, e in enumerate(
+            sorted(
+                (link(u, v) for u, v, _ in network.links), key=lambda e: (index[e[0]], index[e[1]])
+            )
+        )
+    }
     vertices = []
     for vid, b in enumerate(builders):
         links: set[Link] = set()
@@ -197,8 +206,16 @@ def place(
             links |= tree_with(network, tree_targets[vid], b["node"])
         for m in sorted(path_targets[vid] - {b["node"]}, key=index.__getitem__):
             links.update(link(u, v) for u, v in network.path_links(b["node"], m))
-        forwarding = tuple(sorted(links, key=lambda e: (index[e[0]], index[e[1]])))
+        forwarding = tuple(sorted(links, key=link_position.__getitem__))
         destinations = tuple(sorted(tree_targets[vid] | path_targets[vid], key=index.__getitem__))
+        if not links:
+            dist: Mapping[Node, int] = {b["node"]: 0}
+        elif not tree_targets[vid]:  # a union of shortest paths: topology distances
+            dist = {m: network.hops(b["node"], m) for m in destinations}
+        elif not path_targets[vid] - {b["node"]}:
+            dist = tree_distances(network, tree_targets[vid], b["node"])
+        else:
+            dist = bfs(links, b["node"])
         vertices.append(
             Vertex(
                 id=vid,
@@ -207,6 +224,7 @@ def place(
                 inputs=tuple(b["inputs"]),
                 forwarding=forwarding,
                 destinations=destinations,
+                hops=tuple(dist[m] for m in destinations),
                 output=outputs.get(b["key"]),
                 partition=b["partition"],
                 rate=b["rate"],

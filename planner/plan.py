@@ -25,6 +25,9 @@ reads exactly these fields):
     when the output stays at ``node``.
 ``destinations``
     The nodes of the vertices that take this vertex as input (``node`` itself may be one).
+``hops``
+    For each destination, the hop distance from ``node`` inside the forwarding graph (the
+    transmission latency of §5.4).
 ``output``
     The output selector: ``None`` (≡, send whole matches) or a tuple of event types (send only
     the events of those types that occur in some match; the receiver re-evaluates the
@@ -90,6 +93,7 @@ class Vertex:
     inputs: tuple[int, ...] = ()
     forwarding: tuple[Link, ...] = ()
     destinations: tuple[Node, ...] = ()
+    hops: tuple[int, ...] = ()
     output: tuple[str, ...] | None = None
     partition: str | None = None
     rate: float = 0.0
@@ -205,6 +209,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "inputs": list(v.inputs),
                 "forwarding": [list(e) for e in v.forwarding],
                 "destinations": list(v.destinations),
+                "hops": list(v.hops),
                 "output": "all" if v.output is None else list(v.output),
                 "partition": v.partition,
                 "rate": v.rate,
@@ -245,6 +250,7 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                     inputs=tuple(int(i) for i in raw.get("inputs", ())),
                     forwarding=tuple(link(e[0], e[1]) for e in raw.get("forwarding", ())),
                     destinations=tuple(raw.get("destinations", ())),
+                    hops=tuple(int(h) for h in raw.get("hops", ())),
                     output=None if output == "all" else tuple(output),
                     partition=raw.get("partition"),
                     rate=float(raw.get("rate", 0.0)),

@@ -335,7 +335,16 @@ def _ppop(network: Network, wl: Workload, central: Plan) -> Plan:
                 rate = pp.link_rates[pos]
                 vid = len(vertices)
                 vertices.append(
-                    Vertex(vid, key, n, (), links, (pp.node,), None, None, rate, len(links) * rate)
+                    Vertex(
+                        id=vid,
+                        projection=key,
+                        node=n,
+                        forwarding=links,
+                        destinations=(pp.node,),
+                        hops=(len(links),),
+                        rate=rate,
+                        cost=len(links) * rate,
+                    )
                 )
                 ids.append(vid)
             if pos >= pp.pushed:

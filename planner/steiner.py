@@ -20,6 +20,7 @@ ours; it keeps Alg. 2 linear in the number of sources.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Iterable
 
@@ -66,15 +67,75 @@ def tree_nodes(links: Iterable[Link], extra: Iterable[Node] = ()) -> set[Node]:
     return nodes
 
 
-def tree_with(network: Network, terminals: Iterable[Node], node: Node) -> frozenset[Link]:
-    """A tree spanning ``terminals`` and ``node``: ST(terminals) plus a shortest path to ``node``."""
+def attach(
+    network: Network, terminals: Iterable[Node], node: Node
+) -> tuple[frozenset[Link], Node, list[Node]]:
+    """ST(terminals), the tree node nearest to ``node`` and the shortest path from ``node`` to it."""
     terms = frozenset(terminals)
     base = steiner_links(network, terms)
-    nodes = tree_nodes(base, terms)
+    cache = _NODES.setdefault(network, {})
+    found = cache.get(terms)
+    if found is None:
+        index = network.node_index
+        order = sorted(tree_nodes(base, terms), key=index.__getitem__)
+        found = (frozenset(order), order, np.array([index[n] for n in order], dtype=np.intp))
+        cache[terms] = found
+    nodes, order, cols = found
     if not nodes or node in nodes:
-        return base
-    index = network.node_index
-    order = sorted(nodes, key=index.__getitem__)
-    row = network.hop_matrix[index[node], [index[n] for n in order]]
+        return base, node, [node]
+    row = network.hop_matrix[network.node_index[node], cols]
     nearest = order[int(np.argmin(row))]
-    return base | frozenset(link(u, v) for u, v in network.path_links(node, nearest))
+    return base, nearest, network.shortest_path(node, nearest)
+
+
+def tree_with(network: Network, terminals: Iterable[Node], node: Node) -> frozenset[Link]:
+    """A tree spanning ``terminals`` and ``node``: ST(terminals) plus a shortest path to ``node``."""
+    base, _, path = attach(network, terminals, node)
+    return base | frozenset(link(u, v) for u, v in itertools.pairwise(path))
+
+
+_NODES: weakref.WeakKeyDictionary[Network, dict[frozenset, tuple]] = weakref.WeakKeyDictionary()
+_BFS: weakref.WeakKeyDictionary[Network, dict[tuple[frozenset, Node], dict[Node, int]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def tree_distances(network: Network, terminals: Iterable[Node], node: Node) -> dict[Node, int]:
+    """Hop distances from ``node`` inside :func:`tree_with` to every node of the tree.
+
+    The breadth-first search runs once per Steiner tree and attachment node (cached), so the
+    many sources of one type that share a tree cost one search each at most.
+    """
+    terms = frozenset(terminals)
+    base, nearest, path = attach(network, terms, node)
+    cache = _BFS.setdefault(network, {})
+    key = (terms, nearest)
+    found = cache.get(key)
+    if found is None:
+        found = bfs(base, nearest)
+        cache[key] = found
+    offset = len(path) - 1
+    out = {n: d + offset for n, d in found.items()}
+    for i, n in enumerate(path):
+        out[n] = min(out.get(n, i), i)
+    return out
+
+
+def bfs(links: Iterable[Link], source: Node) -> dict[Node, int]:
+    """Hop distances from ``source`` within the graph made of ``links`` (plain BFS)."""
+    adjacency: dict[Node, list[Node]] = {}
+    for u, v in links:
+        adjacency.setdefault(u, []).append(v)
+        adjacency.setdefault(v, []).append(u)
+    dist = {source: 0}
+    frontier = [source]
+    while frontier:
+        nxt = []
+        for u in frontier:
+            du = dist[u] + 1
+            for w in adjacency.get(u, ()):
+                if w not in dist:
+                    dist[w] = du
+                    nxt.append(w)
+        frontier = nxt
+    return dist

@@ -1,0 +1,165 @@
+"""Baselines of the INEv paper (§7.1, §7.2): centralized evaluation and push-pull placement.
+
+**Centralized**: every query is evaluated at one node c, the node minimising
+Σ_{e used} r(e) · Σ_{n ∈ f(e)} hops(n, c); every event of every used type travels a
+shortest path from its source to c, so the cost is exactly that sum (a type used by several
+queries is sent once).
+
+>>> from inev.topologies.network import Network
+>>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (5.0, [2])})
+>>> centralized_node(net, ["A", "B"])
+(2, 2.0)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from inev.planner.model import Combination
+from inev.planner.plan import Node
+from inev.planner.projections import (
+    Projection,
+    make_projection,
+    primitive_projection,
+    projection_rate,
+)
+from inev.topologies.network import Network
+from inev.workloads.query import kleene_types
+from inev.workloads.workload import Query, Workload
+
+
+def gather_costs(network: Network, types: Iterable[str]) -> np.ndarray:
+    """Per node m: Σ_e r(e) · Σ_{n ∈ f(e)} hops(n, m), the cost of gathering ``types`` at m."""
+    index = network.node_index
+    total = np.zeros(len(network.nodes))
+    for e in dict.fromkeys(types):
+        rows = [index[n] for n in network.sources(e)]
+        total += network.rate(e) * network.hop_matrix[rows, :].sum(axis=0, dtype=np.float64)
+    return total
+
+
+def centralized_node(network: Network, types: Iterable[str]) -> tuple[Node, float]:
+    """The best single node for gathering ``types`` and its cost (ties: first node)."""
+    costs = gather_costs(network, types)
+    best = int(np.argmin(costs))
+    return network.nodes[best], float(costs[best])
+
+
+def sink_projection(query: Query, global_rates: Mapping[str, float], seed: int = 0) -> Projection:
+    """The projection producing a query's matches: q_nKL over all types, keyed by q's pattern."""
+    p = make_projection(query, query.types, global_rates, seed)
+    if kleene_types(query.pattern):
+        return Projection(
+            key=str(query.pattern),
+            pattern=query.pattern,
+            types=p.types,
+            negated=p.negated,
+            rate=p.rate,
+            selectivity=p.selectivity,
+            single=p.single,
+        )
+    return p
+
+
+def centralized_combination(network: Network, workload: Workload) -> Combination:
+    """Every query's sink takes all of its event types as inputs (no splitting)."""
+    glob = network.global_rates()
+    projections: dict[str, Projection] = {}
+    for t in workload.types:
+        projections[t] = primitive_projection(t, glob[t])
+    inputs: dict[str, tuple[str, ...]] = {}
+    sinks: dict[str, str] = {}
+    queries_of: dict[str, tuple[str, ...]] = {}
+    for q in workload.queries:
+        sink = sink_projection(q, glob, workload.selectivity_seed)
+        projections.setdefault(sink.key, sink)
+        inputs[sink.key] = tuple(q.types)
+        sinks[q.name] = sink.key
+        queries_of[sink.key] = (*queries_of.get(sink.key, ()), q.name)
+    return Combination(projections, inputs, {}, sinks, queries_of)
+
+
+# ---------------------------------------------------------------------- push-pull (PPoP)
+@dataclass(frozen=True)
+class PushPullPlan:
+    """The optimal push-pull placement of one query: node, type order, pushed prefix, cost."""
+
+    query: str
+    node: Node
+    order: tuple[str, ...]
+    pushed: int
+    cost: float
+    link_rates: tuple[float, ...] = ()
+    """Per type in ``order``: the rate per hop per source (r(e) pushed, pull traffic pulled)."""
+
+
+def push_pull(
+    network: Network, query: Query, window: float = 1.0, seed: int = 0, exhaustive_up_to: int = 6
+) -> PushPullPlan:
+    """PPoP (after Flouris et al., the baseline of §7.2), defined as follows.
+
+    The query is placed on one node m and evaluated in an order e_1 … e_k of its types. The
+    first j ≥ 1 types are *pushed* to m continuously (cost r(e) · Σ_{n ∈ f(e)} hops(n, m)).
+    Each later type e_i is *pulled*: every partial match of the prefix e_1 … e_{i-1}
+    (produced at rate R(prefix), the rate model over the prefix's projection) sends one
+    request to each source of e_i and receives that source's e_i events of the window,
+    costing R(prefix) · Σ_{n ∈ f(e_i)} hops(m, n) · (1 + window · r(e_i)). The optimum over
+    m, orders and j is found by exhaustive search for queries of up to ``exhaustive_up_to``
+    types; longer queries use the single order of ascending global rate (our choice, as the
+    search grows factorially). Pushing everything is centralized evaluation at m, so PPoP
+    never costs more than the centralized plan.
+    """
+    glob = network.global_rates()
+    types = list(query.types)
+    index = network.node_index
+    hop_sum = {
+        e: network.hop_matrix[[index[n] for n in network.sources(e)], :].sum(
+            axis=0, dtype=np.float64
+        )
+        for e in types
+    }
+    base = make_projection(query, types, glob, seed)
+    prefix_cache: dict[frozenset[str], float] = {}
+
+    def prefix_rate(prefix: frozenset[str]) -> float:
+        if prefix not in prefix_cache:
+            prefix_cache[prefix] = projection_rate(base, prefix, glob)
+        return prefix_cache[prefix]
+
+    if len(types) <= exhaustive_up_to:
+        orders: Iterable[tuple[str, ...]] = itertools.permutations(types)
+    else:
+        orders = [tuple(sorted(types, key=lambda e: (glob[e], e)))]
+    best = PushPullPlan(query.name, network.nodes[0], tuple(types), len(types), math.inf)
+    for order in orders:
+        push = [network.rate(e) * hop_sum[e] for e in order]
+        pull = [np.zeros(0)] * len(order)
+        for i in range(1, len(order)):
+            factor = prefix_rate(frozenset(order[:i])) * (1.0 + window * network.rate(order[i]))
+            pull[i] = factor * hop_sum[order[i]]
+        # cost with j pushed: sum(push[:j]) + sum(pull[j:])
+        suffix = np.zeros(len(network.nodes))
+        suffix_list = [suffix]
+        for i in range(len(order) - 1, 0, -1):
+            suffix = suffix + pull[i]
+            suffix_list.append(suffix)
+        suffix_list.reverse()  # suffix_list[j-1] = sum(pull[j:]) for j = 1..k
+        prefix = np.zeros(len(network.nodes))
+        for j in range(1, len(order) + 1):
+            prefix = prefix + push[j - 1]
+            total = prefix + suffix_list[j - 1]
+            m = int(np.argmin(total))
+            if total[m] < best.cost:
+                rates = [network.rate(e) for e in order[:j]] + [
+                    prefix_rate(frozenset(order[:i])) * (1.0 + window * network.rate(order[i]))
+                    for i in range(j, len(order))
+                ]
+                best = PushPullPlan(
+                    query.name, network.nodes[m], order, j, float(total[m]), tuple(rates)
+                )
+    return best

@@ -1,0 +1,106 @@
+"""Checks every produced INEv graph must pass: well-formed forwarding (INEv paper §5.2, Definition 2).
+
+:func:`forwarding_problems` lists the violations of Definition 2:
+
+(i) for every edge (u, v), v_node lies in u's forwarding graph (or u sits at v_node);
+(ii) if u has an output selector, every source vertex of each type of E(u_proj) that u no
+     longer sends reaches v_node. For a multi-node vertex v partitioned by type c, only the
+     c events of v's own node are needed, so for c only the event vertex at v_node counts
+     (our reading of §5.3: a multi-node vertex uses its local partitioning events only).
+     Source vertices are looked up in v's weakly connected component of the INEv graph, so
+     plans placed side by side (the isolated baseline) are checked each on its own.
+
+:func:`structure_problems` adds what the model needs besides: forwarding graphs are
+connected sub-graphs of the topology containing the vertex and its destinations; the
+vertices of a multi-node projection sit exactly at the sources of its partitioning type,
+each with the local event vertex of that type as input; ψ is the sum of the vertex costs.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from inev.planner.plan import Plan
+from inev.topologies.network import Network
+
+
+def forwarding_problems(plan: Plan) -> list[str]:
+    """Violations of Definition 2 (empty when the plan is well-formed)."""
+    problems = []
+    component = _components(plan)
+    by_type: dict[tuple[str, int], list] = {}
+    for v in plan.vertices:
+        info = plan.projections[v.projection]
+        if len(info.types) == 1 and info.pattern == info.types[0]:
+            by_type.setdefault((info.types[0], component[v.id]), []).append(v)
+    for v in plan.vertices:
+        for wid in v.inputs:
+            u = plan.vertex(wid)
+            if v.node not in u.graph_nodes:
+                problems.append(
+                    f"vertex {v.id} at node {v.node} is outside the graph of input {u.id}"
+                )
+            if u.output is None:
+                continue
+            missing = set(plan.projections[u.projection].types) - set(u.output)
+            for e in sorted(missing):
+                sources = by_type.get((e, component[v.id]), [])
+                if e == v.partition:
+                    sources = [w for w in sources if w.node == v.node]
+                for w in sources:
+                    if v.node not in w.graph_nodes:
+                        problems.append(
+                            f"vertex {v.id}: {e} events of node {w.node} do not reach node {v.node}"
+                            f" (input {u.id} selects {list(u.output)})"
+                        )
+    return problems
+
+
+def _components(plan: Plan) -> dict[int, int]:
+    """Weakly connected components of the INEv graph (separate plans side by side, e.g. isolated)."""
+    g = nx.Graph()
+    g.add_nodes_from(v.id for v in plan.vertices)
+    g.add_edges_from(plan.edges)
+    out = {}
+    for number, part in enumerate(nx.connected_components(g)):
+        for vid in part:
+            out[vid] = number
+    return out
+
+
+def structure_problems(plan: Plan, network: Network) -> list[str]:
+    """Violations of the structural rules listed in the module docstring."""
+    problems = []
+    graph = network.graph
+    for v in plan.vertices:
+        g = nx.Graph()
+        g.add_node(v.node)
+        for a, b in v.forwarding:
+            if not graph.has_edge(a, b):
+                problems.append(f"vertex {v.id}: link {[a, b]} is not a topology link")
+            g.add_edge(a, b)
+        if not nx.is_connected(g):
+            problems.append(f"vertex {v.id}: forwarding graph is not connected")
+        for d in v.destinations:
+            if d not in g:
+                problems.append(f"vertex {v.id}: destination {d} outside its forwarding graph")
+    for key, part in plan.multi_node.items():
+        nodes = sorted((v.node for v in plan.vertices_of(key)), key=network.node_index.get)
+        expected = sorted(network.sources(part), key=network.node_index.get)
+        if nodes != expected:
+            problems.append(
+                f"{key}: multi-node vertices at {nodes}, sources of {part} are {expected}"
+            )
+        for v in plan.vertices_of(key):
+            local = [plan.vertex(w) for w in v.inputs]
+            if not any(w.projection == part and w.node == v.node for w in local):
+                problems.append(f"vertex {v.id}: misses the local {part} events of node {v.node}")
+    total = sum(v.cost for v in plan.vertices)
+    if abs(total - plan.psi) > 1e-9 * max(1.0, abs(plan.psi)):
+        problems.append(f"psi {plan.psi} differs from the sum of vertex costs {total}")
+    return problems
+
+
+def check_plan(plan: Plan, network: Network) -> list[str]:
+    """All problems of a plan (Definition 2 and structure)."""
+    return forwarding_problems(plan) + structure_problems(plan, network)

@@ -1,0 +1,243 @@
+"""Forwarding graph construction and placement: Algorithm 2 of the INEv paper (§6.4).
+
+Given a combination with its multi-node projections, :func:`place` builds the vertices of
+the INEv graph:
+
+1. the disseminated event types DissEv: the non-partitioning event-type inputs of
+   multi-node projections (line 2);
+2. an output selector per projection (:func:`output_selector`, getOS of line 29);
+3. λ extended by the types each input no longer sends (line 7);
+4. one event vertex per (used type, source); for a multi-node projection one vertex per
+   source of its partitioning type (inputs: the local partitioning events and every vertex
+   of every other input); for a single-node projection one vertex at the node minimising
+   Σ_inputs Σ_vertices hops · rate (line 17–22), unless the node is pinned (repair);
+5. forwarding graphs: a vertex whose consumers include multi-node vertices sends over a
+   Steiner tree spanning their nodes (Successors, line 9 and 14; see
+   :mod:`inev.planner.steiner`), extended by a shortest path to each single-node consumer
+   (line 26); tc(v) from :mod:`inev.planner.costs`; the hop distance from the vertex to
+   each destination inside its forwarding graph is recorded (``Vertex.hops``);
+6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
+   rule as single-node placements with all sources of the partitioning type as input.
+
+Choices: output selection needs every negated type of the projection to be disseminated
+(the receiver must see the negated events to re-evaluate the projection); query sinks that
+feed nothing and event types keep ≡ ("all").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from inev.planner.costs import link_rate
+from inev.planner.model import Combination
+from inev.planner.plan import Link, Node, Vertex, link
+from inev.planner.projections import Projection, primitive_projection
+from inev.planner.steiner import bfs, tree_distances, tree_with
+from inev.topologies.network import Network
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Result of Alg. 2: vertices, extended inputs λ', output selectors, nodes and fall-backs."""
+
+    vertices: tuple[Vertex, ...]
+    projections: Mapping[str, Projection]
+    inputs: Mapping[str, tuple[str, ...]]
+    outputs: Mapping[str, tuple[str, ...] | None]
+    nodes: Mapping[str, tuple[Node, ...]]
+    fallback: Mapping[str, Node]
+    disseminated: frozenset[str]
+
+
+def disseminated_types(combination: Combination) -> frozenset[str]:
+    """DissEv: non-partitioning event-type inputs of multi-node projections (Alg. 2, line 2)."""
+    out: set[str] = set()
+    for key, part in combination.multi_node.items():
+        for i in combination.inputs.get(key, ()):
+            if combination.projections[i].is_primitive and i != part:
+                out.add(i)
+    return frozenset(out)
+
+
+def output_selector(
+    projection: Projection, disseminated: frozenset[str], global_rates: Mapping[str, float]
+) -> tuple[str, ...] | None:
+    """getOS (Alg. 2, line 29): E(p) \\ DissEv if Σ R(e)·σ(e, p) over it is below R(p), else ≡."""
+    if projection.is_primitive or not projection.negated <= disseminated:
+        return None
+    chosen = sorted(projection.positive - disseminated)
+    total = sum(global_rates[e] * projection.single_selectivity(e) for e in chosen)
+    if total < projection.rate:
+        return tuple(chosen)
+    return None
+
+
+def place(
+    network: Network,
+    combination: Combination,
+    pinned: Mapping[str, Node] | None = None,
+) -> Placement:
+    """Run Alg. 2 on ``combination``; ``pinned`` fixes the node of single-node projections."""
+    pinned = dict(pinned or {})
+    local = network.local_rates()
+    glob = network.global_rates()
+    projections: dict[str, Projection] = dict(combination.projections)
+    mn = dict(combination.multi_node)
+    consumers = combination.consumers()
+    diss = disseminated_types(combination)
+    order = combination.topological_order()
+
+    outputs: dict[str, tuple[str, ...] | None] = {}
+    for key in order:
+        p = projections[key]
+        outputs[key] = output_selector(p, diss, glob) if consumers[key] else None
+
+    extended: dict[str, tuple[str, ...]] = {}
+    for key, ins in combination.inputs.items():
+        extra: list[str] = []
+        for i in ins:
+            selected = outputs.get(i)
+            if selected is None:
+                continue
+            for t in sorted(projections[i].types - set(selected)):
+                if t not in ins and t not in extra:
+                    extra.append(t)
+                    if t not in projections:
+                        projections[t] = primitive_projection(t, glob[t])
+        extended[key] = tuple(ins) + tuple(extra)
+    if len(projections) != len(combination.projections):
+        position = {k: i for i, k in enumerate(projections)}
+        order = sorted(projections, key=lambda k: (len(projections[k].types), position[k]))
+
+    index = network.node_index
+    hops = network.hop_matrix
+    nodes_list = network.nodes
+    builders: list[dict] = []
+    placed: dict[str, list[int]] = {}
+    event_vertex: dict[tuple[str, Node], int] = {}
+
+    def new_vertex(key: str, node: Node, inputs: list[int], rate: float, part: str | None) -> int:
+        vid = len(builders)
+        builders.append(
+            {"key": key, "node": node, "inputs": inputs, "rate": rate, "partition": part}
+        )
+        placed.setdefault(key, []).append(vid)
+        return vid
+
+    def node_costs(input_keys: tuple[str, ...]) -> np.ndarray:
+        rows, rates = [], []
+        for i in input_keys:
+            for vid in placed[i]:
+                rows.append(index[builders[vid]["node"]])
+                rates.append(builders[vid]["rate"])
+        if not rows:
+            return np.zeros(len(nodes_list))
+        return np.asarray(rates) @ hops[rows, :].astype(np.float64)
+
+    for key in order:
+        if projections[key].is_primitive:
+            for n in network.sources(key):
+                event_vertex[(key, n)] = new_vertex(key, n, [], local[key], None)
+
+    fallback: dict[str, Node] = {}
+    for key in order:
+        p = projections[key]
+        if p.is_primitive:
+            continue
+        ins = extended[key]
+        if key in mn:
+            part = mn[key]
+            sources = network.sources(part)
+            rate = link_rate(
+                p.rate,
+                outputs[key],
+                len(sources),
+                partition=part,
+                global_rates=glob,
+                local_rates=local,
+                single=p.single_selectivity,
+            )
+            others = [vid for i in ins if i != part for vid in placed[i]]
+            for n in sources:
+                new_vertex(key, n, [event_vertex[(part, n)], *others], rate, part)
+            fallback[key] = nodes_list[int(np.argmin(node_costs(ins)))]
+        else:
+            if key in pinned and pinned[key] in index:
+                m = pinned[key]
+            else:
+                m = nodes_list[int(np.argmin(node_costs(ins)))]
+            rate = link_rate(
+                p.rate,
+                outputs[key],
+                1,
+                global_rates=glob,
+                local_rates=local,
+                single=p.single_selectivity,
+            )
+            new_vertex(key, m, [vid for i in ins for vid in placed[i]], rate, None)
+
+    # forwarding graphs
+    tree_targets: list[set[Node]] = [set() for _ in builders]
+    path_targets: list[set[Node]] = [set() for _ in builders]
+    for b in builders:
+        for w in b["inputs"]:
+            if b["partition"] is not None:
+                source = builders[w]
+                if source["key"] == b["partition"] and source["node"] == b["node"]:
+                    path_targets[w].add(b["node"])
+                    continue
+                tree_targets[w].add(b["node"])
+            else:
+                path_targets[w].add(b["node"])
+    link_position = {
+        e: i
+        for i, e in enumerate(
+            sorted(
+                (link(u, v) for u, v, _ in network.links), key=lambda e: (index[e[0]], index[e[1]])
+            )
+        )
+    }
+    vertices = []
+    for vid, b in enumerate(builders):
+        links: set[Link] = set()
+        if tree_targets[vid]:
+            links |= tree_with(network, tree_targets[vid], b["node"])
+        for m in sorted(path_targets[vid] - {b["node"]}, key=index.__getitem__):
+            links.update(link(u, v) for u, v in network.path_links(b["node"], m))
+        forwarding = tuple(sorted(links, key=link_position.__getitem__))
+        destinations = tuple(sorted(tree_targets[vid] | path_targets[vid], key=index.__getitem__))
+        if not links:
+            dist: Mapping[Node, int] = {b["node"]: 0}
+        elif not tree_targets[vid]:  # a union of shortest paths: topology distances
+            dist = {m: network.hops(b["node"], m) for m in destinations}
+        elif not path_targets[vid] - {b["node"]}:
+            dist = tree_distances(network, tree_targets[vid], b["node"])
+        else:
+            dist = bfs(links, b["node"])
+        vertices.append(
+            Vertex(
+                id=vid,
+                projection=b["key"],
+                node=b["node"],
+                inputs=tuple(b["inputs"]),
+                forwarding=forwarding,
+                destinations=destinations,
+                hops=tuple(dist[m] for m in destinations),
+                output=outputs.get(b["key"]),
+                partition=b["partition"],
+                rate=b["rate"],
+                cost=len(forwarding) * b["rate"],
+            )
+        )
+    return Placement(
+        vertices=tuple(vertices),
+        projections=projections,
+        inputs=extended,
+        outputs=outputs,
+        nodes={k: tuple(builders[v]["node"] for v in vids) for k, vids in placed.items()},
+        fallback=fallback,
+        disseminated=diss,
+    )

@@ -1,0 +1,296 @@
+"""The INEv graph I = (V, E) (INEv paper §5.2) as a Python object and as an ``inev-plan/1`` file.
+
+A :class:`Plan` says, per vertex, everything a node needs to execute it (the simulator
+reads exactly these fields):
+
+``id``
+    Unique integer; vertices are listed in a topological order (inputs first).
+``projection``
+    Key of the projection in :attr:`Plan.projections` (its canonical pattern text; the
+    pattern of a projection that is a single event type is the type's name). Vertices of a
+    single event type are *event vertices*: the events of that type generated at ``node``.
+``node``
+    The topology node that evaluates the projection (or generates the events).
+``inputs``
+    Ids of the predecessor vertices (the INEv graph's edges ``(input, vertex)``): the vertex
+    evaluates its projection over the matches/events those vertices deliver to ``node``.
+``partition``
+    For a vertex of a multi-node placement: the partitioning event type. The vertex then uses
+    only the events of that type generated at its own node (the event vertex of that type at
+    ``node`` is among its inputs); its matches are the matches of the projection whose
+    partitioning event comes from ``node``. ``None`` for a single-node placement.
+``forwarding``
+    The links of the forwarding graph over which the vertex's output travels (an undirected
+    sub-graph of the topology containing ``node`` and every node in ``destinations``); empty
+    when the output stays at ``node``.
+``destinations``
+    The nodes of the vertices that take this vertex as input (``node`` itself may be one).
+``hops``
+    For each destination, the hop distance from ``node`` inside the forwarding graph (the
+    transmission latency of §5.4).
+``output``
+    The output selector: ``None`` (≡, send whole matches) or a tuple of event types (send only
+    the events of those types that occur in some match; the receiver re-evaluates the
+    projection with the events of the other types that reach it directly, §5.1).
+``rate`` and ``cost``
+    The rate sent on each link of the forwarding graph and tc(v) = |links| · rate (§5.3).
+
+:attr:`Plan.combination` holds λ (after the extension of line 7 of Alg. 2), ``multi_node``
+maps a projection to its partitioning type, ``fallback`` the single node precomputed for each
+multi-node projection (§6.6), ``sinks`` each query to the projection whose vertices produce
+its matches. ``type_rates`` ({type: [r(e), R(e)]}) make the file self-contained: every vertex
+cost can be recomputed from it (see :func:`inev.planner.costs.vertex_cost_from_plan`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.common.files import read_json_document, write_json_document
+
+FORMAT = "inev-plan/1"
+Node = Hashable
+Link = tuple[Node, Node]
+
+
+def link(u: Node, v: Node) -> Link:
+    """The canonical (ordered) form of an undirected link."""
+    return (u, v) if _order(u) <= _order(v) else (v, u)
+
+
+def _order(node: Node) -> tuple[int, str]:
+    return (0, f"{node:020d}") if isinstance(node, int) else (1, str(node))
+
+
+@dataclass(frozen=True)
+class ProjectionInfo:
+    """What a plan records about one projection: pattern, types, rate and single selectivities."""
+
+    key: str
+    pattern: str
+    types: tuple[str, ...]
+    negated: tuple[str, ...]
+    rate: float
+    single: tuple[tuple[str, float], ...]
+    queries: tuple[str, ...] = ()
+
+    def single_selectivity(self, name: str) -> float:
+        """σ(e, p) as recorded in the plan."""
+        return dict(self.single).get(name, 1.0)
+
+
+@dataclass(frozen=True)
+class Vertex:
+    """One vertex v = (v_proj, v_node, v_graph, v_os) of an INEv graph (see module docstring)."""
+
+    id: int
+    projection: str
+    node: Node
+    inputs: tuple[int, ...] = ()
+    forwarding: tuple[Link, ...] = ()
+    destinations: tuple[Node, ...] = ()
+    hops: tuple[int, ...] = ()
+    output: tuple[str, ...] | None = None
+    partition: str | None = None
+    rate: float = 0.0
+    cost: float = 0.0
+
+    @property
+    def graph_nodes(self) -> frozenset[Node]:
+        """Nodes of the forwarding graph (``node`` included even when no link is used)."""
+        nodes = {self.node}
+        for u, v in self.forwarding:
+            nodes.add(u)
+            nodes.add(v)
+        return frozenset(nodes)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An INEv graph with its figures (ψ, centralized cost, latency …); see the module docstring."""
+
+    method: str
+    vertices: tuple[Vertex, ...]
+    projections: Mapping[str, ProjectionInfo]
+    combination: Mapping[str, tuple[str, ...]]
+    multi_node: Mapping[str, str]
+    sinks: Mapping[str, str]
+    type_rates: Mapping[str, tuple[float, float]]
+    fallback: Mapping[str, Node] = field(default_factory=dict)
+    psi: float = 0.0
+    centralized_cost: float = 0.0
+    centralized_node: Node | None = None
+    lower_bound: float = 0.0
+    latency: float = 0.0
+    centralized_latency: float = 0.0
+    planning_seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ratio(self) -> float:
+        """The transmission ratio ψ / centralized cost (1.0 when the centralized cost is 0)."""
+        return self.psi / self.centralized_cost if self.centralized_cost > 0 else 1.0
+
+    @property
+    def edges(self) -> list[tuple[int, int]]:
+        """The INEv graph's edges (input vertex id, consuming vertex id)."""
+        return [(w, v.id) for v in self.vertices for w in v.inputs]
+
+    def vertex(self, vid: int) -> Vertex:
+        """The vertex with id ``vid``."""
+        return self._by_id[vid]
+
+    @property
+    def _by_id(self) -> dict[int, Vertex]:
+        cache = self.__dict__.get("_by_id_cache")
+        if cache is None:
+            cache = {v.id: v for v in self.vertices}
+            object.__setattr__(self, "_by_id_cache", cache)
+        return cache
+
+    def vertices_of(self, key: str) -> list[Vertex]:
+        """The vertices placing projection ``key``."""
+        return [v for v in self.vertices if v.projection == key]
+
+    def sink_vertices(self, query: str) -> list[Vertex]:
+        """The vertices producing the matches of ``query``."""
+        if query not in self.sinks:
+            raise InevError(f"plan has no query {query!r}")
+        return self.vertices_of(self.sinks[query])
+
+    def summary(self) -> str:
+        """The one line ``inev plan`` prints."""
+        return (
+            f"method={self.method} psi={self.psi:.6g} centralized={self.centralized_cost:.6g} "
+            f"ratio={self.ratio:.6g} latency={self.latency:.6g} "
+            f"seconds={self.planning_seconds:.3f}"
+        )
+
+
+# ---------------------------------------------------------------------- file format
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The ``inev-plan/1`` document of a plan."""
+    return {
+        "format": FORMAT,
+        "method": plan.method,
+        "psi": plan.psi,
+        "centralized_cost": plan.centralized_cost,
+        "centralized_node": plan.centralized_node,
+        "ratio": plan.ratio,
+        "lower_bound": plan.lower_bound,
+        "latency": plan.latency,
+        "centralized_latency": plan.centralized_latency,
+        "planning_seconds": plan.planning_seconds,
+        "combination": {k: list(v) for k, v in plan.combination.items()},
+        "multi_node": dict(plan.multi_node),
+        "fallback": dict(plan.fallback),
+        "sinks": dict(plan.sinks),
+        "type_rates": {k: list(v) for k, v in plan.type_rates.items()},
+        "projections": {
+            k: {
+                "pattern": p.pattern,
+                "types": list(p.types),
+                "negated": list(p.negated),
+                "rate": p.rate,
+                "single_selectivity": dict(p.single),
+                "queries": list(p.queries),
+            }
+            for k, p in plan.projections.items()
+        },
+        "vertices": [
+            {
+                "id": v.id,
+                "projection": v.projection,
+                "node": v.node,
+                "inputs": list(v.inputs),
+                "forwarding": [list(e) for e in v.forwarding],
+                "destinations": list(v.destinations),
+                "hops": list(v.hops),
+                "output": "all" if v.output is None else list(v.output),
+                "partition": v.partition,
+                "rate": v.rate,
+                "cost": v.cost,
+            }
+            for v in plan.vertices
+        ],
+        "edges": [list(e) for e in plan.edges],
+        "notes": list(plan.notes),
+    }
+
+
+def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
+    """Rebuild a :class:`Plan` from an ``inev-plan/1`` document (bad input: :class:`InevError`)."""
+    try:
+        projections = {
+            k: ProjectionInfo(
+                key=k,
+                pattern=str(p["pattern"]),
+                types=tuple(p["types"]),
+                negated=tuple(p.get("negated", ())),
+                rate=float(p["rate"]),
+                single=tuple(
+                    sorted((str(a), float(b)) for a, b in p["single_selectivity"].items())
+                ),
+                queries=tuple(p.get("queries", ())),
+            )
+            for k, p in document["projections"].items()
+        }
+        vertices = []
+        for raw in document["vertices"]:
+            output = raw.get("output", "all")
+            vertices.append(
+                Vertex(
+                    id=int(raw["id"]),
+                    projection=str(raw["projection"]),
+                    node=raw["node"],
+                    inputs=tuple(int(i) for i in raw.get("inputs", ())),
+                    forwarding=tuple(link(e[0], e[1]) for e in raw.get("forwarding", ())),
+                    destinations=tuple(raw.get("destinations", ())),
+                    hops=tuple(int(h) for h in raw.get("hops", ())),
+                    output=None if output == "all" else tuple(output),
+                    partition=raw.get("partition"),
+                    rate=float(raw.get("rate", 0.0)),
+                    cost=float(raw["cost"]),
+                )
+            )
+        for v in vertices:
+            if v.projection not in projections:
+                raise InevError(
+                    f"{origin}: vertex {v.id} names unknown projection {v.projection!r}"
+                )
+        return Plan(
+            method=str(document["method"]),
+            vertices=tuple(vertices),
+            projections=projections,
+            combination={k: tuple(v) for k, v in document.get("combination", {}).items()},
+            multi_node=dict(document.get("multi_node", {})),
+            sinks=dict(document["sinks"]),
+            type_rates={k: (float(v[0]), float(v[1])) for k, v in document["type_rates"].items()},
+            fallback=dict(document.get("fallback", {})),
+            psi=float(document["psi"]),
+            centralized_cost=float(document.get("centralized_cost", 0.0)),
+            centralized_node=document.get("centralized_node"),
+            lower_bound=float(document.get("lower_bound", 0.0)),
+            latency=float(document.get("latency", 0.0)),
+            centralized_latency=float(document.get("centralized_latency", 0.0)),
+            planning_seconds=float(document.get("planning_seconds", 0.0)),
+            notes=tuple(document.get("notes", ())),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        if isinstance(exc, InevError):
+            raise
+        raise InevError(f"{origin}: malformed plan ({type(exc).__name__}: {exc})") from None
+
+
+def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
+    """Write ``plan`` as ``inev-plan/1`` JSON, atomically."""
+    write_json_document(path, plan_to_dict(plan))
+
+
+def load_plan(path: str | os.PathLike[str]) -> Plan:
+    """Read an ``inev-plan/1`` file."""
+    return plan_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))

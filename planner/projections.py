@@ -1,0 +1,218 @@
+"""Query projections Π_q, suitable projections Π_eval and their rates (INEv paper §3.3, §6.1).
+
+A projection of a query q over a subset S of its event types is q's operator tree with
+every primitive outside S removed; operators left with one child collapse into that child
+and a child of the same kind as its SEQ/AND parent is inlined, so equal projections of
+different queries print (and share) the same canonical key. Projections inherit the
+query's pairwise selectivities over S and its window.
+
+Choices where the paper is vague:
+
+* **Negation closure** (§5.2): a projection that holds the negated type of an
+  ``NSEQ(first, negated, last)`` also holds every type of ``first`` and ``last``. A
+  projection that drops the negated type turns the NSEQ into ``SEQ(first, last)`` (a
+  superset of the query's matches over those types, which is all a projection must give).
+* **Kleene** (§6.1): projections are taken of q_nKL (every ``KL(X)`` replaced by ``X``); the
+  Kleene matches are materialised only at the query's sink, whose key keeps the KL.
+* **Suitable projections**: the paper's text prints the condition with the inequality
+  reversed; the intended and used one is R(p) < Σ_{e ∈ E(p)} R(e) (sending p's matches is
+  cheaper than sending its events). Negated types count in the sum: their events must be
+  sent too. The query itself is always kept.
+
+>>> from inev.workloads.workload import Query
+>>> q = Query.build("q", "SEQ(A, AND(B, C))", selectivity={"A B": 0.1})
+>>> str(restrict(q.pattern, {"A", "C"}))
+'SEQ(A, C)'
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
+from inev.workloads.rates import Pair, rate, strip_kleene
+from inev.workloads.workload import Query, Workload
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A projection p of a query: pattern, types E(p), negated types and total rate R(p).
+
+    ``key`` is the canonical pattern text (the name used in plan files); ``selectivity``
+    holds the pairwise selectivities among E(p); ``single`` the single selectivities
+    σ(e, p) used by output selectors (§5.3).
+    """
+
+    key: str
+    pattern: Pattern
+    types: frozenset[str]
+    negated: frozenset[str]
+    rate: float
+    selectivity: tuple[tuple[Pair, float], ...] = ()
+    single: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def is_primitive(self) -> bool:
+        """Whether the projection is a single event type."""
+        return isinstance(self.pattern, Primitive)
+
+    @property
+    def positive(self) -> frozenset[str]:
+        """Types whose events occur in matches (E(p) without negated types)."""
+        return self.types - self.negated
+
+    def single_selectivity(self, name: str) -> float:
+        """σ(e, p): the chance that an event of type ``name`` is part of a match of p."""
+        return dict(self.single).get(name, 1.0)
+
+
+def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
+    """The pattern restricted to ``types`` (None when nothing is left); see the module docstring."""
+    keep = frozenset(types)
+
+    def visit(node: Pattern) -> Pattern | None:
+        if isinstance(node, Primitive):
+            return node if node.type in keep else None
+        if node.kind == "NSEQ":
+            first, neg, last = (visit(c) for c in node.children)
+            if neg is not None and first is not None and last is not None:
+                return Operator("NSEQ", (first, neg, last))
+            kids = [k for k in (first, last) if k is not None]
+            return _join("SEQ", kids)
+        kids = [k for k in (visit(c) for c in node.children) if k is not None]
+        return _join(node.kind, kids)
+
+    return visit(pattern)
+
+
+def _join(kind: str, kids: list[Pattern]) -> Pattern | None:
+    if not kids:
+        return None
+    if len(kids) == 1:
+        return kids[0]
+    flat: list[Pattern] = []
+    for kid in kids:
+        if isinstance(kid, Operator) and kid.kind == kind and kind in ("SEQ", "AND"):
+            flat.extend(kid.children)
+        else:
+            flat.append(kid)
+    return Operator(kind, tuple(flat))  # type: ignore[arg-type]
+
+
+def negation_closed(pattern: Pattern, types: Iterable[str]) -> bool:
+    """Whether a type subset holds, with each negated type, every type of its NSEQ's ends."""
+    chosen = frozenset(types)
+    for node in _nseqs(pattern):
+        neg = set(event_types(node.children[1]))
+        ends = set(event_types(node.children[0])) | set(event_types(node.children[2]))
+        if neg & chosen and not ends <= chosen:
+            return False
+        if neg & chosen and not neg <= chosen:
+            return False
+    return True
+
+
+def _nseqs(pattern: Pattern) -> list[Operator]:
+    out = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Operator):
+            if node.kind == "NSEQ":
+                out.append(node)
+            stack.extend(node.children)
+    return out
+
+
+def make_projection(
+    query: Query,
+    types: Iterable[str],
+    global_rates: Mapping[str, float],
+    selectivity_seed: int = 0,
+) -> Projection:
+    """The projection of ``query`` (its q_nKL) over ``types`` with its global rate R(p)."""
+    from inev.workloads.rates import single_selectivities
+
+    chosen = frozenset(types)
+    base = strip_kleene(query.pattern)
+    pattern = restrict(base, chosen)
+    if pattern is None:
+        raise ValueError(f"empty projection of {query.name}")
+    sel = tuple((k, v) for k, v in query.selectivities if set(k) <= chosen)
+    negated = negated_types(pattern)
+    positive = [t for t in chosen if t not in negated]
+    single = single_selectivities(positive, dict(sel), selectivity_seed)
+    return Projection(
+        key=str(pattern),
+        pattern=pattern,
+        types=chosen,
+        negated=negated,
+        rate=rate(pattern, global_rates, dict(sel)),
+        selectivity=sel,
+        single=tuple(sorted(single.items())),
+    )
+
+
+def primitive_projection(name: str, global_rate: float) -> Projection:
+    """The projection over one event type (its rate is the global rate R(e))."""
+    return Projection(
+        key=name,
+        pattern=Primitive(name),
+        types=frozenset({name}),
+        negated=frozenset(),
+        rate=global_rate,
+        single=((name, 1.0),),
+    )
+
+
+def projection_rate(
+    projection: Projection, types: Iterable[str], global_rates: Mapping[str, float]
+) -> float:
+    """R of ``projection`` restricted further to ``types`` (used for partial matches)."""
+    sub = restrict(projection.pattern, types)
+    if sub is None:
+        return 0.0
+    keep = frozenset(types)
+    sel = {k: v for k, v in projection.selectivity if set(k) <= keep}
+    return rate(sub, global_rates, sel)
+
+
+def all_projections(
+    query: Query, global_rates: Mapping[str, float], selectivity_seed: int = 0
+) -> list[Projection]:
+    """Π_q: every negation-closed projection over 2 … |E(q)| types (the query itself last).
+
+    Ordered by size, then by the query's type order, so the list is a topological order of
+    the "is a possible input of" relation.
+    """
+    base = strip_kleene(query.pattern)
+    names = list(event_types(base))
+    out = []
+    for size in range(2, len(names) + 1):
+        for subset in itertools.combinations(names, size):
+            if negation_closed(base, subset):
+                out.append(make_projection(query, subset, global_rates, selectivity_seed))
+    return out
+
+
+def suitable_projections(
+    query: Query, global_rates: Mapping[str, float], selectivity_seed: int = 0
+) -> list[Projection]:
+    """Π_eval (§6.1): projections with R(p) < Σ_{e ∈ E(p)} R(e), plus the query (q_nKL) itself."""
+    projections = all_projections(query, global_rates, selectivity_seed)
+    full = frozenset(query.types)
+    return [
+        p for p in projections if p.types == full or p.rate < sum(global_rates[t] for t in p.types)
+    ]
+
+
+def workload_projections(
+    workload: Workload, global_rates: Mapping[str, float]
+) -> dict[str, list[Projection]]:
+    """``{query name: Π_eval}`` for every query of an OR-free workload."""
+    return {
+        q.name: suitable_projections(q, global_rates, workload.selectivity_seed)
+        for q in workload.queries
+    }

@@ -1,0 +1,195 @@
+"""Hand-checked planner cases: every expected figure is computed by hand in the test."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from inev.common.errors import InevError
+from inev.planner.baselines import centralized_node, push_pull
+from inev.planner.checks import check_plan
+from inev.planner.combination import min_cover
+from inev.planner.costs import vertex_cost_from_plan
+from inev.planner.latency import partial_match_rate
+from inev.planner.lower_bound import lower_bound
+from inev.planner.placement import output_selector
+from inev.planner.planning import plan_workload
+from inev.planner.projections import (
+    all_projections,
+    make_projection,
+    primitive_projection,
+    restrict,
+    suitable_projections,
+)
+from inev.topologies.network import Network
+from inev.workloads.syntax import parse_pattern
+from inev.workloads.workload import Query, Workload
+
+
+def path_network() -> Network:
+    """0-1-2-3-4; A (rate 1) only at node 0, B (rate 100) at nodes 1..4."""
+    return Network.build(
+        range(5),
+        [(i, i + 1) for i in range(4)],
+        {"A": (1.0, [0]), "B": (100.0, [1, 2, 3, 4])},
+    )
+
+
+def seq_ab() -> Workload:
+    return Workload.build(1.0, [Query.build("q", "SEQ(A, B)", selectivity={"A B": 0.01})])
+
+
+def test_path_network_centralized_by_hand():
+    net = path_network()
+    # cost(m) = 1 * hops(0, m) + 100 * sum_{n=1..4} hops(n, m):
+    # m=1: 1 + 100*6 = 601, m=2: 2 + 100*4 = 402, m=3: 3 + 100*4 = 403
+    node, cost = centralized_node(net, ["A", "B"])
+    assert (node, cost) == (2, 402.0)
+    plan = plan_workload(net, seq_ab(), "centralized")
+    assert plan.psi == 402.0
+    assert plan.centralized_cost == 402.0
+    assert plan.ratio == 1.0
+
+
+def test_path_network_multi_node_at_frequent_type():
+    net = path_network()
+    plan = plan_workload(net, seq_ab())
+    assert plan.multi_node == {"SEQ(A, B)": "B"}
+    sinks = plan.sink_vertices("q")
+    assert sorted(v.node for v in sinks) == [1, 2, 3, 4]
+    # A's only source (node 0) reaches nodes 1..4 over the 4 links of the path: 4 * r(A)
+    a_vertex = next(v for v in plan.vertices if v.projection == "A")
+    assert len(a_vertex.forwarding) == 4
+    assert plan.psi == pytest.approx(4.0, abs=1e-12)
+    assert plan.ratio == pytest.approx(4.0 / 402.0)
+    assert check_plan(plan, net) == []
+    # latency: pm(q) = R(A) + R(q) = 1 + 0.01*1*400 = 5, split over 4 vertices -> 1.25,
+    # farthest sink (node 4) is 4 hops from node 0 in A's forwarding graph: 1.25 + 4
+    assert plan.latency == pytest.approx(5.25)
+    # centralized at 2: pm 5 + 2 hops from node 0 (B events from nodes 1..4: at most 2)
+    assert plan.centralized_latency == pytest.approx(7.0)
+
+
+def test_uniform_network_stays_centralized():
+    types = "ABCDEF"
+    net = Network.build(
+        range(6),
+        [(i, (i + 1) % 6) for i in range(6)] + [(0, 3)],
+        {t: (10.0, list(range(6))) for t in types},
+    )
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, AND(B, C), D, E, F)")])
+    plan = plan_workload(net, wl)
+    # no predicates: every projection has a rate far above its inputs', nothing to split
+    assert plan.ratio == 1.0
+    assert plan.multi_node == {}
+
+
+def test_push_pull_by_hand():
+    # path 0-1-2; A rate 0.01 at node 0; B rate 10 at nodes 1 and 2; window 1
+    net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.01, [0]), "B": (10.0, [1, 2])})
+    q = Query.build("q", "SEQ(A, B)")
+    best = push_pull(net, q, window=1.0)
+    # node 1, push A (0.01 * 1 hop), pull B: R(A) = 0.01 partial matches, each asking both
+    # B sources (0 + 1 hops) for 1 request + 10 events: 0.01 * 1 * 11 = 0.11 -> 0.12
+    assert best.node == 1
+    assert best.order == ("A", "B")
+    assert best.pushed == 1
+    assert best.cost == pytest.approx(0.12)
+    # centralized at 1: 0.01 + 10 * (0 + 1) = 10.01
+    plan = plan_workload(net, Workload.build(1.0, [q]), "ppop")
+    assert plan.psi == pytest.approx(0.12)
+    assert plan.centralized_cost == pytest.approx(10.01)
+
+
+def test_lower_bound_by_hand():
+    net = path_network()
+    # B is exempt (R(A) = 1 < r(B) = 100); A is not but R(A) - r(A) = 0
+    assert lower_bound(net, seq_ab()) == 0.0
+    net2 = Network.build(
+        range(5), [(i, i + 1) for i in range(4)], {"A": (2.0, [0, 1]), "B": (1.0, [2])}
+    )
+    # A: no projection without A beats r(A) = 2 except B (R(B)=1 < 2) -> exempt;
+    # B: R(A) = 4 > 1 -> not exempt: (1 - 1) * δ = 0; now make B two sources
+    assert lower_bound(net2, seq_ab()) == 0.0
+    net3 = Network.build(
+        range(5), [(i, i + 1) for i in range(4)], {"A": (2.0, [0, 1]), "B": (1.0, [2, 3])}
+    )
+    # B: R(A) = 4 >= 1 -> counted: (2 - 1) * δ with δ = 40 / 20 = 2 ; A: R(B) = 2 >= 2 -> (4 - 2) * 2
+    assert lower_bound(net3, seq_ab()) == pytest.approx(2.0 + 4.0)
+
+
+def test_projections_and_negation_closure():
+    q = Query.build("q", "SEQ(A, NSEQ(B, C, D), E)")
+    keys = {p.key for p in all_projections(q, dict.fromkeys("ABCDE", 1.0))}
+    assert "SEQ(B, D)" in keys  # dropping the negated type turns NSEQ into SEQ
+    assert "NSEQ(B, C, D)" in keys
+    assert not any(
+        "C" in p.types and not {"B", "D"} <= p.types
+        for p in all_projections(q, dict.fromkeys("ABCDE", 1.0))
+    )
+    # 5 types, subsets of size >= 2: 26; closed ones: those with C need B and D
+    count = sum(
+        1
+        for k in range(2, 6)
+        for s in itertools.combinations("ABCDE", k)
+        if "C" not in s or {"B", "D"} <= set(s)
+    )
+    assert len(all_projections(q, dict.fromkeys("ABCDE", 1.0))) == count
+    assert str(restrict(parse_pattern("SEQ(A, AND(B, SEQ(C, D)))"), {"A", "C", "D"})) == (
+        "SEQ(A, C, D)"
+    )
+
+
+def test_suitable_projection_rates_by_hand():
+    q = Query.build("q", "SEQ(A, B, C)", selectivity={"A B": 0.01, "B C": 0.5})
+    rates = {"A": 10.0, "B": 20.0, "C": 30.0}
+    got = {p.key: p.rate for p in suitable_projections(q, rates)}
+    # SEQ(A, B) = 0.01*10*20 = 2 < 30 keep; SEQ(B, C) = 0.5*600 = 300 > 50 drop;
+    # SEQ(A, C) = 300 > 40 drop; the query 0.005 * 6000 = 30 kept as the query
+    assert got == {"SEQ(A, B)": pytest.approx(2.0), "SEQ(A, B, C)": pytest.approx(30.0)}
+
+
+def test_output_selector_by_hand():
+    q = Query.build("q", "SEQ(A, C)", selectivity={"A C": 0.01})
+    rates = {"A": 1.0, "C": 300.0}
+    p = make_projection(q, {"A", "C"}, rates)
+    assert p.rate == pytest.approx(3.0)
+    sigma_c = p.single_selectivity("C")
+    expected = ("C",) if 300.0 * sigma_c < 3.0 else None
+    assert output_selector(p, frozenset({"A"}), rates) == expected
+    # nothing disseminated: both types, 1*σ(A) + 300*σ(C) vs R(p) = 3
+    both = 1.0 * p.single_selectivity("A") + 300.0 * sigma_c
+    assert output_selector(p, frozenset(), rates) == (("A", "C") if both < 3.0 else None)
+    assert output_selector(primitive_projection("A", 1.0), frozenset(), rates) is None
+
+
+def test_partial_match_rate_by_hand():
+    q = Query.build("q", "SEQ(A, B, C)", selectivity={"A B": 0.1})
+    rates = {"A": 10.0, "B": 20.0, "C": 5.0}
+    p = make_projection(q, {"A", "B", "C"}, rates)
+    ins = [primitive_projection(t, rates[t]) for t in "ABC"]
+    # ascending: C (5), A (10) -> SEQ(A, C) = 50, then all: 0.1*10*20*5 = 100 -> 5 + 50 + 100
+    assert partial_match_rate(p, ins, rates) == pytest.approx(155.0)
+
+
+def test_min_cover_small():
+    cost, chosen = min_cover(0b111, [(0b011, 1.0), (0b110, 1.0), (0b100, 0.25)])
+    assert cost == 1.25 and sorted(chosen) == [0, 2]
+    assert min_cover(0b11, [(0b01, 1.0)]) == (math.inf, [])
+
+
+def test_vertex_costs_recomputed_from_plan():
+    net = path_network()
+    plan = plan_workload(net, seq_ab())
+    for v in plan.vertices:
+        assert vertex_cost_from_plan(plan, v) == pytest.approx(v.cost)
+
+
+def test_bad_input():
+    net = path_network()
+    with pytest.raises(InevError, match="unknown planning method"):
+        plan_workload(net, seq_ab(), "magic")
+    with pytest.raises(InevError, match="unknown event type"):
+        plan_workload(net, Workload.build(1.0, [Query.build("q", "SEQ(A, Z)")]))

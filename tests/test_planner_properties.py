@@ -1,0 +1,148 @@
+"""Planner properties over many generated instances (hypothesis), and the pruning against brute force."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import statistics
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inev.planner.checks import check_plan
+from inev.planner.combination import min_cover
+from inev.planner.costs import vertex_cost_from_plan
+from inev.planner.plan import plan_from_dict, plan_to_dict
+from inev.planner.planning import plan_workload
+from inev.topologies.generate import generate_network
+from inev.workloads.generate import generate_workload
+from inev.workloads.query import kleene_types
+
+instances = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 10_000),
+        "nodes": st.integers(5, 30),
+        "skew": st.sampled_from([1.1, 1.3, 1.6, 2.0]),
+        "queries": st.integers(1, 3),
+        "length": st.integers(2, 6),
+        "kleene": st.integers(0, 1),
+        "negation": st.integers(0, 1),
+        "selectivity": st.sampled_from([0.1, 0.01, 1.0]),
+    }
+)
+
+
+def build(spec):
+    net = generate_network(nodes=spec["nodes"], event_types=8, skew=spec["skew"], seed=spec["seed"])
+    negation = spec["negation"] if spec["length"] >= 3 else 0
+    wl = generate_workload(
+        net,
+        queries=spec["queries"],
+        length=spec["length"],
+        kleene=spec["kleene"],
+        negation=negation,
+        selectivity=spec["selectivity"],
+        seed=spec["seed"],
+    )
+    return net, wl
+
+
+@settings(max_examples=120, deadline=None)
+@given(instances)
+def test_every_plan_is_well_formed_and_consistent(spec):
+    net, wl = build(spec)
+    plan = plan_workload(net, wl)
+    assert check_plan(plan, net) == []
+    assert plan.psi <= plan.centralized_cost * (1 + 1e-9)
+    # ψ from the file alone: every vertex cost recomputed from the written document
+    reread = plan_from_dict(json.loads(json.dumps(plan_to_dict(plan))))
+    recomputed = [vertex_cost_from_plan(reread, v) for v in reread.vertices]
+    assert math.isclose(sum(recomputed), plan.psi, rel_tol=1e-9, abs_tol=1e-9)
+    for v in reread.vertices:
+        assert math.isclose(vertex_cost_from_plan(reread, v), v.cost, rel_tol=1e-9, abs_tol=1e-12)
+    # multi-node vertices sit exactly at the sources of their partitioning input
+    for key, part in plan.multi_node.items():
+        assert sorted(v.node for v in plan.vertices_of(key)) == sorted(net.sources(part))
+    # a query's sink is never partitioned by one of its Kleene types
+    for q in wl.queries:
+        sink = plan.sinks[q.name]
+        assert plan.multi_node.get(sink) not in kleene_types(q.pattern)
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances)
+def test_baselines_are_consistent(spec):
+    net, wl = build(spec)
+    central = plan_workload(net, wl, "centralized")
+    assert math.isclose(central.psi, central.centralized_cost, rel_tol=1e-12)
+    assert check_plan(central, net) == []
+    ppop = plan_workload(net, wl, "ppop")
+    if len(wl.split_or().queries) == 1:  # PPoP shares nothing between queries
+        assert ppop.psi <= central.psi * (1 + 1e-9)
+    isolated = plan_workload(net, wl, "isolated")
+    assert check_plan(isolated, net) == []
+    alone = sum(
+        plan_workload(net, type(wl).build(wl.window, [q], None, wl.selectivity_seed)).psi
+        for q in wl.split_or().queries
+    )
+    assert math.isclose(isolated.psi, alone, rel_tol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(
+                st.tuples(st.integers(1, 2**n - 1), st.floats(0.0, 100.0)), min_size=1, max_size=9
+            ),
+        )
+    )
+)
+def test_min_cover_equals_brute_force(case):
+    n, candidates = case
+    universe = 2**n - 1
+    cost, chosen = min_cover(universe, candidates)
+    best = math.inf
+    for r in range(1, len(candidates) + 1):
+        for subset in itertools.combinations(range(len(candidates)), r):
+            mask = 0
+            for i in subset:
+                mask |= candidates[i][0]
+            if mask == universe:
+                best = min(best, sum(candidates[i][1] for i in subset))
+    if math.isinf(best):
+        assert math.isinf(cost)
+        return
+    assert math.isclose(cost, best, rel_tol=1e-9, abs_tol=1e-9)
+    covered = 0
+    for i in chosen:
+        covered |= candidates[i][0]
+    assert covered == universe
+    assert math.isclose(sum(candidates[i][1] for i in chosen), cost, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_query_order_barely_matters():
+    diffs = []
+    for seed in range(12):
+        net = generate_network(nodes=20, event_types=10, seed=seed)
+        wl = generate_workload(net, queries=5, length=5, selectivity=0.01, seed=seed)
+        names = [q.name for q in wl.queries]
+        base = plan_workload(net, wl).ratio
+        for turn in range(3):
+            order = names[turn + 1 :] + names[: turn + 1]
+            diffs.append(abs(plan_workload(net, wl, order=order).ratio - base))
+    assert statistics.median(diffs) < 0.01
+
+
+def test_skew_direction_of_figure_6a():
+    medians = {}
+    for skew in (1.1, 1.9):
+        ratios = []
+        for seed in range(50):
+            net = generate_network(nodes=20, out_degree=3, skew=skew, seed=seed)
+            wl = generate_workload(net, length=6, selectivity=0.1, seed=seed)
+            ratios.append(plan_workload(net, wl).ratio)
+        medians[skew] = statistics.median(ratios)
+    assert medians[1.1] < 0.1 * medians[1.9]

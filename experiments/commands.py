@@ -75,16 +75,19 @@ def _progress_factory(console: Console, label: str):
 def print_summary(
     console: Console, outcome: SweepOutcome, spec: SweepSpec, metric: str = "ratio"
 ) -> None:
-    """The final table: median and quartiles of ``metric`` per grid point and method."""
+    """The final table: median and inter-quartile range of ``metric`` per grid point and method."""
     axes = list(spec.axes)
-    table = Table(*axes, "method", "runs", "errors", f"median {metric}", "q1", "q3")
+    table = Table(*axes, "method", "runs", "errors", f"median {metric}", "inter-quartile range")
     for entry in summarise(outcome.table, axes, metric):
         cells = [str(entry[a]) for a in axes] + [
             entry["method"],
             str(entry["runs"]),
             str(entry["errors"]),
         ]
-        cells += ["–" if entry[k] is None else f"{entry[k]:.4g}" for k in ("median", "q1", "q3")]
+        if entry["median"] is None:
+            cells += ["–", "–"]
+        else:
+            cells += [f"{entry['median']:.3g}", f"{entry['q1']:.3g} – {entry['q3']:.3g}"]
         table.add_row(*cells)
     console.print(table)
     console.print(
@@ -97,7 +100,7 @@ def execute(
     spec: SweepSpec, document: dict[str, Any], out: str, master: str, parallelism: int | None
 ) -> SweepOutcome:
     """Run a sweep with a progress bar and the summary table."""
-    console = Console(stderr=False)
+    console = Console(width=None if Console().is_terminal else 120)
     Path(out).mkdir(parents=True, exist_ok=True)
     write_json_document(Path(out) / SPEC_FILE, {"format": "inev-sweep/1", "spec": document})
     start, stop = _progress_factory(console, spec.name)
@@ -181,7 +184,7 @@ def plot_command(
         table,
         out,
         x=x,
-        y=y,
+        y=y_metrics,
         lines=lines,
         log=log,
         methods=methods or None,

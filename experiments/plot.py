@@ -74,7 +74,7 @@ def series(
     for column in (x, *metrics, *([lines] if lines else [])):
         if column not in table.column_names:
             raise InevError(f"results have no column {column!r}")
-    groups: dict[tuple[str, str, str], dict[Any, list[float]]] = {}
+    groups: dict[tuple[str, str, tuple], dict[Any, list[float]]] = {}
     for row in table.to_pylist():
         if row.get("error") is not None or (methods and row["method"] not in methods):
             continue
@@ -84,7 +84,7 @@ def series(
             value = float(row[metric])
             if not math.isfinite(value):
                 continue
-            label = f"{lines} = {row[lines]}" if lines else ""
+            label = (row[lines],) if lines else ()
             key = (metric, row["method"], label)
             groups.setdefault(key, {}).setdefault(row[x], []).append(value)
     several_methods = len({k[1] for k in groups}) > 1
@@ -92,10 +92,11 @@ def series(
     for (metric, method, label), by_x in sorted(
         groups.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])
     ):
+        text = f"{lines} = {label[0]}" if label else ""
         parts = [
             LABELS.get(metric, metric) if len(metrics) > 1 else "",
-            method if several_methods or not (label or len(metrics) > 1) else "",
-            label,
+            method if several_methods or not (text or len(metrics) > 1) else "",
+            text,
         ]
         points = []
         for xv in sorted(by_x):

@@ -38,6 +38,10 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = error
 """
 
 
@@ -75,7 +79,7 @@ def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any
         log_folder = Path(tempfile.gettempdir()) / "inev-spark"
         log_folder.mkdir(exist_ok=True)
         log_file = log_folder / "log4j2.properties"
-        if not log_file.exists():
+        if not log_file.exists() or log_file.read_text() != _LOG4J:
             log_file.write_text(_LOG4J)
         java_options = (
             f"-Dlog4j2.configurationFile=file:{log_file} -Dlog4j.configurationFile=file:{log_file}"
@@ -90,12 +94,23 @@ def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any
             .config("spark.python.worker.reuse", "true")
             .config("spark.sql.shuffle.partitions", "4")
         )
+        fresh = SparkSession.getActiveSession() is None
         session = builder.getOrCreate()
         session.sparkContext.setLogLevel("ERROR")
         if not is_local(master) and not getattr(session, "_inev_shipped", False):
             session.sparkContext.addPyFile(str(package_zip(tempfile.mkdtemp(prefix="inev-zip-"))))
             session._inev_shipped = True
+        if fresh:
+            slots = session.sparkContext.defaultParallelism
+            session.sparkContext.parallelize(range(slots), slots).map(_warm_worker).collect()
         return session
+
+
+def _warm_worker(_: int) -> int:
+    """Import the task code once in a Python worker, so the first tasks do not pay for it."""
+    import inev.experiments.measure  # noqa: F401
+
+    return 0
 
 
 def _python() -> str:

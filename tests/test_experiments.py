@@ -27,7 +27,9 @@ def shrunk(document):
 @pytest.mark.parametrize("name", preset_names())
 def test_every_preset_runs_at_small_size_and_plots(name, tmp_path, run_cli):
     if name == "fig9":
-        pytest.importorskip("inev.planner.repair", reason="rate-swap sweeps need the planner's repair")
+        pytest.importorskip(
+            "inev.planner.repair", reason="rate-swap sweeps need the planner's repair"
+        )
     _, document = resolve_spec(name)
     spec = parse_spec(shrunk(document))
     outcome = run_sweep(spec, tmp_path / "r", master="serial")

@@ -88,12 +88,15 @@ class Graph:
         out = []
         for w in windows if self.windowed else (0,):
             stores = self.stores.get(w)
-            total = self.spec.identity
+            total = None
             if stores:
                 for key in incoming:
                     store = stores.get(key)
                     if store is not None:
-                        total = self.spec.combine(total, store.query(attributes))
+                        found = store.query(attributes)
+                        total = found if total is None else self.spec.combine(total, found)
+            if total is None:
+                total = self.spec.identity
             if self.windowed:
                 vector = self.spec.vertex(total, start, type_name, attributes)
                 if vector is not None:

@@ -19,6 +19,7 @@ affected block (range) or the remaining vertices (total); removals are rare.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Mapping
@@ -34,8 +35,8 @@ def _reduce(op: str, values: list[Any]) -> Any:
     if op == SUM:
         return sum(values)
     if op == MIN:
-        return min(values, default=float("inf"))
-    return max(values, default=float("-inf"))
+        return min(values, default=math.inf)
+    return max(values, default=-math.inf)
 
 
 class TotalStore:
@@ -121,8 +122,9 @@ class RangeStore:
         self.ops = spec.ops
         self.range = range_key
         self.keys: list[list[Any]] = []  # per block, sorted keys
-        self.blocks: list[list[list[Any]]] = []  # per block, per component, values
-        self.totals: list[list[Any]] = []  # per block, per component, reduced value
+        # per block, one column of values per component, then a column of seq numbers
+        self.blocks: list[list[list[Any]]] = []
+        self.totals: list[list[Any]] = [[] for _ in spec.ops]  # per component, per block
         self.maxes: list[Any] = []  # last key of each block
         self.log: deque[tuple[float, Any, int]] = deque()  # (time, key, seq) in time order
         self.seq = 0
@@ -137,7 +139,8 @@ class RangeStore:
         if not self.keys:
             self.keys.append([key])
             self.blocks.append([*([v] for v in vector), [self.seq]])
-            self.totals.append(list(vector))
+            for c, v in enumerate(vector):
+                self.totals[c].append(v)
             self.maxes.append(key)
             return
         b = bisect_right(self.maxes, key)
@@ -147,15 +150,17 @@ class RangeStore:
         keys = self.keys[b]
         i = bisect_right(keys, key)
         keys.insert(i, key)
-        block, total = self.blocks[b], self.totals[b]
+        block = self.blocks[b]
         for c, o in enumerate(self.ops):
             v = vector[c]
             block[c].insert(i, v)
-            t = total[c]
-            total[c] = (
-                t + v if o == SUM else (v if v < t else t) if o == MIN else (v if v > t else t)
-            )
-        block[-1].insert(i, self.seq)  # the last column holds the seq numbers
+            totals = self.totals[c]
+            t = totals[b]
+            if o == SUM:
+                totals[b] = t + v
+            elif (v < t) if o == MIN else (v > t):
+                totals[b] = v
+        block[-1].insert(i, self.seq)
         if len(keys) > 2 * LOAD:
             self._split(b)
 
@@ -166,10 +171,8 @@ class RangeStore:
         left = [col[:half] for col in block]
         right = [col[half:] for col in block]
         self.blocks[b : b + 1] = [left, right]
-        self.totals[b : b + 1] = [
-            [_reduce(o, left[c]) for c, o in enumerate(self.ops)],
-            [_reduce(o, right[c]) for c, o in enumerate(self.ops)],
-        ]
+        for c, o in enumerate(self.ops):
+            self.totals[c][b : b + 1] = [_reduce(o, left[c]), _reduce(o, right[c])]
         self.maxes[b : b + 1] = [keys[half - 1], keys[-1]]
 
     def query(self, attributes: Mapping[str, Any]) -> Vector:
@@ -184,21 +187,22 @@ class RangeStore:
         else:
             b = bisect_right(self.maxes, x)
             i = bisect_right(self.keys[b], x) if b < len(self.keys) else 0
-        prefix = op in ("<", "<=")
+        prefix = op == "<" or op == "<="
+        inside = b < len(self.blocks)
         out = []
         for c, o in enumerate(self.ops):
             if prefix:
-                whole = [t[c] for t in self.totals[:b]]
-                part = self.blocks[b][c][:i] if b < len(self.blocks) else []
+                whole = self.totals[c][:b]
+                part = self.blocks[b][c][:i] if inside else []
             else:
-                whole = [t[c] for t in self.totals[b + 1 :]]
-                part = self.blocks[b][c][i:] if b < len(self.blocks) else []
+                whole = self.totals[c][b + 1 :]
+                part = self.blocks[b][c][i:] if inside else []
             if o == SUM:
                 out.append(sum(whole) + sum(part))
             elif o == MIN:
-                out.append(min(min(whole, default=float("inf")), min(part, default=float("inf"))))
+                out.append(min(min(whole, default=math.inf), min(part, default=math.inf)))
             else:
-                out.append(max(max(whole, default=float("-inf")), max(part, default=float("-inf"))))
+                out.append(max(max(whole, default=-math.inf), max(part, default=-math.inf)))
         return tuple(out)
 
     def remove_before(self, time: float) -> None:
@@ -217,17 +221,20 @@ class RangeStore:
             if i == len(seqs):
                 b, i = b + 1, 0
                 seqs = self.blocks[b][-1]
-        keys, block, total = self.keys[b], self.blocks[b], self.totals[b]
+        keys, block = self.keys[b], self.blocks[b]
         del keys[i]
         del block[-1][i]
         for c, o in enumerate(self.ops):
             v = block[c].pop(i)
+            totals = self.totals[c]
             if o == SUM:
-                total[c] -= v
-            elif v == total[c]:
-                total[c] = _reduce(o, block[c])
+                totals[b] -= v
+            elif v == totals[b]:
+                totals[b] = _reduce(o, block[c])
         if not keys:
-            del self.keys[b], self.blocks[b], self.totals[b], self.maxes[b]
+            del self.keys[b], self.blocks[b], self.maxes[b]
+            for totals in self.totals:
+                del totals[b]
         else:
             self.maxes[b] = keys[-1]
 

@@ -104,6 +104,7 @@ class GretaQuery:
         self.time: float | None = None
         self.batch: dict[tuple[Any, ...], list[tuple[str, Mapping[str, Any]]]] = {}
         self.peak_vertices = 0
+        self.next_close = float("-inf")  # end of the oldest window with results pending
 
     def push(self, event: Event) -> list[dict[str, Any]]:
         """Add one event (time stamps must not decrease); return results of closed windows."""
@@ -148,6 +149,8 @@ class GretaQuery:
 
     def _close_before(self, time: float) -> list[dict[str, Any]]:
         c = self.compiled
+        if not self.seen or time < self.next_close:
+            return []
         out = []
         for w in sorted(self.seen):
             start, end = window_bounds(w, c.window, c.slide)
@@ -166,6 +169,9 @@ class GretaQuery:
                 )
         if out or time == float("inf"):
             self._purge(time)
+        self.next_close = (
+            window_bounds(min(self.seen), c.window, c.slide)[1] if self.seen else float("-inf")
+        )
         return out
 
     def _purge(self, time: float) -> None:

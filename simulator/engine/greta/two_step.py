@@ -40,6 +40,10 @@ class _Budget:
         self.deadline = deadline
         self.trends = 0
 
+    def check(self) -> None:
+        if self.deadline is not None and clock.perf_counter() > self.deadline:
+            raise TrendLimitExceeded("deadline passed")
+
     def tick(self) -> None:
         self.trends += 1
         if self.limit is not None and self.trends > self.limit:
@@ -70,6 +74,7 @@ def _trends(
     pointers: list[list[int]] = []
     kept: list[Event] = []
     for e in mine:
+        budget.check()
         links = []
         for i, p in enumerate(kept):
             if p.time >= e.time:

@@ -248,3 +248,54 @@ def test_binomial_count_for_seq_of_kleene() -> None:
     assert values("SEQ(KL(A), KL(B))", events) == [7 * 15]
     # COUNT(B): each b is in half of the non-empty B-subsets containing it: 7 * 4 * 2^3
     assert values("SEQ(KL(A), KL(B))", events, returns="COUNT(B)") == [7 * 4 * 2**3]
+
+
+def test_memory_stays_bounded_by_the_window() -> None:
+    # 40 tumbling windows of 50 events each; the graphs hold at most one window's events
+    query = Query.build(
+        "q", "SEQ(KL(A), NOT(C), B)", where="A.v < NEXT(A).v", returns="COUNT(*)", group_by=["g"]
+    )
+    runner = GretaQuery(compile_query(query, 50.0))
+    sizes = []
+    results = []
+    for i in range(2000):
+        event = Event(float(i), "ACB"[i % 3], i, None, {"v": (i * 7) % 11, "g": i % 2})
+        results += runner.push(event)
+        sizes.append(sum(g.size() for g in runner.groups.values()))
+    results += runner.finish()
+    assert len(results) == 40 * 2
+    # a window holds at most 17 A's, each stored twice (stores A->A and A->B); B's start
+    # nothing and C's form a one-type negative graph without stores: without purging, the
+    # graphs would hold all 667 A's twice by the end
+    assert max(sizes) <= 2 * 17
+    assert runner.groups == {}
+
+
+def test_workload_runs_every_aggregation_query_with_its_slide() -> None:
+    from inev.simulator.engine.greta import greta_workload
+    from inev.workloads.workload import Workload
+
+    workload = Workload.build(
+        window=4.0,
+        slide=2.0,
+        queries=[
+            Query.build("count", "KL(A)", returns="COUNT(*)"),
+            Query.build("plain", "SEQ(A, B)"),
+            Query.build("total", "SEQ(A, B)", returns="SUM(B.x)"),
+        ],
+    )
+    events = [
+        Event(1.0, "A"),
+        Event(2.0, "B", None, None, {"x": 5}),
+        Event(3.0, "A"),
+        Event(5.0, "B", None, None, {"x": 7}),
+    ]
+    got = {(r["query"], r["window_start"]): r["value"] for r in greta_workload(workload, events)}
+    # windows [0,4): a1 b2 a3; [2,6): b2 a3 b5; [4,8): b5
+    assert got == {
+        ("count", 0.0): 3,  # a1, a3, (a1, a3)
+        ("count", 2.0): 1,
+        ("total", 0.0): 5,  # (a1, b2)
+        ("total", 2.0): 7,  # (a3, b5)
+        ("total", 4.0): 0,  # b5 alone: no trend
+    }

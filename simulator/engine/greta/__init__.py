@@ -8,7 +8,7 @@ edge predicates), :mod:`.aggregates` (§2 Def. 2 and §4.2 propagation), :mod:`.
 """
 
 from .events import Event, as_event, read_trace_csv
-from .runtime import CompiledQuery, GretaQuery, compile_query, greta_aggregates
+from .runtime import CompiledQuery, GretaQuery, compile_query, greta_aggregates, greta_workload
 from .template import Template, Transition, build_template
 from .two_step import TrendLimitExceeded, two_step_aggregates
 
@@ -23,6 +23,7 @@ __all__ = [
     "build_template",
     "compile_query",
     "greta_aggregates",
+    "greta_workload",
     "read_trace_csv",
     "two_step_aggregates",
 ]

@@ -48,6 +48,8 @@ class AggregateSpec:
 
     def combine(self, left: Vector, right: Vector) -> Vector:
         """Componentwise combination (sum, min or max) of two vectors."""
+        if len(left) == 1 and self.ops[0] == SUM:  # COUNT(*), the common case
+            return (left[0] + right[0],)
         return tuple(
             a + b if o == SUM else (a if a <= b else b) if o == MIN else (a if a >= b else b)
             for o, a, b in zip(self.ops, left, right, strict=True)

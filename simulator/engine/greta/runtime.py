@@ -27,7 +27,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.workloads.query import validate_pattern
-from inev.workloads.workload import Query
+from inev.workloads.workload import Query, Workload
 
 from .aggregates import AggregateSpec, aggregate_spec
 from .events import Event, as_event
@@ -142,7 +142,8 @@ class GretaQuery:
             if graphs is None:
                 graphs = self.groups[group] = GroupGraphs(c.pattern)
             graphs.batch(time, events, windows)
-            if any(t in c.positive_types for t, _ in events):
+            positive = c.positive_types
+            if any(t in positive for t, _ in events):
                 for w in windows:
                     self.seen.setdefault(w, set()).add(group)
         self.batch = {}
@@ -198,7 +199,7 @@ def greta_aggregates(
 ) -> Iterator[dict[str, Any]]:
     """Yield one aggregate per window and group for ``query`` over time-ordered ``events``.
 
-    >>> from inev.workloads.workload import Query
+    >>> from inev.workloads.workload import Query, Workload
     >>> q = Query.build("q", "KL(A)", returns="COUNT(*)")
     >>> [r["value"] for r in greta_aggregates(q, [{"time": t, "type": "A"} for t in (1, 2, 3)], 10)]
     [7]
@@ -207,3 +208,27 @@ def greta_aggregates(
     for item in events:
         yield from runner.push(as_event(item))
     yield from runner.finish()
+
+
+def greta_workload(
+    workload: Workload, events: Iterable[Event | Mapping[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """Results of every query with a ``return`` clause of ``workload``, in one pass.
+
+    Results are yielded as windows close; within one closing step, queries keep the
+    workload's order. Queries without ``return`` are skipped (they produce matches, not
+    aggregates).
+    """
+    runners = [
+        GretaQuery(compile_query(q, workload.window, workload.slide))
+        for q in workload.queries
+        if q.returns is not None
+    ]
+    if not runners:
+        return
+    for item in events:
+        event = as_event(item)
+        for runner in runners:
+            yield from runner.push(event)
+    for runner in runners:
+        yield from runner.finish()

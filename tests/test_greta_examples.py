@@ -182,7 +182,7 @@ def test_template_of_nested_pattern() -> None:
 @pytest.mark.parametrize(
     ("pattern", "returns", "message"),
     [
-        ("SEQ(NOT(A), B)", "COUNT(*)", "preceded and followed"),
+        ("SEQ(A, SEQ(NOT(B), C))", "COUNT(*)", "only in the outermost SEQ"),
         ("KL(NOT(A))", "COUNT(*)", "Kleene over a negation"),
         ("NOT(A)", "COUNT(*)", "outermost"),
         ("SEQ(A, NOT(B), NOT(C), D)", "COUNT(*)", "adjacent negations"),
@@ -299,3 +299,24 @@ def test_workload_runs_every_aggregation_query_with_its_slide() -> None:
         ("total", 2.0): 7,  # (a3, b5)
         ("total", 4.0): 0,  # b5 alone: no trend
     }
+
+
+def test_q3_leading_negation_per_sliding_window() -> None:
+    # Q3 style: slowing cars with no accident before them in the window
+    speeds = {1: 50, 2: 40, 4: 30, 5: 20}
+    events = [Event(float(t), "P", None, None, {"speed": v}) for t, v in speeds.items()]
+    events.insert(2, Event(3.0, "A"))
+    query = Query.build(
+        "q3", "SEQ(NOT(A), KL(P))", where="P.speed > NEXT(P).speed", returns="COUNT(*)"
+    )
+    got = [(r["window_start"], r["value"]) for r in greta_aggregates(query, events, 10.0, 2.0)]
+    # [0,10): trends must start at p1 or p2 (a3 precedes p4, p5): 15 subsets - 3 = 12
+    # [2,12): must start at p2: {p2} x subsets of {p4, p5}: 4
+    # [4,14): the accident is outside the window: all 3 subsets of {p4, p5}
+    assert got == [(0.0, 12), (2.0, 4), (4.0, 3)]
+    # a trailing negation drops trends followed by an accident in the window
+    trailing = Query.build("t", "SEQ(KL(P), NOT(A))", returns="COUNT(*)")
+    got = [(r["window_start"], r["value"]) for r in greta_aggregates(trailing, events, 10.0, 2.0)]
+    # [0,10): all 15 subsets but the 3 of {p1, p2} (they end before a3);
+    # [2,12): the 7 subsets of {p2, p4, p5} but {p2}; [4,14): the 3 subsets of {p4, p5}
+    assert got == [(0.0, 12), (2.0, 6), (4.0, 3)]

@@ -122,8 +122,9 @@ def brute_force_trends(query: Query, events: list[Event]) -> list[tuple[Event, .
             done = 0  # positive parts before the current child
             for c in children:
                 if isinstance(c, Operator) and c.kind == "NOT":
-                    after = events[parts[done - 1][-1]].time
-                    before = events[parts[done][0]].time
+                    # first or last (outermost SEQ only): anywhere in the window before/after
+                    after = events[parts[done - 1][-1]].time if done else float("-inf")
+                    before = events[parts[done][0]].time if done < len(parts) else float("inf")
                     if exists_between(c.children[0], after, before):
                         ok = False
                         break
@@ -357,6 +358,9 @@ PATTERNS = [
     "SEQ(KL(OR(A, B)), C)",
     "KL(OR(SEQ(A, B), C))",
     "SEQ(A, NOT(KL(C)), B, NOT(D), KL(E))",
+    "SEQ(NOT(C), KL(A))",
+    "SEQ(KL(A), B, NOT(C))",
+    "SEQ(NOT(SEQ(C, D)), KL(SEQ(A, NOT(E), B)), NOT(KL(F)))",
 ]
 WHERES = [
     None,

@@ -129,8 +129,9 @@ def validate_pattern(pattern: Pattern, where: str = "pattern", aggregation: bool
     exactly three children; SEQ, AND and OR have at least two children. With
     ``aggregation=True`` (queries with a ``return`` clause) the GRETA rules apply (§2 of
     the GRETA paper): KL may nest over any sub-pattern, ``NOT(N)`` may appear inside a SEQ
-    between two positive children; refused are negation outermost or next to another
-    negation, Kleene over a negation, and AND (GRETA §9 only sketches conjunction).
+    between two positive children, or first or last in the outermost SEQ (as in the
+    paper's Q3); refused are negation outermost or next to another negation, Kleene over
+    a negation, and AND (GRETA §9 only sketches conjunction).
     """
     if aggregation:
         _check_aggregation(pattern, None, where)
@@ -179,14 +180,15 @@ def _check_aggregation(node: Pattern, parent: Operator | None, where: str) -> No
             raise InevError(f"{where}: NOT takes exactly one child in {node}")
     if node.kind == "SEQ":
         negated = [isinstance(c, Operator) and c.kind == "NOT" for c in node.children]
-        if negated[0] or negated[-1]:
+        if (negated[0] or negated[-1]) and parent is not None:
             raise InevError(
-                f"{where}: negation must be preceded and followed by a positive pattern in {node}"
+                f"{where}: negation first or last is allowed only in the outermost SEQ, "
+                f"not in {node}"
             )
         if any(a and b for a, b in pairwise(negated)):
             raise InevError(f"{where}: two adjacent negations in {node}")
-        if sum(not n for n in negated) < 2:
-            raise InevError(f"{where}: SEQ needs at least two positive children in {node}")
+        if not sum(not n for n in negated):
+            raise InevError(f"{where}: SEQ needs a positive child in {node}")
     for child in node.children:
         _check_aggregation(child, node, where)
 

@@ -18,6 +18,11 @@ values), the GRETA graph of the positive pattern and one graph per negative sub-
   events of one time stamp are processed as one batch (the paper's stream transaction,
   §7): all vectors are computed against the graph before the batch, then inserted, then
   the batch's negative matches invalidate.
+- **Negation first or last** in the outermost SEQ (see :mod:`.template`): a leading
+  negative trend that ends before an event and starts inside one of its windows forbids
+  the event to *start* a trend in that window; a trailing negative trend removes the END
+  events before its start from the final aggregate of every open window (the finals are
+  kept per END event then, in time order).
 - **Purging.** A closed window's stores and final aggregate are dropped; negative-graph
   vertices older than the oldest open window are dropped (a negative trend that starts
   before it cannot lie between two events of an open window).
@@ -25,7 +30,7 @@ values), the GRETA graph of the positive pattern and one graph per negative sub-
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +40,7 @@ from .predicates import Predicates
 from .template import Template
 
 Store = TotalStore | RangeStore | ScanStore
+LEADING, TRAILING = -1, -2  # guards of the outermost SEQ's first and last negation
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,7 @@ class Graph:
         spec: AggregateSpec,
         windowed: bool,
         parent: tuple[Graph, int] | None = None,
+        window_start: Callable[[int], float] | None = None,
     ) -> None:
         self.template = template
         self.predicates = predicates
@@ -74,19 +81,28 @@ class Graph:
                 self.guarded.setdefault(x.guard, []).append((x.source, x.target))
         self.stores: dict[int, dict[tuple[str, str], Store]] = {}
         self.final: dict[int, Vector] = {}
+        self.final_ends: dict[int, TotalStore] = {}  # with a trailing negation
+        self.window_start = window_start
+        self.lead_cut = float("-inf")  # latest start of a finished leading negative trend
         self.children = [
             Graph(n, predicates, LATEST_START, False, (self, i))
             for i, n in enumerate(template.negations)
         ]
+        for guard, n in ((LEADING, template.leading), (TRAILING, template.trailing)):
+            if n is not None:
+                self.children.append(Graph(n, predicates, LATEST_START, False, (self, guard)))
 
     def vectors(
         self, type_name: str, attributes: Mapping[str, Any], time: float, windows: range
     ) -> list[tuple[int, Vector]]:
         """The vectors of a new event per window (computed, not yet inserted)."""
-        start = type_name in self.template.starts
+        starts = type_name in self.template.starts
+        leading = self.template.leading is not None and self.window_start is not None
         incoming = self.incoming[type_name]
         out = []
         for w in windows if self.windowed else (0,):
+            # a leading negative trend inside the window before the event forbids a start
+            start = starts and not (leading and self.lead_cut >= self.window_start(w))
             stores = self.stores.get(w)
             total = None
             if stores:
@@ -127,12 +143,29 @@ class Graph:
         if type_name in self.template.ends:
             if not self.windowed:
                 return vector[0]
+            if self.template.trailing is not None:
+                ends = self.final_ends.get(window)
+                if ends is None:
+                    ends = self.final_ends[window] = TotalStore(self.spec)
+                ends.add(time, attributes, vector)
+                return None
             old = self.final.get(window)
             self.final[window] = vector if old is None else self.spec.combine(old, vector)
         return None
 
     def invalidate(self, guard: int, before: float) -> None:
-        """A negative trend starting at ``before`` ended: guarded stores drop older vertices."""
+        """A negative trend starting at ``before`` ended: guarded stores drop older vertices.
+
+        For the leading negation it forbids later starts in windows that contain it; for
+        the trailing one it removes earlier END events from the open windows' finals.
+        """
+        if guard == LEADING:
+            self.lead_cut = max(self.lead_cut, before)
+            return
+        if guard == TRAILING:
+            for ends in self.final_ends.values():
+                ends.remove_before(before)
+            return
         for stores in self.stores.values():
             for key in self.guarded.get(guard, ()):
                 store = stores.get(key)
@@ -148,18 +181,26 @@ class Graph:
     def close(self, window: int) -> Vector:
         """Drop a window's stores and return its final vector."""
         self.stores.pop(window, None)
+        ends = self.final_ends.pop(window, None)
+        if ends is not None:
+            return ends.total
         return self.final.pop(window, self.spec.identity)
 
     def size(self) -> int:
         """Number of stored vertex entries (over stores and windows)."""
-        return sum(len(s) for stores in self.stores.values() for s in stores.values())
+        ends = sum(len(s) for s in self.final_ends.values())
+        return ends + sum(len(s) for stores in self.stores.values() for s in stores.values())
 
 
 class GroupGraphs:
     """The positive graph and all negative graphs of one group."""
 
-    def __init__(self, compiled: CompiledPattern) -> None:
-        self.root = Graph(compiled.template, compiled.predicates, compiled.spec, True)
+    def __init__(
+        self, compiled: CompiledPattern, window_start: Callable[[int], float] | None = None
+    ) -> None:
+        self.root = Graph(
+            compiled.template, compiled.predicates, compiled.spec, True, None, window_start
+        )
         self.graphs: list[Graph] = []
         self.owner: dict[str, Graph] = {}
         stack = [self.root]

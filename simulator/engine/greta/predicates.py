@@ -101,8 +101,9 @@ class Predicates:
 
 def _all_templates(template: Template) -> list[Template]:
     out = [template]
-    for n in template.negations:
-        out.extend(_all_templates(n))
+    for n in (*template.negations, template.leading, template.trailing):
+        if n is not None:
+            out.extend(_all_templates(n))
     return out
 
 

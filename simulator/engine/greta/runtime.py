@@ -140,7 +140,9 @@ class GretaQuery:
         for group, events in self.batch.items():
             graphs = self.groups.get(group)
             if graphs is None:
-                graphs = self.groups[group] = GroupGraphs(c.pattern)
+                graphs = self.groups[group] = GroupGraphs(
+                    c.pattern, lambda w: window_bounds(w, c.window, c.slide)[0]
+                )
             graphs.batch(time, events, windows)
             positive = c.positive_types
             if any(t in positive for t, _ in events):

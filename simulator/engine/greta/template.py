@@ -16,8 +16,12 @@ Choices beyond the paper, and why:
 - Negation ``SEQ(P_i, NOT(N), P_j)`` (or ``NSEQ(P_i, N, P_j)``) is split off as in
   Algorithm 3: ``N`` gets its own template, and the transitions ``end(P_i) -> start(P_j)``
   are *guarded* by it: such an edge ``u -> v`` is valid only if no trend of ``N`` lies
-  strictly between ``u`` and ``v`` (Definition 1). Negation first or last in a SEQ (the
-  special cases left to the extended paper) is refused by the query validation.
+  strictly between ``u`` and ``v`` (Definition 1).
+- Negation first or last in the outermost SEQ (the paper's Q3, ``SEQ(NOT(N), P)``; the
+  paper leaves these cases to its extended version) gets a ``leading`` or ``trailing``
+  template. We define: a trend is refused when a trend of the leading ``N`` lies in its
+  window before the trend's first event, or a trend of the trailing ``N`` lies in its
+  window after the trend's last event. Elsewhere such negation is refused by validation.
 
 >>> from inev.workloads.syntax import parse_pattern
 >>> t = build_template(parse_pattern("KL(SEQ(KL(A), B))"))
@@ -52,6 +56,8 @@ class Template:
     ends: frozenset[str]
     transitions: tuple[Transition, ...]
     negations: tuple[Template, ...]
+    leading: Template | None = None
+    trailing: Template | None = None
 
     def incoming(self, target: str) -> tuple[Transition, ...]:
         """Transitions into ``target``."""
@@ -64,13 +70,35 @@ class Template:
     def all_types(self) -> tuple[str, ...]:
         """Types of this template and of all nested negative templates."""
         out = list(self.types)
-        for n in self.negations:
-            out.extend(n.all_types())
+        for n in (*self.negations, self.leading, self.trailing):
+            if n is not None:
+                out.extend(n.all_types())
         return tuple(out)
 
 
 def build_template(pattern: Pattern) -> Template:
     """The GRETA template of an aggregation pattern (validated with ``aggregation=True``)."""
+    if isinstance(pattern, Operator) and pattern.kind == "SEQ":
+        children = list(pattern.children)
+        ends: list[Template | None] = [None, None]
+        for side, index in ((0, 0), (1, -1)):
+            child = children[index] if children else None
+            if isinstance(child, Operator) and child.kind == "NOT":
+                ends[side] = build_template(child.children[0])
+                children.pop(index)
+        if ends != [None, None]:
+            inner = children[0] if len(children) == 1 else Operator("SEQ", tuple(children))
+            core = build_template(inner)
+            return Template(
+                pattern=pattern,
+                types=core.types,
+                starts=core.starts,
+                ends=core.ends,
+                transitions=core.transitions,
+                negations=core.negations,
+                leading=ends[0],
+                trailing=ends[1],
+            )
     transitions: dict[tuple[str, str], int | None] = {}
     negations: list[Template] = []
 

@@ -6,7 +6,9 @@ type that satisfy the edge predicates and whose edge no negative trend interrupt
 a depth-first search over the pointers from every END event constructs each trend, and
 the trends are aggregated one by one. Negative sub-patterns are evaluated the same way:
 their trends are constructed and an edge ``u -> v`` of a guarded transition is kept only
-if no negative trend starts after ``u`` and ends before ``v``.
+if no negative trend starts after ``u`` and ends before ``v``; a trend is dropped when a
+trend of a leading (trailing) negation of the outermost SEQ lies in the window before
+(after) it.
 
 The number of trends is exponential in the events per window, so :func:`two_step_aggregates`
 takes a ``limit`` on the trends constructed (and an optional ``deadline`` in seconds of
@@ -93,13 +95,25 @@ def _trends(
         if e.type in template.starts or links:
             kept.append(e)
             pointers.append(links)
+    # negation first or last in the outermost SEQ: no such negative trend in the window
+    # before the trend's first event (leading) or after its last event (trailing)
+    lead = (
+        [t[-1].time for t in _trends(template.leading, predicates, events, budget)]
+        if (template.leading)
+        else []
+    )
+    trail = (
+        [t[0].time for t in _trends(template.trailing, predicates, events, budget)]
+        if (template.trailing)
+        else []
+    )
     for i, e in enumerate(kept):
-        if e.type not in template.ends:
+        if e.type not in template.ends or any(s > e.time for s in trail):
             continue
         stack: list[tuple[int, list[Event]]] = [(i, [e])]
         while stack:
             j, path = stack.pop()
-            if kept[j].type in template.starts:
+            if kept[j].type in template.starts and not any(end < kept[j].time for end in lead):
                 budget.tick()
                 yield path[::-1]
             for p in pointers[j]:

@@ -403,3 +403,30 @@ def test_greta_on_nested_and_negated_patterns(pattern: str) -> None:
         ran += 1
         nonzero += sum(1 for r in expected if r["value"])
     assert ran >= 20 and nonzero >= 3, (ran, nonzero)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_range_store_with_tiny_blocks(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 2 force splits, multi-block range queries and removals across blocks."""
+    from inev.simulator.engine.greta import predecessors
+
+    monkeypatch.setattr(predecessors, "LOAD", 2)
+    rng = random.Random(2000 + seed)
+    patterns = ["KL(A)", "SEQ(KL(A), NOT(C), B)", "SEQ(KL(A), B)"]
+    wheres = ["A.v < NEXT(A).v", "A.v * 1.5 >= NEXT(A).v", "A.v <= B.v", "A.v > B.v"]
+    for _ in range(8):
+        pattern = rng.choice(patterns)
+        where = rng.choice(wheres if "B" in pattern else wheres[:2])
+        returns = rng.choice(["COUNT(*)", "SUM(A.v)", "MIN(A.v)", "MAX(A.v)", "AVG(A.v)"])
+        query = Query.build("q", pattern, where=where, returns=returns)
+        events = random_events(rng, query.types, 40)
+        events = [
+            Event(float(i), e.type, i, None, {**e.attributes, "v": rng.randint(0, 30)})
+            for i, e in enumerate(events)
+        ]
+        got = list(greta_aggregates(query, events, 25.0, 5.0))
+        assert got == list(two_step_aggregates(query, events, 25.0, 5.0, limit=10**6)), (
+            pattern,
+            where,
+            returns,
+        )

@@ -5,6 +5,18 @@ edge predicates), :mod:`.aggregates` (§2 Def. 2 and §4.2 propagation), :mod:`.
 (§7 vertex stores), :mod:`.graph` (§4.2, §5.2, §6 runtime graph), :mod:`.windows`,
 :mod:`.runtime` (grouping, windows, results), :mod:`.two_step` (the SASE-style baseline),
 :mod:`.events` (a minimal event model and CSV reader).
+
+Calling it (``inev match``, query sinks of the simulator)::
+
+    from inev.simulator.engine.greta import greta_workload, greta_aggregates, GretaQuery
+    for result in greta_workload(workload, events):   # every query with a return clause
+        out.write(json.dumps(result) + "\n")         # {"query", "window_start", ...}
+
+``events`` is any iterable in non-decreasing time order of :class:`Event`, trace rows
+(mappings with ``time``, ``type``, ``node``, ``id`` and attribute keys) or objects with
+``time``, ``type`` and ``attributes`` (or ``attrs``). A push-based sink uses
+``runner = GretaQuery(compile_query(query, workload.window, workload.slide))``, then
+``runner.push(event)`` (returns results of the windows that closed) and ``runner.finish()``.
 """
 
 from .events import Event, as_event, read_trace_csv

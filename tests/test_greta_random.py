@@ -274,6 +274,7 @@ def random_query(rng: random.Random, grouped: bool) -> Query:
                     f"{t}.v * 1.5 <= NEXT({t}).v",
                     f"NEXT({t}).v > {t}.v - 2",
                     f"{t}.v != NEXT({t}).v",
+                    f"{t}.w == NEXT({t}).w AND {t}.v <= NEXT({t}).v",
                 ]
             )
         )
@@ -368,6 +369,7 @@ WHERES = [
     "A.v * 1.5 <= NEXT(A).v",
     "NEXT(A).v >= A.v AND A.v > 0",
     "A.w == NEXT(A).w",
+    "A.w == NEXT(A).w AND NEXT(A).v > A.v",
     "C.v > 1",
     "A.v < B.v",
 ]
@@ -413,7 +415,12 @@ def test_range_store_with_tiny_blocks(seed: int, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(predecessors, "LOAD", 2)
     rng = random.Random(2000 + seed)
     patterns = ["KL(A)", "SEQ(KL(A), NOT(C), B)", "SEQ(KL(A), B)"]
-    wheres = ["A.v < NEXT(A).v", "A.v * 1.5 >= NEXT(A).v", "A.v <= B.v", "A.v > B.v"]
+    wheres = [
+        "A.v < NEXT(A).v",
+        "A.v * 1.5 >= NEXT(A).v AND NEXT(A).w == A.w",
+        "A.v <= B.v",
+        "A.v > B.v AND A.w == B.w",
+    ]
     for _ in range(8):
         pattern = rng.choice(patterns)
         where = rng.choice(wheres if "B" in pattern else wheres[:2])

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .aggregates import LATEST_START, AggregateSpec, Vector
-from .predecessors import RangeStore, ScanStore, TotalStore, make_store
+from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
 from .predicates import Predicates
 from .template import Template
 
-Store = TotalStore | RangeStore | ScanStore
+Store = TotalStore | RangeStore | ScanStore | PartitionStore
 LEADING, TRAILING = -1, -2  # guards of the outermost SEQ's first and last negation
 
 

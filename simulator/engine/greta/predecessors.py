@@ -11,6 +11,8 @@ negative trend invalidates them (§5.2) or when they expire. Three kinds:
   vertices are kept sorted by ``key(prev)`` in blocks with per-block totals (a square-root
   decomposition standing in for the paper's B-tree), O(sqrt n) per event. Chosen over a
   pure-Python balanced tree for simplicity: its inner loops are C-level ``sum``/``bisect``.
+- :class:`PartitionStore`: an equality edge predicate ``key(prev) == key(next)`` (the
+  paper's equivalence predicates): one inner store (total or range) per key value.
 - :class:`ScanStore`: any other edge predicates; each stored vertex is tested (O(n)).
 
 Min/max components cannot be subtracted, so removing a vertex recomputes them over the
@@ -22,11 +24,11 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .aggregates import MIN, SUM, AggregateSpec, Vector
-from .predicates import EdgePredicate, RangeKey
+from .predicates import EdgePredicate, EqualKey, RangeKey
 
 LOAD = 256  # block size of the range store; blocks split at twice this
 
@@ -242,12 +244,56 @@ class RangeStore:
         return len(self.log)
 
 
+class PartitionStore:
+    """Predecessors share the event's equality key: one inner store per key value."""
+
+    __slots__ = ("equal", "inner", "parts", "size")
+
+    def __init__(self, equal: EqualKey, inner: Callable[[], TotalStore | RangeStore]) -> None:
+        self.equal = equal
+        self.inner = inner
+        self.parts: dict[Any, TotalStore | RangeStore] = {}
+
+    def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
+        """Store a vertex in the part of its key (not stored when the key is undefined)."""
+        key = self.equal.prev_key(attributes)
+        if key is None:
+            return
+        part = self.parts.get(key)
+        if part is None:
+            part = self.parts[key] = self.inner()
+        part.add(time, attributes, vector)
+
+    def query(self, attributes: Mapping[str, Any]) -> Vector:
+        """The combined vector of the predecessors in the event's part."""
+        part = self.parts.get(self.equal.next_key(attributes))
+        if part is None:
+            return self.inner().spec.identity
+        return part.query(attributes)
+
+    def remove_before(self, time: float) -> None:
+        """Drop the vertices older than ``time`` (and empty parts)."""
+        for key in list(self.parts):
+            part = self.parts[key]
+            part.remove_before(time)
+            if not len(part):
+                del self.parts[key]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts.values())
+
+
 def make_store(
     spec: AggregateSpec, edge: EdgePredicate | None
-) -> TotalStore | RangeStore | ScanStore:
+) -> TotalStore | RangeStore | ScanStore | PartitionStore:
     """The store fitting a transition's edge predicates."""
     if edge is None:
         return TotalStore(spec)
+    if edge.equal is not None:
+        range_key = edge.range
+        if range_key is None:
+            return PartitionStore(edge.equal, lambda: TotalStore(spec))
+        return PartitionStore(edge.equal, lambda: RangeStore(spec, range_key))
     if edge.range is not None:
         return RangeStore(spec, edge.range)
     return ScanStore(spec, edge)

@@ -14,10 +14,14 @@ Anything else (three types, ``NEXT`` mixed with another type, a pair of types th
 never adjacent, a predicate across a negation boundary) is refused with a one-line error:
 GRETA evaluates predicates on vertices and edges only.
 
-An edge predicate ``f(prev) op g(next)`` with ``op`` in ``< <= > >=``, one side naming only
-the earlier event and the other only the later one, is *range-indexed* (the paper's Vertex
-Trees): predecessors are found by a range query over ``f(prev)``. Range keys must be real
-numbers; an event whose key is not (a string, a missing attribute, NaN) has no such edge.
+An edge predicate ``f(prev) op g(next)``, one side naming only the earlier event and the
+other only the later one, is indexed: with ``op`` ``==`` (an equivalence predicate such as
+``S.company == NEXT(S).company``) predecessors are partitioned by ``f(prev)``; with ``op``
+in ``< <= > >=`` they are found by a range query over ``f(prev)`` (the paper's Vertex
+Trees). One equality and one range predicate per transition are indexed, any further edge
+predicate makes the transition scan its predecessors. Range keys must be real numbers and
+equality keys numbers or strings; an event whose key is not (a missing attribute, NaN) has
+no such edge.
 """
 
 from __future__ import annotations
@@ -65,13 +69,25 @@ class RangeKey:
 
 
 @dataclass(frozen=True)
+class EqualKey:
+    """An edge predicate ``prev_key(prev) == next_key(next)`` answered by partitioning."""
+
+    prev_key: KeyFunction
+    next_key: KeyFunction
+
+
+@dataclass(frozen=True)
 class EdgePredicate:
-    """The predicates of one transition: conditions, and a range form when there is one."""
+    """The predicates of one transition: conditions, and their indexable forms.
+
+    ``equal`` and ``range`` are set only when they cover every condition of the edge.
+    """
 
     source: str
     target: str
     conditions: tuple[Condition, ...]
     range: RangeKey | None
+    equal: EqualKey | None = None
 
     def holds(self, prev: Mapping[str, Any], nxt: Mapping[str, Any]) -> bool:
         """Whether every condition holds from ``prev`` (earlier) to ``nxt`` (later)."""
@@ -145,7 +161,7 @@ def classify_predicates(where: Condition | None, template: Template, label: str)
             f"{label}: predicate {item} is neither a vertex nor an edge predicate (GRETA §6)"
         )
     edges = {
-        key: EdgePredicate(key[0], key[1], tuple(items), _range_form(items, key))
+        key: EdgePredicate(key[0], key[1], tuple(items), *_indexed_forms(items, key))
         for key, items in edge_conditions.items()
     }
     return Predicates({k: tuple(v) for k, v in local.items()}, edges)
@@ -162,20 +178,35 @@ def _side(expr: Expr, source: str, target: str) -> str | None:
     return sides.pop() if len(sides) == 1 else None
 
 
-def _range_form(items: list[Condition], key: tuple[str, str]) -> RangeKey | None:
-    if len(items) != 1 or not isinstance(items[0], Compare) or items[0].op not in _FLIP:
-        return None
-    c = items[0]
-    left, right = _side(c.left, *key), _side(c.right, *key)
-    if (left, right) == ("prev", "next"):
-        return RangeKey(compile_expr(c.left), c.op, compile_expr(c.right))
-    if (left, right) == ("next", "prev"):
-        return RangeKey(compile_expr(c.right), _FLIP[c.op], compile_expr(c.left))
-    return None
+def _indexed_forms(
+    items: list[Condition], key: tuple[str, str]
+) -> tuple[RangeKey | None, EqualKey | None]:
+    """The range and equality forms when together they are all of the edge's conditions."""
+    found_range: RangeKey | None = None
+    found_equal: EqualKey | None = None
+    for c in items:
+        if not isinstance(c, Compare) or (c.op not in _FLIP and c.op != "=="):
+            return None, None
+        left, right = _side(c.left, *key), _side(c.right, *key)
+        if (left, right) == ("prev", "next"):
+            prev, op, nxt = c.left, c.op, c.right
+        elif (left, right) == ("next", "prev"):
+            prev, op, nxt = c.right, _FLIP.get(c.op, c.op), c.left
+        else:
+            return None, None
+        if op == "==" and found_equal is None:
+            found_equal = EqualKey(compile_expr(prev, numeric=False), compile_expr(nxt, False))
+        elif op != "==" and found_range is None:
+            found_range = RangeKey(compile_expr(prev), op, compile_expr(nxt))
+        else:
+            return None, None
+    return found_range, found_equal
 
 
-def compile_expr(expr: Expr) -> KeyFunction:
+def compile_expr(expr: Expr, numeric: bool = True) -> KeyFunction:
     """A function of one event's attributes computing ``expr``; ``None`` when undefined.
+
+    With ``numeric`` the value must be a real number, else also a string or a boolean.
 
     Only the attribute name is used (the type and ``NEXT`` are implied by the edge side).
     Compiled to closures because the range index calls it once per event and edge side.
@@ -187,6 +218,8 @@ def compile_expr(expr: Expr) -> KeyFunction:
             value = inner(attributes)
         except (KeyError, TypeError, ArithmeticError):
             return None
+        if not numeric and isinstance(value, str | bool):
+            return value
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None
         if isinstance(value, float) and math.isnan(value):

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal, TypeAlias
 
 from inev.common.errors import InevError
 
-OPERATORS = ("SEQ", "AND", "OR", "KL", "NSEQ")
-Kind: TypeAlias = Literal["SEQ", "AND", "OR", "KL", "NSEQ"]
+OPERATORS = ("SEQ", "AND", "OR", "KL", "NSEQ", "NOT")
+Kind: TypeAlias = Literal["SEQ", "AND", "OR", "KL", "NSEQ", "NOT"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,11 @@ def nseq(first: Pattern | str, negated: Pattern | str, last: Pattern | str) -> O
     return Operator("NSEQ", _wrap((first, negated, last)))
 
 
+def not_(child: Pattern | str) -> Operator:
+    """GRETA's negation ``NOT(N)``, allowed only inside a SEQ of an aggregation query."""
+    return Operator("NOT", _wrap((child,)))
+
+
 def _wrap(children: tuple[Pattern | str, ...]) -> tuple[Pattern, ...]:
     return tuple(Primitive(c) if isinstance(c, str) else c for c in children)
 
@@ -92,11 +98,13 @@ def event_types(pattern: Pattern) -> tuple[str, ...]:
 
 
 def negated_types(pattern: Pattern) -> frozenset[str]:
-    """Types that occur under the middle child of an NSEQ (events that must be absent)."""
+    """Types that occur under the middle child of an NSEQ or under a NOT (events that must be absent)."""
     found: set[str] = set()
     for node in walk(pattern):
         if isinstance(node, Operator) and node.kind == "NSEQ" and len(node.children) == 3:
             found.update(event_types(node.children[1]))
+        if isinstance(node, Operator) and node.kind == "NOT":
+            found.update(event_types(node))
     return frozenset(found)
 
 
@@ -114,12 +122,19 @@ def has_operator(pattern: Pattern, kind: Kind) -> bool:
     return any(isinstance(n, Operator) and n.kind == kind for n in walk(pattern))
 
 
-def validate_pattern(pattern: Pattern, where: str = "pattern") -> None:
+def validate_pattern(pattern: Pattern, where: str = "pattern", aggregation: bool = False) -> None:
     """Check the structural rules of §3.2; raise :class:`InevError` naming the first problem.
 
     Rules: every type at most once; KL has exactly one child, a primitive; NSEQ has
-    exactly three children; SEQ, AND and OR have at least two children.
+    exactly three children; SEQ, AND and OR have at least two children. With
+    ``aggregation=True`` (queries with a ``return`` clause) the GRETA rules apply (§2 of
+    the GRETA paper): KL may nest over any sub-pattern, ``NOT(N)`` may appear inside a SEQ
+    between two positive children, or first or last in the outermost SEQ (as in the
+    paper's Q3); refused are negation outermost or next to another negation, Kleene over
+    a negation, and AND (GRETA §9 only sketches conjunction).
     """
+    if aggregation:
+        _check_aggregation(pattern, None, where)
     seen: set[str] = set()
     for node in walk(pattern):
         if isinstance(node, Primitive):
@@ -133,6 +148,8 @@ def validate_pattern(pattern: Pattern, where: str = "pattern") -> None:
         if node.kind == "KL":
             if count != 1:
                 raise InevError(f"{where}: KL takes exactly one child, got {count} in {node}")
+            if aggregation:
+                continue
             if not isinstance(node.children[0], Primitive):
                 raise InevError(f"{where}: KL over a non-primitive {node.children[0]} in {node}")
         elif node.kind == "NSEQ":
@@ -140,8 +157,38 @@ def validate_pattern(pattern: Pattern, where: str = "pattern") -> None:
                 raise InevError(
                     f"{where}: NSEQ needs three children (first, negated, last) in {node}"
                 )
+        elif node.kind == "NOT":
+            if not aggregation:
+                raise InevError(f"{where}: NOT is allowed only in queries with a return clause")
         elif count < 2:
             raise InevError(f"{where}: {node.kind} needs at least two children in {node}")
+
+
+def _check_aggregation(node: Pattern, parent: Operator | None, where: str) -> None:
+    if isinstance(node, Primitive):
+        return
+    if node.kind == "NOT":
+        if parent is None:
+            raise InevError(f"{where}: negation may not be the outermost operator in {node}")
+        if parent.kind == "KL":
+            raise InevError(f"{where}: Kleene over a negation in {parent}")
+        if parent.kind != "SEQ":
+            raise InevError(f"{where}: NOT must be a child of SEQ, not of {parent.kind}")
+        if len(node.children) != 1:
+            raise InevError(f"{where}: NOT takes exactly one child in {node}")
+    if node.kind == "SEQ":
+        negated = [isinstance(c, Operator) and c.kind == "NOT" for c in node.children]
+        if (negated[0] or negated[-1]) and parent is not None:
+            raise InevError(
+                f"{where}: negation first or last is allowed only in the outermost SEQ, "
+                f"not in {node}"
+            )
+        if any(a and b for a, b in pairwise(negated)):
+            raise InevError(f"{where}: two adjacent negations in {node}")
+        if not sum(not n for n in negated):
+            raise InevError(f"{where}: SEQ needs a positive child in {node}")
+    for child in node.children:
+        _check_aggregation(child, node, where)
 
 
 def split_or(pattern: Pattern) -> list[Pattern]:

@@ -101,6 +101,8 @@ def log2_rate(
             return own + _log2_sum(children)
         if node.kind == "NSEQ":
             return own + children[0] + children[2]
+        if node.kind == "NOT":  # an absent sub-pattern adds no events to a match
+            return 0.0
         if node.kind == "KL":
             inner = children[0]
             exponent = 2.0**inner if inner < 1100 else math.inf

@@ -77,10 +77,7 @@ class Query:
             raise InevError(f"query name must be a non-empty string, got {name!r}")
         where_label = f"query {name}"
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
-        try:
-            validate_pattern(tree, where=f"query {name}")
-        except InevError:
-            raise
+        validate_pattern(tree, where=f"query {name}", aggregation=returns is not None)
         for t in event_types(tree):
             check_type_name(t, where=f"query {name}: event type")
         types = set(event_types(tree))

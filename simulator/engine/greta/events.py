@@ -1,0 +1,95 @@
+"""A minimal event model and CSV trace reader for GRETA (SPEC.md "Trace").
+
+The general trace reader belongs to the local engine; this one only reads what GRETA
+needs. A trace row has ``time, type, node, id`` and any attribute columns; attribute
+values that look like integers or floats become numbers, empty cells are left out.
+
+>>> e = as_event({"time": "1.5", "type": "A", "id": 3, "price": 10})
+>>> e.time, e.type, e.attributes["price"]
+(1.5, 'A', 10)
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inev.common.errors import InevError
+
+RESERVED = ("time", "type", "node", "id")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event: time stamp, type, optional id and node, attribute values."""
+
+    time: float
+    type: str
+    id: Any = None
+    node: Any = None
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _number(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def as_event(item: Any) -> Event:
+    """An :class:`Event` from an Event, a mapping (a trace row) or an object with
+    ``time``, ``type`` and ``attributes`` (or ``attrs``)."""
+    if isinstance(item, Event):
+        return item
+    if isinstance(item, Mapping):
+        try:
+            time = float(item["time"])
+            type_name = str(item["type"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InevError(f"event {dict(item)!r} needs a numeric time and a type") from exc
+        attributes = {
+            k: _number(v) for k, v in item.items() if k not in RESERVED and v not in ("", None)
+        }
+        return Event(time, type_name, item.get("id"), item.get("node"), attributes)
+    try:
+        time = float(item.time)
+        type_name = str(item.type)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise InevError(f"event {item!r} needs a numeric time and a type") from exc
+    attributes = getattr(item, "attributes", None)
+    if attributes is None:
+        attributes = getattr(item, "attrs", {})
+    return Event(
+        time, type_name, getattr(item, "id", None), getattr(item, "node", None), attributes
+    )
+
+
+def read_trace_csv(path: str | Path) -> Iterator[Event]:
+    """The events of a CSV trace, in file order; refuses NaN or missing times."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        for name in ("time", "type"):
+            if reader.fieldnames is None or name not in reader.fieldnames:
+                raise InevError(f"trace {path}: missing column {name!r}")
+        for line, row in enumerate(reader, start=2):
+            event = as_event(row)
+            if math.isnan(event.time):
+                raise InevError(f"trace {path}: line {line} has no valid time")
+            yield Event(
+                event.time,
+                event.type,
+                _number(row.get("id")),
+                _number(row.get("node")),
+                event.attributes,
+            )

@@ -1,0 +1,244 @@
+"""The runtime GRETA graph of one group (GRETA paper §4.2 Algorithm 2, §5.2, §6, §7).
+
+A :class:`GroupGraphs` holds, for one group (partition of the stream by the ``group_by``
+values), the GRETA graph of the positive pattern and one graph per negative sub-pattern.
+
+- **Positive graph.** Events are inserted with one aggregate vector per window they fall
+  into (the paper's Window Hash Table, §6): an event is stored once per predecessor store
+  of each window, and its vector for window ``w`` is computed only from predecessors in
+  ``w``. START events always enter, other events only with a predecessor (Algorithm 2,
+  lines 5-6). END events add their vector to the window's final aggregate (line 8).
+- **Negative graphs** (§5.2) are not windowed: each vertex carries the latest start time
+  of a negative trend ending at it. When an END event of ``N`` arrives at time ``t`` with
+  latest start ``s``, every predecessor store guarded by ``N`` in the parent graph drops the
+  vertices older than ``s``: they may no longer connect to events after ``t`` (Definition 5;
+  the dropped vertices stay on the unguarded transitions, e.g. ``A -> A`` in
+  ``SEQ(KL(A), NOT(C), B)``).
+- **Equal time stamps.** Adjacent events of a trend need strictly increasing times, so the
+  events of one time stamp are processed as one batch (the paper's stream transaction,
+  §7): all vectors are computed against the graph before the batch, then inserted, then
+  the batch's negative matches invalidate.
+- **Negation first or last** in the outermost SEQ (see :mod:`.template`): a leading
+  negative trend that ends before an event and starts inside one of its windows forbids
+  the event to *start* a trend in that window; a trailing negative trend removes the END
+  events before its start from the final aggregate of every open window (the finals are
+  kept per END event then, in time order).
+- **Purging.** A closed window's stores and final aggregate are dropped; negative-graph
+  vertices older than the oldest open window are dropped (a negative trend that starts
+  before it cannot lie between two events of an open window).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .aggregates import LATEST_START, AggregateSpec, Vector
+from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
+from .predicates import Predicates
+from .template import Template
+
+Store = TotalStore | RangeStore | ScanStore | PartitionStore
+LEADING, TRAILING = -1, -2  # guards of the outermost SEQ's first and last negation
+
+
+@dataclass(frozen=True)
+class CompiledPattern:
+    """A template with its predicates and the aggregate carried by the positive graph."""
+
+    template: Template
+    predicates: Predicates
+    spec: AggregateSpec
+
+
+class Graph:
+    """One GRETA graph of one group: predecessor stores per window and transition."""
+
+    def __init__(
+        self,
+        template: Template,
+        predicates: Predicates,
+        spec: AggregateSpec,
+        windowed: bool,
+        parent: tuple[Graph, int] | None = None,
+        window_start: Callable[[int], float] | None = None,
+    ) -> None:
+        self.template = template
+        self.predicates = predicates
+        self.spec = spec
+        self.windowed = windowed
+        self.parent = parent
+        self.incoming = {
+            t: [(x.source, x.target) for x in template.incoming(t)] for t in template.types
+        }
+        self.outgoing = {
+            t: [(x.source, x.target) for x in template.outgoing(t)] for t in template.types
+        }
+        self.guarded: dict[int, list[tuple[str, str]]] = {}
+        for x in template.transitions:
+            if x.guard is not None:
+                self.guarded.setdefault(x.guard, []).append((x.source, x.target))
+        self.stores: dict[int, dict[tuple[str, str], Store]] = {}
+        self.final: dict[int, Vector] = {}
+        self.final_ends: dict[int, TotalStore] = {}  # with a trailing negation
+        self.window_start = window_start
+        self.lead_cut = float("-inf")  # latest start of a finished leading negative trend
+        self.children = [
+            Graph(n, predicates, LATEST_START, False, (self, i))
+            for i, n in enumerate(template.negations)
+        ]
+        for guard, n in ((LEADING, template.leading), (TRAILING, template.trailing)):
+            if n is not None:
+                self.children.append(Graph(n, predicates, LATEST_START, False, (self, guard)))
+
+    def vectors(
+        self, type_name: str, attributes: Mapping[str, Any], time: float, windows: range
+    ) -> list[tuple[int, Vector]]:
+        """The vectors of a new event per window (computed, not yet inserted)."""
+        starts = type_name in self.template.starts
+        leading = self.template.leading is not None and self.window_start is not None
+        incoming = self.incoming[type_name]
+        out = []
+        for w in windows if self.windowed else (0,):
+            # a leading negative trend inside the window before the event forbids a start
+            start = starts and not (leading and self.lead_cut >= self.window_start(w))
+            stores = self.stores.get(w)
+            total = None
+            if stores:
+                for key in incoming:
+                    store = stores.get(key)
+                    if store is not None:
+                        found = store.query(attributes)
+                        total = found if total is None else self.spec.combine(total, found)
+            if total is None:
+                total = self.spec.identity
+            if self.windowed:
+                vector = self.spec.vertex(total, start, type_name, attributes)
+                if vector is not None:
+                    out.append((w, vector))
+            elif start:
+                out.append((w, (time,)))
+            elif total[0] != float("-inf"):
+                out.append((w, total))
+        return out
+
+    def insert(
+        self,
+        type_name: str,
+        attributes: Mapping[str, Any],
+        time: float,
+        window: int,
+        vector: Vector,
+    ) -> float | None:
+        """Insert a vertex; for an END event of a negative graph return its latest start."""
+        stores = self.stores.get(window)
+        if stores is None:
+            stores = self.stores[window] = {}
+        for key in self.outgoing[type_name]:
+            store = stores.get(key)
+            if store is None:
+                store = stores[key] = make_store(self.spec, self.predicates.edges.get(key))
+            store.add(time, attributes, vector)
+        if type_name in self.template.ends:
+            if not self.windowed:
+                return vector[0]
+            if self.template.trailing is not None:
+                ends = self.final_ends.get(window)
+                if ends is None:
+                    ends = self.final_ends[window] = TotalStore(self.spec)
+                ends.add(time, attributes, vector)
+                return None
+            old = self.final.get(window)
+            self.final[window] = vector if old is None else self.spec.combine(old, vector)
+        return None
+
+    def invalidate(self, guard: int, before: float) -> None:
+        """A negative trend starting at ``before`` ended: guarded stores drop older vertices.
+
+        For the leading negation it forbids later starts in windows that contain it; for
+        the trailing one it removes earlier END events from the open windows' finals.
+        """
+        if guard == LEADING:
+            self.lead_cut = max(self.lead_cut, before)
+            return
+        if guard == TRAILING:
+            for ends in self.final_ends.values():
+                ends.remove_before(before)
+            return
+        for stores in self.stores.values():
+            for key in self.guarded.get(guard, ()):
+                store = stores.get(key)
+                if store is not None:
+                    store.remove_before(before)
+
+    def expire(self, before: float) -> None:
+        """Drop vertices older than ``before`` (negative graphs only)."""
+        for stores in self.stores.values():
+            for store in stores.values():
+                store.remove_before(before)
+
+    def close(self, window: int) -> Vector:
+        """Drop a window's stores and return its final vector."""
+        self.stores.pop(window, None)
+        ends = self.final_ends.pop(window, None)
+        if ends is not None:
+            return ends.total
+        return self.final.pop(window, self.spec.identity)
+
+    def size(self) -> int:
+        """Number of stored vertex entries (over stores and windows)."""
+        ends = sum(len(s) for s in self.final_ends.values())
+        return ends + sum(len(s) for stores in self.stores.values() for s in stores.values())
+
+
+class GroupGraphs:
+    """The positive graph and all negative graphs of one group."""
+
+    def __init__(
+        self, compiled: CompiledPattern, window_start: Callable[[int], float] | None = None
+    ) -> None:
+        self.root = Graph(
+            compiled.template, compiled.predicates, compiled.spec, True, None, window_start
+        )
+        self.graphs: list[Graph] = []
+        self.owner: dict[str, Graph] = {}
+        stack = [self.root]
+        while stack:
+            g = stack.pop()
+            self.graphs.append(g)
+            for t in g.template.types:
+                self.owner[t] = g
+            stack.extend(g.children)
+        self.last_time = float("-inf")
+
+    def batch(
+        self, time: float, events: list[tuple[str, Mapping[str, Any]]], windows: range
+    ) -> None:
+        """Process all events of one time stamp (a stream transaction, §7)."""
+        self.last_time = time
+        pending = []
+        for type_name, attributes in events:
+            graph = self.owner[type_name]
+            for w, vector in graph.vectors(type_name, attributes, time, windows):
+                pending.append((graph, type_name, attributes, w, vector))
+        cuts = []
+        for graph, type_name, attributes, w, vector in pending:
+            latest = graph.insert(type_name, attributes, time, w, vector)
+            if latest is not None and graph.parent is not None:
+                cuts.append((graph.parent, latest))
+        for (parent, guard), latest in cuts:
+            parent.invalidate(guard, latest)
+
+    def close(self, window: int) -> Vector:
+        """Close a window of the positive graph; return its final vector."""
+        return self.root.close(window)
+
+    def expire(self, before: float) -> None:
+        """Drop negative-graph vertices older than ``before``."""
+        for g in self.graphs[1:]:
+            g.expire(before)
+
+    def size(self) -> int:
+        """Stored vertex entries over all graphs."""
+        return sum(g.size() for g in self.graphs)

@@ -1,0 +1,299 @@
+"""Predecessor stores of one GRETA transition (GRETA paper §7, "Vertex Trees").
+
+A store holds the vertices of a transition's source type (in one window of one group)
+and answers, for a new event of the target type, the combined aggregate vector of its
+*valid* predecessors. Vertices are removed from the front in time order when a finished
+negative trend invalidates them (§5.2) or when they expire. Three kinds:
+
+- :class:`TotalStore`: no edge predicate; every stored vertex is a predecessor, so the
+  answer is a running total (O(1) per event).
+- :class:`RangeStore`: one range-indexed edge predicate ``key(prev) op key(next)``; the
+  vertices are kept sorted by ``key(prev)`` in blocks with per-block totals (a square-root
+  decomposition standing in for the paper's B-tree), O(sqrt n) per event. Chosen over a
+  pure-Python balanced tree for simplicity: its inner loops are C-level ``sum``/``bisect``.
+- :class:`PartitionStore`: an equality edge predicate ``key(prev) == key(next)`` (the
+  paper's equivalence predicates): one inner store (total or range) per key value.
+- :class:`ScanStore`: any other edge predicates; each stored vertex is tested (O(n)).
+
+Min/max components cannot be subtracted, so removing a vertex recomputes them over the
+affected block (range) or the remaining vertices (total); removals are rare.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .aggregates import MIN, SUM, AggregateSpec, Vector
+from .predicates import EdgePredicate, EqualKey, RangeKey
+
+LOAD = 256  # block size of the range store; blocks split at twice this
+
+
+def _reduce(op: str, values: list[Any]) -> Any:
+    if op == SUM:
+        return sum(values)
+    if op == MIN:
+        return min(values, default=math.inf)
+    return max(values, default=-math.inf)
+
+
+class TotalStore:
+    """All stored vertices are predecessors: a running total."""
+
+    __slots__ = ("entries", "spec", "total")
+
+    def __init__(self, spec: AggregateSpec) -> None:
+        self.spec = spec
+        self.total: Vector = spec.identity
+        self.entries: deque[tuple[float, Vector]] = deque()
+
+    def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
+        """Store a vertex."""
+        self.entries.append((time, vector))
+        self.total = self.spec.combine(self.total, vector)
+
+    def query(self, attributes: Mapping[str, Any]) -> Vector:
+        """The combined vector of the predecessors of an event with ``attributes``."""
+        return self.total
+
+    def remove_before(self, time: float) -> None:
+        """Drop the vertices older than ``time``."""
+        entries = self.entries
+        if not entries or entries[0][0] >= time:
+            return
+        ops = self.spec.ops
+        total = list(self.total)
+        while entries and entries[0][0] < time:
+            _, vector = entries.popleft()
+            for i, o in enumerate(ops):
+                if o == SUM:
+                    total[i] -= vector[i]
+        for i, o in enumerate(ops):
+            if o != SUM:
+                total[i] = _reduce(o, [v[i] for _, v in entries])
+        self.total = tuple(total)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+class ScanStore:
+    """Predecessors are the stored vertices satisfying the edge predicates."""
+
+    __slots__ = ("edge", "entries", "spec")
+
+    def __init__(self, spec: AggregateSpec, edge: EdgePredicate) -> None:
+        self.spec = spec
+        self.edge = edge
+        self.entries: deque[tuple[float, Mapping[str, Any], Vector]] = deque()
+
+    def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
+        """Store a vertex."""
+        self.entries.append((time, attributes, vector))
+
+    def query(self, attributes: Mapping[str, Any]) -> Vector:
+        """The combined vector of the predecessors of an event with ``attributes``."""
+        combine, holds = self.spec.combine, self.edge.holds
+        total = self.spec.identity
+        for _, prev, vector in self.entries:
+            if holds(prev, attributes):
+                total = combine(total, vector)
+        return total
+
+    def remove_before(self, time: float) -> None:
+        """Drop the vertices older than ``time``."""
+        entries = self.entries
+        while entries and entries[0][0] < time:
+            entries.popleft()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+class RangeStore:
+    """Predecessors are the stored vertices whose key is in range: sorted blocks with totals."""
+
+    __slots__ = ("blocks", "keys", "log", "maxes", "ops", "range", "seq", "spec", "totals")
+
+    def __init__(self, spec: AggregateSpec, range_key: RangeKey) -> None:
+        self.spec = spec
+        self.ops = spec.ops
+        self.range = range_key
+        self.keys: list[list[Any]] = []  # per block, sorted keys
+        # per block, one column of values per component, then a column of seq numbers
+        self.blocks: list[list[list[Any]]] = []
+        self.totals: list[list[Any]] = [[] for _ in spec.ops]  # per component, per block
+        self.maxes: list[Any] = []  # last key of each block
+        self.log: deque[tuple[float, Any, int]] = deque()  # (time, key, seq) in time order
+        self.seq = 0
+
+    def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
+        """Store a vertex under ``prev_key(attributes)`` (not stored when undefined)."""
+        key = self.range.prev_key(attributes)
+        if key is None:
+            return
+        self.seq += 1
+        self.log.append((time, key, self.seq))
+        if not self.keys:
+            self.keys.append([key])
+            self.blocks.append([*([v] for v in vector), [self.seq]])
+            for c, v in enumerate(vector):
+                self.totals[c].append(v)
+            self.maxes.append(key)
+            return
+        b = bisect_right(self.maxes, key)
+        if b == len(self.maxes):
+            b -= 1
+            self.maxes[b] = key
+        keys = self.keys[b]
+        i = bisect_right(keys, key)
+        keys.insert(i, key)
+        block = self.blocks[b]
+        for c, o in enumerate(self.ops):
+            v = vector[c]
+            block[c].insert(i, v)
+            totals = self.totals[c]
+            t = totals[b]
+            if o == SUM:
+                totals[b] = t + v
+            elif (v < t) if o == MIN else (v > t):
+                totals[b] = v
+        block[-1].insert(i, self.seq)
+        if len(keys) > 2 * LOAD:
+            self._split(b)
+
+    def _split(self, b: int) -> None:
+        keys, block = self.keys[b], self.blocks[b]
+        half = len(keys) // 2
+        self.keys[b : b + 1] = [keys[:half], keys[half:]]
+        left = [col[:half] for col in block]
+        right = [col[half:] for col in block]
+        self.blocks[b : b + 1] = [left, right]
+        for c, o in enumerate(self.ops):
+            self.totals[c][b : b + 1] = [_reduce(o, left[c]), _reduce(o, right[c])]
+        self.maxes[b : b + 1] = [keys[half - 1], keys[-1]]
+
+    def query(self, attributes: Mapping[str, Any]) -> Vector:
+        """The combined vector of the stored vertices whose key is in range of the event's."""
+        x = self.range.next_key(attributes)
+        if x is None or not self.keys:
+            return self.spec.identity
+        op = self.range.op
+        if op == "<" or op == ">=":
+            b = bisect_left(self.maxes, x)
+            i = bisect_left(self.keys[b], x) if b < len(self.keys) else 0
+        else:
+            b = bisect_right(self.maxes, x)
+            i = bisect_right(self.keys[b], x) if b < len(self.keys) else 0
+        prefix = op == "<" or op == "<="
+        inside = b < len(self.blocks)
+        out = []
+        for c, o in enumerate(self.ops):
+            if prefix:
+                whole = self.totals[c][:b]
+                part = self.blocks[b][c][:i] if inside else []
+            else:
+                whole = self.totals[c][b + 1 :]
+                part = self.blocks[b][c][i:] if inside else []
+            if o == SUM:
+                out.append(sum(whole) + sum(part))
+            elif o == MIN:
+                out.append(min(min(whole, default=math.inf), min(part, default=math.inf)))
+            else:
+                out.append(max(max(whole, default=-math.inf), max(part, default=-math.inf)))
+        return tuple(out)
+
+    def remove_before(self, time: float) -> None:
+        """Drop the vertices older than ``time``."""
+        log = self.log
+        while log and log[0][0] < time:
+            _, key, seq = log.popleft()
+            self._remove(key, seq)
+
+    def _remove(self, key: Any, seq: int) -> None:
+        b = bisect_left(self.maxes, key)
+        i = bisect_left(self.keys[b], key)
+        seqs = self.blocks[b][-1]
+        while seqs[i] != seq:
+            i += 1
+            if i == len(seqs):
+                b, i = b + 1, 0
+                seqs = self.blocks[b][-1]
+        keys, block = self.keys[b], self.blocks[b]
+        del keys[i]
+        del block[-1][i]
+        for c, o in enumerate(self.ops):
+            v = block[c].pop(i)
+            totals = self.totals[c]
+            if o == SUM:
+                totals[b] -= v
+            elif v == totals[b]:
+                totals[b] = _reduce(o, block[c])
+        if not keys:
+            del self.keys[b], self.blocks[b], self.maxes[b]
+            for totals in self.totals:
+                del totals[b]
+        else:
+            self.maxes[b] = keys[-1]
+
+    def __len__(self) -> int:
+        return len(self.log)
+
+
+class PartitionStore:
+    """Predecessors share the event's equality key: one inner store per key value."""
+
+    __slots__ = ("equal", "inner", "parts", "size")
+
+    def __init__(self, equal: EqualKey, inner: Callable[[], TotalStore | RangeStore]) -> None:
+        self.equal = equal
+        self.inner = inner
+        self.parts: dict[Any, TotalStore | RangeStore] = {}
+
+    def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
+        """Store a vertex in the part of its key (not stored when the key is undefined)."""
+        key = self.equal.prev_key(attributes)
+        if key is None:
+            return
+        part = self.parts.get(key)
+        if part is None:
+            part = self.parts[key] = self.inner()
+        part.add(time, attributes, vector)
+
+    def query(self, attributes: Mapping[str, Any]) -> Vector:
+        """The combined vector of the predecessors in the event's part."""
+        part = self.parts.get(self.equal.next_key(attributes))
+        if part is None:
+            return self.inner().spec.identity
+        return part.query(attributes)
+
+    def remove_before(self, time: float) -> None:
+        """Drop the vertices older than ``time`` (and empty parts)."""
+        for key in list(self.parts):
+            part = self.parts[key]
+            part.remove_before(time)
+            if not len(part):
+                del self.parts[key]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts.values())
+
+
+def make_store(
+    spec: AggregateSpec, edge: EdgePredicate | None
+) -> TotalStore | RangeStore | ScanStore | PartitionStore:
+    """The store fitting a transition's edge predicates."""
+    if edge is None:
+        return TotalStore(spec)
+    if edge.equal is not None:
+        range_key = edge.range
+        if range_key is None:
+            return PartitionStore(edge.equal, lambda: TotalStore(spec))
+        return PartitionStore(edge.equal, lambda: RangeStore(spec, range_key))
+    if edge.range is not None:
+        return RangeStore(spec, edge.range)
+    return ScanStore(spec, edge)

@@ -205,15 +205,35 @@ def _inev(
     tau: float,
     xi: float,
     order: Sequence[str] | None,
+    retries: int = 3,
 ) -> Plan:
-    combination, choices = combine_workload(network, wl, tau=tau, xi=xi, order=order)
-    placement = place(network, combination)
-    notes = explain_lines(combination, choices, placement)
-    plan = build_plan(network, combination, placement, "inev", xi, notes)
+    """Alg. 1 + Alg. 2; the centralized plan when not cheaper or when ℓ ≤ τ cannot be met.
+
+    Alg. 1 prunes on *estimated* latencies; when the placed graph's real ℓ(I) exceeds τ, Alg. 1
+    is re-run with its bound scaled by τ / ℓ(I) (at most ``retries`` times) — our way to meet
+    Problem 1's ℓ ≤ τ, which the estimates alone do not guarantee.
+    """
+    bound = tau
+    notes: list[str] = []
+    for attempt in range(retries + 1):
+        combination, choices = combine_workload(network, wl, tau=bound, xi=xi, order=order)
+        placement = place(network, combination)
+        lines = explain_lines(combination, choices, placement)
+        plan = build_plan(network, combination, placement, "inev", xi, lines)
+        if plan.latency <= tau * (1 + 1e-9):
+            break
+        notes.append(
+            f"latency {plan.latency:.6g} > tau {tau:.6g} with the estimate bound {bound:.6g}"
+            + ("; retrying" if attempt < retries else "")
+        )
+        bound *= 0.9 * tau / plan.latency
+    else:
+        kept = "kept the centralized plan: no INEv plan met the latency bound"
+        return replace(central, method="inev", notes=(*notes, kept))
     if plan.psi >= central.psi:
         kept = f"kept the centralized plan: the INEv plan costs {plan.psi:.6g} >= {central.psi:.6g}"
-        return replace(central, method="inev", notes=(kept, *notes))
-    return plan
+        return replace(central, method="inev", notes=(*notes, kept, *lines))
+    return replace(plan, notes=(*notes, *lines))
 
 
 def explain_lines(

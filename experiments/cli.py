@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import click
 from inev.common.errors import InevError
-from inev.planner.cli import plan_command
+from inev.planner.cli import plan_command, repair_command
 from inev.topologies.cli import network_group
 from inev.workloads.cli import workload_group
 
@@ -21,6 +21,7 @@ def cli() -> None:
 cli.add_command(network_group)
 cli.add_command(workload_group)
 cli.add_command(plan_command)
+cli.add_command(repair_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

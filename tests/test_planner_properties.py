@@ -145,3 +145,13 @@ def test_skew_direction_of_figure_6a():
             ratios.append(plan_workload(net, wl).ratio)
         medians[skew] = statistics.median(ratios)
     assert medians[1.1] < 0.1 * medians[1.9]
+
+
+@settings(max_examples=30, deadline=None)
+@given(instances)
+def test_strict_latency_meets_the_bound(spec):
+    net, wl = build(spec)
+    plan = plan_workload(net, wl, strict_latency=True)
+    assert plan.latency <= plan.centralized_latency * (1 + 1e-9)
+    relaxed = plan_workload(net, wl, latency_factor=math.inf)
+    assert relaxed.psi <= relaxed.centralized_cost * (1 + 1e-9)

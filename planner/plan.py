@@ -17,7 +17,7 @@ reads exactly these fields):
 ``partition``
     For a vertex of a multi-node placement: the partitioning event type. The vertex then uses
     only the events of that type generated at its own node (the event vertex of that type at
-    ``node`` is among its inputs); its matches are the matches of the projection whose
+    ``node`` is its *first* input); its matches are the matches of the projection whose
     partitioning event comes from ``node``. ``None`` for a single-node placement.
 ``forwarding``
     The links of the forwarding graph over which the vertex's output travels (an undirected
@@ -30,10 +30,17 @@ reads exactly these fields):
     transmission latency of §5.4).
 ``output``
     The output selector: ``None`` (≡, send whole matches) or a tuple of event types (send only
-    the events of those types that occur in some match; the receiver re-evaluates the
-    projection with the events of the other types that reach it directly, §5.1).
+    the events of those types that occur in some match, §5.1). A consumer of such a vertex
+    re-evaluates the input's projection over the selected events together with the events of
+    the projection's other types, which reach it directly: those event vertices are among the
+    consumer's own inputs (λ extended, line 7 of Alg. 2).
 ``rate`` and ``cost``
     The rate sent on each link of the forwarding graph and tc(v) = |links| · rate (§5.3).
+
+A query's sink projection keeps the query's pattern (with KL): its vertices build the Kleene
+matches from the q_nKL matches of their inputs (§6.1); every other projection is KL-free.
+Execution order: vertices are listed inputs first, so one pass in list order is a valid
+schedule.
 
 :attr:`Plan.combination` holds λ (after the extension of line 7 of Alg. 2), ``multi_node``
 maps a projection to its partitioning type, ``fallback`` the single node precomputed for each

@@ -37,6 +37,15 @@ reads exactly these fields):
 ``rate`` and ``cost``
     The rate sent on each link of the forwarding graph and tc(v) = |links| · rate (§5.3).
 
+File size: a vertex whose forwarding graph is a shared Steiner tree plus a few links has
+``tree`` set to its index in :attr:`Plan.trees` and is written as
+``"forwarding": {"tree": t, "extra": [...]}``; ``forwarding`` always holds every link in
+Python, in no significant order. An input list longer than 32 ids is written as
+``{"ids": [...], "all_of": [projection keys]}`` (the ids, then every vertex of each named
+projection in id order), and ``edges`` is ``null`` above 200,000 edges (``edge_count`` says
+how many); :func:`load_plan` expands both. Without this a 1,000-node plan with multi-node
+placements takes over half a gigabyte.
+
 A query's sink projection keeps the query's pattern (with KL): its vertices build the Kleene
 matches from the q_nKL matches of their inputs (§6.1); every other projection is KL-free.
 Execution order: vertices are listed inputs first, so one pass in list order is a valid
@@ -51,15 +60,20 @@ cost can be recomputed from it (see :func:`inev.planner.costs.vertex_cost_from_p
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.common.files import read_json_document, write_json_document
+from inev.common.files import atomic_output, read_json_document, write_json_document
 
 FORMAT = "inev-plan/1"
+COMPACT_ABOVE = 32
+"""Input lists longer than this are written compactly (see :func:`_compact_inputs`)."""
+MAX_LISTED_EDGES = 200_000
+"""Above this many edges the file's ``edges`` is ``null``; the vertices' inputs define them."""
 Node = Hashable
 Link = tuple[Node, Node]
 
@@ -101,6 +115,7 @@ class Vertex:
     forwarding: tuple[Link, ...] = ()
     destinations: tuple[Node, ...] = ()
     hops: tuple[int, ...] = ()
+    tree: int | None = None
     output: tuple[str, ...] | None = None
     partition: str | None = None
     rate: float = 0.0
@@ -128,6 +143,7 @@ class Plan:
     sinks: Mapping[str, str]
     type_rates: Mapping[str, tuple[float, float]]
     fallback: Mapping[str, Node] = field(default_factory=dict)
+    trees: tuple[tuple[Link, ...], ...] = ()
     psi: float = 0.0
     centralized_cost: float = 0.0
     centralized_node: Node | None = None
@@ -180,7 +196,12 @@ class Plan:
 
 # ---------------------------------------------------------------------- file format
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The ``inev-plan/1`` document of a plan."""
+    """The ``inev-plan/1`` document of a plan (see :func:`_compact_inputs` for long input lists)."""
+    owner = {v.id: v.projection for v in plan.vertices}
+    members: dict[str, set[int]] = {}
+    for v in plan.vertices:
+        members.setdefault(v.projection, set()).add(v.id)
+    edge_count = sum(len(v.inputs) for v in plan.vertices)
     return {
         "format": FORMAT,
         "method": plan.method,
@@ -213,8 +234,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "id": v.id,
                 "projection": v.projection,
                 "node": v.node,
-                "inputs": list(v.inputs),
-                "forwarding": [list(e) for e in v.forwarding],
+                "inputs": _compact_inputs(v.inputs, owner, members),
+                "forwarding": _compact_forwarding(v, plan.trees),
                 "destinations": list(v.destinations),
                 "hops": list(v.hops),
                 "output": "all" if v.output is None else list(v.output),
@@ -224,7 +245,9 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             }
             for v in plan.vertices
         ],
-        "edges": [list(e) for e in plan.edges],
+        "trees": [[list(e) for e in t] for t in plan.trees],
+        "edges": [list(e) for e in plan.edges] if edge_count <= MAX_LISTED_EDGES else None,
+        "edge_count": edge_count,
         "notes": list(plan.notes),
     }
 
@@ -246,6 +269,10 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             )
             for k, p in document["projections"].items()
         }
+        trees = tuple(tuple(link(e[0], e[1]) for e in t) for t in document.get("trees", ()))
+        members: dict[str, list[int]] = {}
+        for raw in document["vertices"]:
+            members.setdefault(str(raw["projection"]), []).append(int(raw["id"]))
         vertices = []
         for raw in document["vertices"]:
             output = raw.get("output", "all")
@@ -254,8 +281,11 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                     id=int(raw["id"]),
                     projection=str(raw["projection"]),
                     node=raw["node"],
-                    inputs=tuple(int(i) for i in raw.get("inputs", ())),
-                    forwarding=tuple(link(e[0], e[1]) for e in raw.get("forwarding", ())),
+                    inputs=_expand_inputs(raw.get("inputs", ()), members),
+                    forwarding=_expand_forwarding(raw.get("forwarding", ()), trees),
+                    tree=raw["forwarding"].get("tree")
+                    if isinstance(raw.get("forwarding"), dict)
+                    else None,
                     destinations=tuple(raw.get("destinations", ())),
                     hops=tuple(int(h) for h in raw.get("hops", ())),
                     output=None if output == "all" else tuple(output),
@@ -278,6 +308,7 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             sinks=dict(document["sinks"]),
             type_rates={k: (float(v[0]), float(v[1])) for k, v in document["type_rates"].items()},
             fallback=dict(document.get("fallback", {})),
+            trees=trees,
             psi=float(document["psi"]),
             centralized_cost=float(document.get("centralized_cost", 0.0)),
             centralized_node=document.get("centralized_node"),
@@ -293,9 +324,67 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
         raise InevError(f"{origin}: malformed plan ({type(exc).__name__}: {exc})") from None
 
 
+def _compact_inputs(
+    inputs: tuple[int, ...], owner: Mapping[int, str], members: Mapping[str, set[int]]
+) -> list[int] | dict[str, list]:
+    """A vertex's inputs for the file: the id list, or, when long, ``{"ids", "all_of"}``.
+
+    Multi-node placements make input lists quadratic (every vertex of a projection partitioned
+    at 500 sources takes every vertex of each other input). A list longer than
+    :data:`COMPACT_ABOVE` is written as ``{"ids": [...], "all_of": [projection keys]}``: the
+    listed ids (in order) followed by every vertex of each named projection (in id order).
+    """
+    if len(inputs) <= COMPACT_ABOVE:
+        return list(inputs)
+    chosen = set(inputs)
+    whole = [
+        key
+        for key in dict.fromkeys(owner[i] for i in inputs)
+        if len(members[key]) > 1 and members[key] <= chosen
+    ]
+    covered = set().union(*(members[k] for k in whole)) if whole else set()
+    return {"ids": [i for i in inputs if i not in covered], "all_of": whole}
+
+
+def _compact_forwarding(vertex: Vertex, trees: tuple[tuple[Link, ...], ...]) -> Any:
+    """A vertex's links for the file: a list, or ``{"tree": t, "extra": [...]}`` over a shared tree."""
+    if vertex.tree is None or vertex.tree >= len(trees):
+        return [list(e) for e in vertex.forwarding]
+    base = set(trees[vertex.tree])
+    if not base <= set(vertex.forwarding):
+        return [list(e) for e in vertex.forwarding]
+    return {"tree": vertex.tree, "extra": [list(e) for e in vertex.forwarding if e not in base]}
+
+
+def _expand_forwarding(raw: Any, trees: tuple[tuple[Link, ...], ...]) -> tuple[Link, ...]:
+    if isinstance(raw, dict):
+        t = int(raw["tree"])
+        if not 0 <= t < len(trees):
+            raise InevError(f"plan: forwarding names unknown tree {t}")
+        return trees[t] + tuple(link(e[0], e[1]) for e in raw.get("extra", ()))
+    return tuple(link(e[0], e[1]) for e in raw)
+
+
+def _expand_inputs(raw: Any, members: Mapping[str, list[int]]) -> tuple[int, ...]:
+    if isinstance(raw, dict):
+        ids = [int(i) for i in raw.get("ids", ())]
+        for key in raw.get("all_of", ()):
+            if key not in members:
+                raise InevError(f"plan: inputs name unknown projection {key!r}")
+            ids.extend(sorted(members[key]))
+        return tuple(ids)
+    return tuple(int(i) for i in raw)
+
+
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
-    """Write ``plan`` as ``inev-plan/1`` JSON, atomically."""
-    write_json_document(path, plan_to_dict(plan))
+    """Write ``plan`` as ``inev-plan/1`` JSON, atomically (indented unless large)."""
+    document = plan_to_dict(plan)
+    if len(plan.vertices) <= 2000:
+        write_json_document(path, document)
+        return
+    with atomic_output(path) as handle:
+        json.dump(document, handle, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        handle.write("\n")
 
 
 def load_plan(path: str | os.PathLike[str]) -> Plan:

@@ -143,6 +143,7 @@ def build_plan(
         sinks=dict(combination.sinks),
         type_rates={t: (network.rate(t), network.global_rate(t)) for t in used_types},
         fallback=dict(placement.fallback),
+        trees=placement.trees,
         psi=psi_of(placement.vertices),
         latency=latency,
         notes=tuple(notes),
@@ -275,6 +276,7 @@ def _isolated(
     network: Network, wl: Workload, latency_factor: float, xi: float, strict: bool = False
 ) -> Plan:
     vertices: list[Vertex] = []
+    trees: list = []
     projections: dict[str, ProjectionInfo] = {}
     combination: dict[str, tuple[str, ...]] = {}
     multi_node: dict[str, str] = {}
@@ -295,7 +297,8 @@ def _isolated(
             rename[key] = new
             if new not in projections:
                 projections[new] = replace(info, key=new)
-        offset = len(vertices)
+        offset, tree_offset = len(vertices), len(trees)
+        trees.extend(sub.trees)
         for v in sub.vertices:
             vertices.append(
                 replace(
@@ -303,6 +306,7 @@ def _isolated(
                     id=v.id + offset,
                     projection=rename[v.projection],
                     inputs=tuple(i + offset for i in v.inputs),
+                    tree=None if v.tree is None else v.tree + tree_offset,
                 )
             )
         for k, ins in sub.combination.items():
@@ -322,6 +326,7 @@ def _isolated(
         sinks=sinks,
         type_rates=type_rates,
         fallback=fallback,
+        trees=tuple(trees),
         psi=psi_of(vertices),
         latency=latency,
         notes=tuple(notes),

@@ -229,6 +229,7 @@ def _reuse_forwarding(
                     v,
                     forwarding=before.forwarding,
                     hops=before.hops,
+                    tree=None,
                     cost=len(before.forwarding) * v.rate,
                 )
             )

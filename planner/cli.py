@@ -58,13 +58,22 @@ def plan_command(
             click.echo(f"  {line}")
         if not plan.notes:
             click.echo("  (no split: every query is evaluated at one node)")
+        for key in plan.projections:
+            vertices = plan.vertices_of(key)
+            if not vertices or not vertices[0].inputs:
+                continue
+            nodes = [v.node for v in vertices]
+            shown = ", ".join(str(n) for n in nodes[:12]) + (" …" if len(nodes) > 12 else "")
+            part = plan.multi_node.get(key)
+            how = f"partitioned by {part} at" if part else "at"
+            cost = sum(v.cost for v in vertices)
+            click.echo(f"  place {key} {how} node(s) {shown}; cost {cost:.6g}")
+        events = {}
         for v in plan.vertices:
-            if v.inputs:
-                click.echo(
-                    f"  vertex {v.id}: {v.projection} at node {v.node}"
-                    + (f" (partitioned by {v.partition})" if v.partition else "")
-                    + f", {len(v.forwarding)} links, cost {v.cost:.6g}"
-                )
+            if not v.inputs:
+                events[v.projection] = events.get(v.projection, 0.0) + v.cost
+        for name, cost in events.items():
+            click.echo(f"  forward {name} events: cost {cost:.6g}")
 
 
 @click.command("repair")

@@ -254,6 +254,9 @@ def explain_lines(
         ch = choices.get(key)
         nodes = placement.nodes.get(key, ())
         ins = ", ".join(combination.inputs[key])
+        added = [i for i in placement.inputs.get(key, ()) if i not in combination.inputs[key]]
+        if added:
+            ins += f"; + {', '.join(added)} (output selection of an input)"
         os_ = placement.outputs.get(key)
         sel = "all" if os_ is None else "{" + ", ".join(os_) + "}"
         if key in combination.multi_node:

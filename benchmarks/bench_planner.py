@@ -30,7 +30,7 @@ def depth(pattern) -> int:
 
 def family(name: str, seeds: range, make) -> None:
     """Plan one instance per seed and print the medians."""
-    times, ratios, to_lb, below = [], [], [], 0
+    times, ratios, to_lb, below, slow = [], [], [], 0, 0
     for seed in seeds:
         net, wl = make(seed)
         start = time.perf_counter()
@@ -40,11 +40,13 @@ def family(name: str, seeds: range, make) -> None:
         if plan.lower_bound > 0:
             to_lb.append(plan.psi / plan.lower_bound)
         below += plan.psi < plan.lower_bound
+        slow += plan.latency > plan.centralized_latency * (1 + 1e-9)
     lb = f"{statistics.median(to_lb):.4g}" if to_lb else "n/a (bound 0)"
     print(
         f"{name}: seeds={len(seeds)} median_seconds={statistics.median(times):.3f} "
         f"max_seconds={max(times):.3f} median_ratio={statistics.median(ratios):.4g} "
-        f"median_psi_over_lower_bound={lb} below_lower_bound={below}/{len(seeds)}"
+        f"median_psi_over_lower_bound={lb} below_lower_bound={below}/{len(seeds)} "
+        f"latency_above_tau={slow}/{len(seeds)}"
     )
 
 

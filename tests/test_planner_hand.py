@@ -224,3 +224,32 @@ def test_kleene_type_never_partitions_the_sink():
     # the multi-node placement at B of the KL-free twin (ψ = 4) is not allowed: centralized
     assert plan.multi_node == {}
     assert plan.psi == 402.0
+
+
+def test_theta_excludes_forwarded_types_as_partitioning_inputs():
+    from inev.planner.baselines import sink_projection
+    from inev.planner.combination import Params, SharingState, combine_query
+
+    net = path_network()
+    q = seq_ab().queries[0]
+    glob = net.global_rates()
+    state = SharingState()
+    combine_query(net, q, state, Params(delta=net.mean_hops), sink_projection(q, glob))
+    # the multi-node placement at B forwards A: A joins Θ
+    assert state.choices["SEQ(A, B)"].partition == "B"
+    assert state.theta == {"A"}
+    # with B already in Θ (forwarded by an earlier query) B may not partition
+    blocked = SharingState(theta={"B"})
+    combine_query(net, q, blocked, Params(delta=net.mean_hops), sink_projection(q, glob))
+    assert blocked.choices["SEQ(A, B)"].partition is None
+
+
+def test_or_queries_are_split():
+    net = Network.build(
+        range(3), [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (2.0, [1]), "C": (3.0, [2])}
+    )
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, OR(B, C))")])
+    plan = plan_workload(net, wl)
+    assert set(plan.sinks) == {"q/1", "q/2"}
+    assert {plan.sinks["q/1"], plan.sinks["q/2"]} == {"SEQ(A, B)", "SEQ(A, C)"}
+    assert check_plan(plan, net) == []

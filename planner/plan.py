@@ -37,6 +37,9 @@ reads exactly these fields):
 ``rate`` and ``cost``
     The rate sent on each link of the forwarding graph and tc(v) = |links| · rate (§5.3).
 
+Figures that overflow a float (rates of long queries at extreme skews) are written as
+``null`` and read back as infinity.
+
 File size: a vertex whose forwarding graph is a shared Steiner tree plus a few links has
 ``tree`` set to its index in :attr:`Plan.trees` and is written as
 ``"forwarding": {"tree": t, "extra": [...]}``; ``forwarding`` always holds every link in
@@ -61,6 +64,7 @@ cost can be recomputed from it (see :func:`inev.planner.costs.vertex_cost_from_p
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
@@ -205,13 +209,13 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "method": plan.method,
-        "psi": plan.psi,
-        "centralized_cost": plan.centralized_cost,
+        "psi": _num(plan.psi),
+        "centralized_cost": _num(plan.centralized_cost),
         "centralized_node": plan.centralized_node,
-        "ratio": plan.ratio,
-        "lower_bound": plan.lower_bound,
-        "latency": plan.latency,
-        "centralized_latency": plan.centralized_latency,
+        "ratio": _num(plan.ratio),
+        "lower_bound": _num(plan.lower_bound),
+        "latency": _num(plan.latency),
+        "centralized_latency": _num(plan.centralized_latency),
         "planning_seconds": plan.planning_seconds,
         "combination": {k: list(v) for k, v in plan.combination.items()},
         "multi_node": dict(plan.multi_node),
@@ -223,7 +227,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "pattern": p.pattern,
                 "types": list(p.types),
                 "negated": list(p.negated),
-                "rate": p.rate,
+                "rate": _num(p.rate),
                 "single_selectivity": dict(p.single),
                 "queries": list(p.queries),
             }
@@ -240,8 +244,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "hops": list(v.hops),
                 "output": "all" if v.output is None else list(v.output),
                 "partition": v.partition,
-                "rate": v.rate,
-                "cost": v.cost,
+                "rate": _num(v.rate),
+                "cost": _num(v.cost),
             }
             for v in plan.vertices
         ],
@@ -261,7 +265,7 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                 pattern=str(p["pattern"]),
                 types=tuple(p["types"]),
                 negated=tuple(p.get("negated", ())),
-                rate=float(p["rate"]),
+                rate=_float(p["rate"]),
                 single=tuple(
                     sorted((str(a), float(b)) for a, b in p["single_selectivity"].items())
                 ),
@@ -290,8 +294,8 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                     hops=tuple(int(h) for h in raw.get("hops", ())),
                     output=None if output == "all" else tuple(output),
                     partition=raw.get("partition"),
-                    rate=float(raw.get("rate", 0.0)),
-                    cost=float(raw["cost"]),
+                    rate=_float(raw.get("rate", 0.0)),
+                    cost=_float(raw["cost"]),
                 )
             )
         for v in vertices:
@@ -309,12 +313,12 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             type_rates={k: (float(v[0]), float(v[1])) for k, v in document["type_rates"].items()},
             fallback=dict(document.get("fallback", {})),
             trees=trees,
-            psi=float(document["psi"]),
-            centralized_cost=float(document.get("centralized_cost", 0.0)),
+            psi=_float(document["psi"]),
+            centralized_cost=_float(document.get("centralized_cost", 0.0)),
             centralized_node=document.get("centralized_node"),
-            lower_bound=float(document.get("lower_bound", 0.0)),
-            latency=float(document.get("latency", 0.0)),
-            centralized_latency=float(document.get("centralized_latency", 0.0)),
+            lower_bound=_float(document.get("lower_bound", 0.0)),
+            latency=_float(document.get("latency", 0.0)),
+            centralized_latency=_float(document.get("centralized_latency", 0.0)),
             planning_seconds=float(document.get("planning_seconds", 0.0)),
             notes=tuple(document.get("notes", ())),
         )
@@ -322,6 +326,15 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
         if isinstance(exc, InevError):
             raise
         raise InevError(f"{origin}: malformed plan ({type(exc).__name__}: {exc})") from None
+
+
+def _num(value: float) -> float | None:
+    """A figure for JSON: ``null`` when it overflowed a float (rates of long queries can)."""
+    return value if math.isfinite(value) else None
+
+
+def _float(value: Any) -> float:
+    return math.inf if value is None else float(value)
 
 
 def _compact_inputs(

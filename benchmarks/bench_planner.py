@@ -56,6 +56,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--large-seeds", type=int, default=10)
     parser.add_argument("--skew-seeds", type=int, default=50)
+    parser.add_argument(
+        "--large-selectivity", type=float, nargs="+", default=[0.1], help="Selectivity scales."
+    )
     args = parser.parse_args()
 
     def default(seed):
@@ -64,9 +67,13 @@ def main() -> None:
         )
         return net, generate_workload(net, queries=1, length=6, selectivity=0.1, seed=seed)
 
-    def large(seed):
-        net = generate_network(nodes=1000, out_degree=3, event_types=10, skew=1.3, seed=seed)
-        return net, generate_workload(net, queries=10, length=6, selectivity=0.1, seed=seed)
+    def large_at(scale):
+        def large(seed):
+            net = generate_network(nodes=1000, out_degree=3, event_types=10, skew=1.3, seed=seed)
+            wl = generate_workload(net, queries=10, length=6, selectivity=scale, seed=seed)
+            return net, wl
+
+        return large
 
     family("default (20 nodes, 1 query x 6 types)", range(args.seeds), default)
 
@@ -90,7 +97,12 @@ def main() -> None:
         f"max_seconds={max(times):.3f} last_ratio={plan.ratio:.4g}"
     )
 
-    family("large (1000 nodes, 10 types, 10 queries x 6 types)", range(args.large_seeds), large)
+    for scale in args.large_selectivity:
+        family(
+            f"large (1000 nodes, 10 types, 10 queries x 6 types, selectivity {scale})",
+            range(args.large_seeds),
+            large_at(scale),
+        )
 
     medians = {}
     for skew in (1.1, 1.9):

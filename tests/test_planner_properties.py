@@ -47,7 +47,7 @@ def build(spec):
     return net, wl
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(instances)
 def test_every_plan_is_well_formed_and_consistent(spec):
     net, wl = build(spec)

@@ -179,6 +179,14 @@ class Plan:
             object.__setattr__(self, "_by_id_cache", cache)
         return cache
 
+    def consumers(self) -> dict[int, list[int]]:
+        """``{vertex id: ids of the vertices that take it as input}`` (the reverse of ``inputs``)."""
+        out: dict[int, list[int]] = {v.id: [] for v in self.vertices}
+        for v in self.vertices:
+            for w in v.inputs:
+                out[w].append(v.id)
+        return out
+
     def vertices_of(self, key: str) -> list[Vertex]:
         """The vertices placing projection ``key``."""
         return [v for v in self.vertices if v.projection == key]

@@ -64,6 +64,8 @@ def test_path_network_multi_node_at_frequent_type():
     assert plan.psi == pytest.approx(4.0, abs=1e-12)
     assert plan.ratio == pytest.approx(4.0 / 402.0)
     assert check_plan(plan, net) == []
+    consumers = plan.consumers()
+    assert sorted(consumers[a_vertex.id]) == sorted(v.id for v in sinks)
     # latency: pm(q) = R(A) + R(q) = 1 + 0.01*1*400 = 5, split over 4 vertices -> 1.25,
     # farthest sink (node 4) is 4 hops from node 0 in A's forwarding graph: 1.25 + 4
     assert plan.latency == pytest.approx(5.25)

@@ -104,6 +104,34 @@ def apply_changes(network: Network, changes: Sequence[Mapping[str, Any]]) -> Net
     return net
 
 
+def check_fits(plan: Plan, network: Network) -> None:
+    """Raise :class:`InevError` unless ``plan`` was made for ``network`` (rates, sources, links)."""
+    for name, (local, _) in plan.type_rates.items():
+        if name not in network.event_types:
+            raise InevError(f"plan does not fit the network: unknown event type {name}")
+        if abs(network.rate(name) - local) > 1e-9 * max(1.0, abs(local)):
+            raise InevError(
+                f"plan does not fit the network: rate of {name} is {network.rate(name)}, plan says {local}"
+            )
+    sources: dict[str, set] = {}
+    for v in plan.vertices:
+        if v.node not in network.node_index:
+            raise InevError(
+                f"plan does not fit the network: vertex {v.id} at unknown node {v.node!r}"
+            )
+        for a, b in v.forwarding:
+            if not network.graph.has_edge(a, b):
+                raise InevError(
+                    f"plan does not fit the network: vertex {v.id} uses no link {[a, b]}"
+                )
+        info = plan.projections[v.projection]
+        if not v.inputs and len(info.types) == 1 and info.pattern == info.types[0]:
+            sources.setdefault(info.types[0], set()).add(v.node)
+    for name, nodes in sources.items():
+        if name in network.event_types and nodes != set(network.sources(name)):
+            raise InevError(f"plan does not fit the network: sources of {name} differ")
+
+
 def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Combination:
     """The plan's combination with projections re-rated on ``network``."""
     wl = prepare(network, workload)
@@ -248,6 +276,7 @@ def repair_plan(
     latency_factor: float = 1.0,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring)."""
+    check_fits(plan, network)
     new_net = apply_changes(network, changes)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)

@@ -159,3 +159,11 @@ def test_repair_command(tmp_path, capsys):
     line = capsys.readouterr().out.strip()
     assert line.startswith("broken=") and "repaired=" in line and "replanned=" in line
     assert json.loads((tmp_path / "r.json").read_text())["format"] == "inev-plan/1"
+
+
+def test_repair_refuses_a_plan_of_another_network():
+    net = path_network()
+    plan = plan_workload(net, seq_ab())
+    other = net.with_rates({"A": 2.0})
+    with pytest.raises(InevError, match="does not fit the network"):
+        repair_plan(plan, other, seq_ab(), [])

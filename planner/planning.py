@@ -178,7 +178,11 @@ def plan_workload(
     central_place = place(
         network, central_comb, pinned={k: c_node for k in central_comb.sinks.values()}
     )
-    central = build_plan(network, central_comb, central_place, "centralized", xi)
+    central = replace(
+        build_plan(network, central_comb, central_place, "centralized", xi),
+        centralized_node=c_node,
+        centralized_cost=c_cost,
+    )
     tau = central.latency
     notes: list[str] = []
     if method == "centralized":
@@ -223,6 +227,11 @@ def _inev(
     for attempt in range(retries + 1 if strict else 1):
         combination, choices = combine_workload(network, wl, tau=bound, xi=xi, order=order)
         placement = place(network, combination)
+        pinned = _gathering_sinks(combination, central.centralized_node)
+        if pinned:  # sinks that only gather events: also try them at the centralized node
+            other = place(network, combination, pinned=pinned)
+            if psi_of(other.vertices) < psi_of(placement.vertices):
+                placement = other
         lines = explain_lines(combination, choices, placement)
         plan = build_plan(network, combination, placement, "inev", xi, lines)
         if plan.latency <= tau * (1 + 1e-9):
@@ -239,8 +248,21 @@ def _inev(
         return replace(central, method="inev", notes=(*notes, kept))
     if plan.psi >= central.psi:
         kept = f"kept the centralized plan: the INEv plan costs {plan.psi:.6g} >= {central.psi:.6g}"
-        return replace(central, method="inev", notes=(*notes, kept, *lines))
+        rejected = [f"rejected: {line}" for line in lines]
+        return replace(central, method="inev", notes=(*notes, kept, *rejected))
     return replace(plan, notes=(*notes, *lines))
+
+
+def _gathering_sinks(combination: Combination, node: Node | None) -> dict[str, Node]:
+    """Single-node projections whose inputs are all event types, to pin at ``node``."""
+    if node is None:
+        return {}
+    return {
+        key: node
+        for key, ins in combination.inputs.items()
+        if key not in combination.multi_node
+        and all(combination.projections[i].is_primitive for i in ins)
+    }
 
 
 def explain_lines(

@@ -6,8 +6,11 @@ the centralized latency τ:
 
 ``inev``
     Alg. 1 per query in the given order with shared construction, sharing-based scoring and
-    Θ (§6.3), then Alg. 2 (§6.4). The planner keeps the centralized plan when its own is not
-    cheaper (ψ ≥ centralized cost), and says so in the plan's notes.
+    Θ (§6.3), then Alg. 2 (§6.4). Alg. 2 places each single-node projection on its own best
+    node; we also place the combination with the event-gathering sinks, and then with all
+    single-node projections, pinned at the centralized node (where shared events travel
+    once) and keep the cheapest of the three placements. The planner keeps the centralized
+    plan when its own is not cheaper (ψ ≥ centralized cost), and says so in the notes.
 ``centralized``
     All queries at the best single node (:mod:`inev.planner.baselines`).
 ``isolated``
@@ -227,11 +230,17 @@ def _inev(
     for attempt in range(retries + 1 if strict else 1):
         combination, choices = combine_workload(network, wl, tau=bound, xi=xi, order=order)
         placement = place(network, combination)
-        pinned = _gathering_sinks(combination, central.centralized_node)
-        if pinned:  # sinks that only gather events: also try them at the centralized node
-            other = place(network, combination, pinned=pinned)
-            if psi_of(other.vertices) < psi_of(placement.vertices):
-                placement = other
+        c = central.centralized_node
+        for pinned in (
+            _gathering_sinks(combination, c),
+            {k: c for k in combination.inputs if k not in combination.multi_node},
+        ):
+            # also try the single-node projections at the centralized node, where the
+            # events they share travel once (Alg. 2 places each projection on its own)
+            if pinned:
+                other = place(network, combination, pinned=pinned)
+                if psi_of(other.vertices) < psi_of(placement.vertices):
+                    placement = other
         lines = explain_lines(combination, choices, placement)
         plan = build_plan(network, combination, placement, "inev", xi, lines)
         if plan.latency <= tau * (1 + 1e-9):

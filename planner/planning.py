@@ -9,7 +9,8 @@ the centralized latency τ:
     Θ (§6.3), then Alg. 2 (§6.4). Alg. 2 places each single-node projection on its own best
     node; we also place the combination with the event-gathering sinks, and then with all
     single-node projections, pinned at the centralized node (where shared events travel
-    once) and keep the cheapest of the three placements. The planner keeps the centralized
+    once) and keep the cheapest of the three placements (for graphs of at most
+    :data:`PIN_TRIAL_VERTICES` vertices, where it is cheap). The planner keeps the centralized
     plan when its own is not cheaper (ψ ≥ centralized cost), and says so in the notes.
 ``centralized``
     All queries at the best single node (:mod:`inev.planner.baselines`).
@@ -55,6 +56,8 @@ from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
 METHODS = ("inev", "centralized", "isolated", "ppop")
+PIN_TRIAL_VERTICES = 5000
+"""Above this many vertices the pinned placements are not tried (they triple Alg. 2's time)."""
 
 
 def prepare(network: Network, workload: Workload) -> Workload:
@@ -237,7 +240,7 @@ def _inev(
         ):
             # also try the single-node projections at the centralized node, where the
             # events they share travel once (Alg. 2 places each projection on its own)
-            if pinned:
+            if pinned and len(placement.vertices) <= PIN_TRIAL_VERTICES:
                 other = place(network, combination, pinned=pinned)
                 if psi_of(other.vertices) < psi_of(placement.vertices):
                     placement = other

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from inev.planner.planning import plan_workload
+from inev.planner.repair import repair_plan
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload
@@ -83,6 +85,19 @@ def measure(
             continue
         plans[method] = plan_workload(network, workload, method, latency_factor=factor)
         out[method] = _plan_row(plans[method])
+    changes = dynamic_changes(network, config, seed)
+    if changes and "inev" in plans:
+        repair = repair_plan(plans["inev"], network, workload, changes, latency_factor=factor)
+        central = repair.replanned.centralized_cost
+        if central > 0:
+            out["inev"].update(
+                broken_ratio=repair.broken.psi / central,
+                repaired_ratio=repair.repaired.psi / central,
+                replanned_ratio=repair.replanned.psi / central,
+            )
+    elif "inev" in plans:  # nothing changed: the plan is neither broken nor in need of repair
+        ratio = out["inev"]["ratio"]
+        out["inev"].update(broken_ratio=ratio, repaired_ratio=ratio, replanned_ratio=ratio)
     if "lower_bound" in methods:
         reference = next(iter(plans.values()), None) or plan_workload(
             network, workload, "centralized", latency_factor=factor
@@ -97,14 +112,73 @@ def measure(
     return out
 
 
-def swap_rates(network: Network, share: float, seed: int) -> Network:
-    """The network with a ``share`` of its event types swapping local rates in random pairs."""
+def swap_pairs(network: Network, share: float, seed: int) -> list[tuple[str, str]]:
+    """Random disjoint pairs covering a ``share`` of the event types (rounded down to pairs)."""
     rng = np.random.default_rng([0x5A7, seed])
     names = list(network.types)
     count = round(share * len(names))
     count -= count % 2
     chosen = [names[i] for i in rng.permutation(len(names))[:count]]
+    return list(zip(chosen[0::2], chosen[1::2], strict=True))
+
+
+def swap_rates(network: Network, share: float, seed: int) -> Network:
+    """The network with a ``share`` of its event types swapping local rates in random pairs."""
     rates = {}
-    for a, b in zip(chosen[0::2], chosen[1::2], strict=True):
+    for a, b in swap_pairs(network, share, seed):
         rates[a], rates[b] = network.rate(b), network.rate(a)
     return network.with_rates(rates) if rates else network
+
+
+def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """The ``inev-changes/1`` entries a task's dynamics axes ask for (times are 0).
+
+    ``rate_swap``: that share of the types swap rates in random pairs (Fig. 9).
+    ``rate_variance``: every local rate is multiplied by a log-normal factor exp(N(0, v)).
+    ``links_removed`` / ``nodes_removed``: that many random links / nodes go down, chosen
+    among those whose loss keeps the topology connected and every type with a source.
+    """
+    rng = np.random.default_rng([0xC4A, seed])
+    changes: list[dict[str, Any]] = []
+    for a, b in swap_pairs(network, config.get("rate_swap", 0.0), seed):
+        changes.append({"time": 0.0, "kind": "swap-rates", "types": [a, b]})
+    variance = config.get("rate_variance", 0.0)
+    if variance > 0:
+        for name in network.types:
+            factor = float(np.exp(rng.normal(0.0, variance)))
+            changes.append(
+                {"time": 0.0, "kind": "set-rate", "type": name, "rate": network.rate(name) * factor}
+            )
+    graph = network.graph.copy()
+    for _ in range(config.get("links_removed", 0)):
+        candidates = [e for e in sorted(graph.edges, key=str) if not _is_bridge(graph, e)]
+        if not candidates:
+            break
+        u, v = candidates[int(rng.integers(0, len(candidates)))]
+        graph.remove_edge(u, v)
+        changes.append({"time": 0.0, "kind": "link-down", "link": [u, v]})
+    lost: set[Any] = set()
+    for _ in range(config.get("nodes_removed", 0)):
+        candidates = []
+        for node in sorted(graph.nodes, key=str):
+            rest = graph.subgraph([n for n in graph.nodes if n != node])
+            if rest.number_of_nodes() == 0 or not nx.is_connected(rest):
+                continue
+            if any(set(network.sources(t)) <= lost | {node} for t in network.types):
+                continue
+            candidates.append(node)
+        if not candidates:
+            break
+        node = candidates[int(rng.integers(0, len(candidates)))]
+        graph.remove_node(node)
+        lost.add(node)
+        changes.append({"time": 0.0, "kind": "node-down", "node": node})
+    return changes
+
+
+def _is_bridge(graph: nx.Graph, edge: tuple[Any, Any]) -> bool:
+    graph.remove_edge(*edge)
+    try:
+        return not nx.has_path(graph, *edge)
+    finally:
+        graph.add_edge(*edge)

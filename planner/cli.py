@@ -25,6 +25,11 @@ from inev.workloads.io import load_workload
     help="Latency bound τ as a multiple of the centralized latency.",
 )
 @click.option("--xi", default=DEFAULT_XI, show_default=True, help="Weight ξ of processing latency.")
+@click.option(
+    "--strict-latency",
+    is_flag=True,
+    help="Enforce latency <= tau on the placed plan (else centralized).",
+)
 @click.option("--explain", is_flag=True, help="Print the combination, placements and why.")
 def plan_command(
     network_file: str,
@@ -33,12 +38,20 @@ def plan_command(
     method: str,
     latency_factor: float,
     xi: float,
+    strict_latency: bool,
     explain: bool,
 ) -> None:
     """Plan a workload on an event network and write an inev-plan/1 file."""
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    plan = plan_workload(network, workload, method, latency_factor=latency_factor, xi=xi)
+    plan = plan_workload(
+        network,
+        workload,
+        method,
+        latency_factor=latency_factor,
+        xi=xi,
+        strict_latency=strict_latency,
+    )
     save_plan(plan, out)
     click.echo(plan.summary())
     if explain:
@@ -46,10 +59,58 @@ def plan_command(
             click.echo(f"  {line}")
         if not plan.notes:
             click.echo("  (no split: every query is evaluated at one node)")
+        for key in plan.projections:
+            vertices = plan.vertices_of(key)
+            if not vertices or not vertices[0].inputs:
+                continue
+            nodes = [v.node for v in vertices]
+            shown = ", ".join(str(n) for n in nodes[:12]) + (" …" if len(nodes) > 12 else "")
+            part = plan.multi_node.get(key)
+            how = f"partitioned by {part} at" if part else "at"
+            cost = sum(v.cost for v in vertices)
+            click.echo(f"  place {key} {how} node(s) {shown}; cost {cost:.6g}")
+        events = {}
         for v in plan.vertices:
-            if v.inputs:
-                click.echo(
-                    f"  vertex {v.id}: {v.projection} at node {v.node}"
-                    + (f" (partitioned by {v.partition})" if v.partition else "")
-                    + f", {len(v.forwarding)} links, cost {v.cost:.6g}"
-                )
+            if not v.inputs:
+                events[v.projection] = events.get(v.projection, 0.0) + v.cost
+        for name, cost in events.items():
+            click.echo(f"  forward {name} events: cost {cost:.6g}")
+
+
+@click.command("repair")
+@click.argument("plan_file", type=click.Path(dir_okay=False))
+@click.argument("network_file", type=click.Path(dir_okay=False))
+@click.argument("workload_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--changes",
+    "changes_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="inev-changes/1.",
+)
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Repaired plan.")
+@click.option("--latency-factor", default=1.0, show_default=True, help="τ factor for re-planning.")
+def repair_command(
+    plan_file: str,
+    network_file: str,
+    workload_file: str,
+    changes_file: str,
+    out: str,
+    latency_factor: float,
+) -> None:
+    """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
+    from inev.common.errors import InevError
+    from inev.common.files import read_json_document
+    from inev.planner.plan import load_plan
+    from inev.planner.repair import repair_plan
+
+    plan = load_plan(plan_file)
+    network = load_network(network_file)
+    workload = load_workload(workload_file)
+    document = read_json_document(changes_file, "inev-changes/1")
+    changes = document.get("changes")
+    if not isinstance(changes, list):
+        raise InevError(f"{changes_file}: 'changes' must be a list")
+    result = repair_plan(plan, network, workload, changes, latency_factor=latency_factor)
+    save_plan(result.result, out)
+    click.echo(result.summary())

@@ -71,6 +71,8 @@ class Choice:
     latency: float
     cost: float = 0.0
     eq1: tuple[float, float] | None = None
+    additive: float = 0.0
+    """The additive estimate the enumeration minimised (shared items counted per input)."""
 
 
 @dataclass
@@ -229,7 +231,8 @@ def choose_inputs(
             transport = 0.0 if k(i) in paid else cf * i.rate
             return own[i.key] + transport
 
-        _, picked = min_cover(universe, [(m, weight(i)) for m, i in zip(masks, cands, strict=True)])
+        weights = [weight(i) for i in cands]
+        additive, picked = min_cover(universe, list(zip(masks, weights, strict=True)))
         if not picked:
             continue
         eq1 = None
@@ -245,6 +248,7 @@ def choose_inputs(
                 )
                 if not picked or lhs(picked) >= limit:
                     continue
+                additive = sum(weights[j] for j in picked)
             eq1 = (glob[part] * delta, lhs(picked) + (0.0 if is_sink else projection.rate * delta))
         inputs = [cands[j] for j in picked]
         if part is not None:
@@ -263,7 +267,7 @@ def choose_inputs(
             continue
         cost = items_cost(items, paid)
         ordered = tuple(sorted((i.key for i in inputs), key=lambda k: (len(k), k)))
-        candidate = Choice(projection.key, ordered, part, items, latency, cost, eq1)
+        candidate = Choice(projection.key, ordered, part, items, latency, cost, eq1, additive)
         if best is None or cost < best.cost * (1 - 1e-12):
             best = candidate
     return best

@@ -35,7 +35,7 @@ from inev.planner.costs import link_rate
 from inev.planner.model import Combination
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
-from inev.planner.steiner import bfs, tree_distances, tree_with
+from inev.planner.steiner import bfs, steiner_links, tree_distances, tree_with
 from inev.topologies.network import Network
 
 
@@ -44,6 +44,7 @@ class Placement:
     """Result of Alg. 2: vertices, extended inputs λ', output selectors, nodes and fall-backs."""
 
     vertices: tuple[Vertex, ...]
+    trees: tuple[tuple[Link, ...], ...]
     projections: Mapping[str, Projection]
     inputs: Mapping[str, tuple[str, ...]]
     outputs: Mapping[str, tuple[str, ...] | None]
@@ -201,10 +202,20 @@ def place(
         )
     }
     vertices = []
+    trees: list[tuple[Link, ...]] = []
+    tree_index: dict[frozenset, int] = {}
     for vid, b in enumerate(builders):
         links: set[Link] = set()
+        tree_id = None
         if tree_targets[vid]:
             links |= tree_with(network, tree_targets[vid], b["node"])
+            base_key = frozenset(tree_targets[vid])
+            if base_key not in tree_index and len(steiner_links(network, base_key)) > 0:
+                tree_index[base_key] = len(trees)
+                trees.append(
+                    tuple(sorted(steiner_links(network, base_key), key=link_position.__getitem__))
+                )
+            tree_id = tree_index.get(base_key)
         for m in sorted(path_targets[vid] - {b["node"]}, key=index.__getitem__):
             links.update(link(u, v) for u, v in network.path_links(b["node"], m))
         forwarding = tuple(sorted(links, key=link_position.__getitem__))
@@ -226,6 +237,7 @@ def place(
                 forwarding=forwarding,
                 destinations=destinations,
                 hops=tuple(dist[m] for m in destinations),
+                tree=tree_id,
                 output=outputs.get(b["key"]),
                 partition=b["partition"],
                 rate=b["rate"],
@@ -234,6 +246,7 @@ def place(
         )
     return Placement(
         vertices=tuple(vertices),
+        trees=tuple(trees),
         projections=projections,
         inputs=extended,
         outputs=outputs,

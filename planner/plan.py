@@ -17,7 +17,7 @@ reads exactly these fields):
 ``partition``
     For a vertex of a multi-node placement: the partitioning event type. The vertex then uses
     only the events of that type generated at its own node (the event vertex of that type at
-    ``node`` is among its inputs); its matches are the matches of the projection whose
+    ``node`` is its *first* input); its matches are the matches of the projection whose
     partitioning event comes from ``node``. ``None`` for a single-node placement.
 ``forwarding``
     The links of the forwarding graph over which the vertex's output travels (an undirected
@@ -30,10 +30,29 @@ reads exactly these fields):
     transmission latency of §5.4).
 ``output``
     The output selector: ``None`` (≡, send whole matches) or a tuple of event types (send only
-    the events of those types that occur in some match; the receiver re-evaluates the
-    projection with the events of the other types that reach it directly, §5.1).
+    the events of those types that occur in some match, §5.1). A consumer of such a vertex
+    re-evaluates the input's projection over the selected events together with the events of
+    the projection's other types, which reach it directly: those event vertices are among the
+    consumer's own inputs (λ extended, line 7 of Alg. 2).
 ``rate`` and ``cost``
     The rate sent on each link of the forwarding graph and tc(v) = |links| · rate (§5.3).
+
+Figures that overflow a float (rates of long queries at extreme skews) are written as
+``null`` and read back as infinity.
+
+File size: a vertex whose forwarding graph is a shared Steiner tree plus a few links has
+``tree`` set to its index in :attr:`Plan.trees` and is written as
+``"forwarding": {"tree": t, "extra": [...]}``; ``forwarding`` always holds every link in
+Python, in no significant order. An input list longer than 32 ids is written as
+``{"ids": [...], "all_of": [projection keys]}`` (the ids, then every vertex of each named
+projection in id order), and ``edges`` is ``null`` above 200,000 edges (``edge_count`` says
+how many); :func:`load_plan` expands both. Without this a 1,000-node plan with multi-node
+placements takes over half a gigabyte.
+
+A query's sink projection keeps the query's pattern (with KL): its vertices build the Kleene
+matches from the q_nKL matches of their inputs (§6.1); every other projection is KL-free.
+Execution order: vertices are listed inputs first, so one pass in list order is a valid
+schedule.
 
 :attr:`Plan.combination` holds λ (after the extension of line 7 of Alg. 2), ``multi_node``
 maps a projection to its partitioning type, ``fallback`` the single node precomputed for each
@@ -44,15 +63,21 @@ cost can be recomputed from it (see :func:`inev.planner.costs.vertex_cost_from_p
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.common.files import read_json_document, write_json_document
+from inev.common.files import atomic_output, read_json_document, write_json_document
 
 FORMAT = "inev-plan/1"
+COMPACT_ABOVE = 32
+"""Input lists longer than this are written compactly (see :func:`_compact_inputs`)."""
+MAX_LISTED_EDGES = 200_000
+"""Above this many edges the file's ``edges`` is ``null``; the vertices' inputs define them."""
 Node = Hashable
 Link = tuple[Node, Node]
 
@@ -94,6 +119,7 @@ class Vertex:
     forwarding: tuple[Link, ...] = ()
     destinations: tuple[Node, ...] = ()
     hops: tuple[int, ...] = ()
+    tree: int | None = None
     output: tuple[str, ...] | None = None
     partition: str | None = None
     rate: float = 0.0
@@ -121,6 +147,7 @@ class Plan:
     sinks: Mapping[str, str]
     type_rates: Mapping[str, tuple[float, float]]
     fallback: Mapping[str, Node] = field(default_factory=dict)
+    trees: tuple[tuple[Link, ...], ...] = ()
     psi: float = 0.0
     centralized_cost: float = 0.0
     centralized_node: Node | None = None
@@ -152,6 +179,14 @@ class Plan:
             object.__setattr__(self, "_by_id_cache", cache)
         return cache
 
+    def consumers(self) -> dict[int, list[int]]:
+        """``{vertex id: ids of the vertices that take it as input}`` (the reverse of ``inputs``)."""
+        out: dict[int, list[int]] = {v.id: [] for v in self.vertices}
+        for v in self.vertices:
+            for w in v.inputs:
+                out[w].append(v.id)
+        return out
+
     def vertices_of(self, key: str) -> list[Vertex]:
         """The vertices placing projection ``key``."""
         return [v for v in self.vertices if v.projection == key]
@@ -173,17 +208,22 @@ class Plan:
 
 # ---------------------------------------------------------------------- file format
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The ``inev-plan/1`` document of a plan."""
+    """The ``inev-plan/1`` document of a plan (see :func:`_compact_inputs` for long input lists)."""
+    owner = {v.id: v.projection for v in plan.vertices}
+    members: dict[str, set[int]] = {}
+    for v in plan.vertices:
+        members.setdefault(v.projection, set()).add(v.id)
+    edge_count = sum(len(v.inputs) for v in plan.vertices)
     return {
         "format": FORMAT,
         "method": plan.method,
-        "psi": plan.psi,
-        "centralized_cost": plan.centralized_cost,
+        "psi": _num(plan.psi),
+        "centralized_cost": _num(plan.centralized_cost),
         "centralized_node": plan.centralized_node,
-        "ratio": plan.ratio,
-        "lower_bound": plan.lower_bound,
-        "latency": plan.latency,
-        "centralized_latency": plan.centralized_latency,
+        "ratio": _num(plan.ratio),
+        "lower_bound": _num(plan.lower_bound),
+        "latency": _num(plan.latency),
+        "centralized_latency": _num(plan.centralized_latency),
         "planning_seconds": plan.planning_seconds,
         "combination": {k: list(v) for k, v in plan.combination.items()},
         "multi_node": dict(plan.multi_node),
@@ -195,7 +235,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "pattern": p.pattern,
                 "types": list(p.types),
                 "negated": list(p.negated),
-                "rate": p.rate,
+                "rate": _num(p.rate),
                 "single_selectivity": dict(p.single),
                 "queries": list(p.queries),
             }
@@ -206,18 +246,20 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "id": v.id,
                 "projection": v.projection,
                 "node": v.node,
-                "inputs": list(v.inputs),
-                "forwarding": [list(e) for e in v.forwarding],
+                "inputs": _compact_inputs(v.inputs, owner, members),
+                "forwarding": _compact_forwarding(v, plan.trees),
                 "destinations": list(v.destinations),
                 "hops": list(v.hops),
                 "output": "all" if v.output is None else list(v.output),
                 "partition": v.partition,
-                "rate": v.rate,
-                "cost": v.cost,
+                "rate": _num(v.rate),
+                "cost": _num(v.cost),
             }
             for v in plan.vertices
         ],
-        "edges": [list(e) for e in plan.edges],
+        "trees": [[list(e) for e in t] for t in plan.trees],
+        "edges": [list(e) for e in plan.edges] if edge_count <= MAX_LISTED_EDGES else None,
+        "edge_count": edge_count,
         "notes": list(plan.notes),
     }
 
@@ -231,7 +273,7 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                 pattern=str(p["pattern"]),
                 types=tuple(p["types"]),
                 negated=tuple(p.get("negated", ())),
-                rate=float(p["rate"]),
+                rate=_float(p["rate"]),
                 single=tuple(
                     sorted((str(a), float(b)) for a, b in p["single_selectivity"].items())
                 ),
@@ -239,6 +281,10 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             )
             for k, p in document["projections"].items()
         }
+        trees = tuple(tuple(link(e[0], e[1]) for e in t) for t in document.get("trees", ()))
+        members: dict[str, list[int]] = {}
+        for raw in document["vertices"]:
+            members.setdefault(str(raw["projection"]), []).append(int(raw["id"]))
         vertices = []
         for raw in document["vertices"]:
             output = raw.get("output", "all")
@@ -247,14 +293,17 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                     id=int(raw["id"]),
                     projection=str(raw["projection"]),
                     node=raw["node"],
-                    inputs=tuple(int(i) for i in raw.get("inputs", ())),
-                    forwarding=tuple(link(e[0], e[1]) for e in raw.get("forwarding", ())),
+                    inputs=_expand_inputs(raw.get("inputs", ()), members),
+                    forwarding=_expand_forwarding(raw.get("forwarding", ()), trees),
+                    tree=raw["forwarding"].get("tree")
+                    if isinstance(raw.get("forwarding"), dict)
+                    else None,
                     destinations=tuple(raw.get("destinations", ())),
                     hops=tuple(int(h) for h in raw.get("hops", ())),
                     output=None if output == "all" else tuple(output),
                     partition=raw.get("partition"),
-                    rate=float(raw.get("rate", 0.0)),
-                    cost=float(raw["cost"]),
+                    rate=_float(raw.get("rate", 0.0)),
+                    cost=_float(raw["cost"]),
                 )
             )
         for v in vertices:
@@ -271,12 +320,13 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             sinks=dict(document["sinks"]),
             type_rates={k: (float(v[0]), float(v[1])) for k, v in document["type_rates"].items()},
             fallback=dict(document.get("fallback", {})),
-            psi=float(document["psi"]),
-            centralized_cost=float(document.get("centralized_cost", 0.0)),
+            trees=trees,
+            psi=_float(document["psi"]),
+            centralized_cost=_float(document.get("centralized_cost", 0.0)),
             centralized_node=document.get("centralized_node"),
-            lower_bound=float(document.get("lower_bound", 0.0)),
-            latency=float(document.get("latency", 0.0)),
-            centralized_latency=float(document.get("centralized_latency", 0.0)),
+            lower_bound=_float(document.get("lower_bound", 0.0)),
+            latency=_float(document.get("latency", 0.0)),
+            centralized_latency=_float(document.get("centralized_latency", 0.0)),
             planning_seconds=float(document.get("planning_seconds", 0.0)),
             notes=tuple(document.get("notes", ())),
         )
@@ -286,9 +336,76 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
         raise InevError(f"{origin}: malformed plan ({type(exc).__name__}: {exc})") from None
 
 
+def _num(value: float) -> float | None:
+    """A figure for JSON: ``null`` when it overflowed a float (rates of long queries can)."""
+    return value if math.isfinite(value) else None
+
+
+def _float(value: Any) -> float:
+    return math.inf if value is None else float(value)
+
+
+def _compact_inputs(
+    inputs: tuple[int, ...], owner: Mapping[int, str], members: Mapping[str, set[int]]
+) -> list[int] | dict[str, list]:
+    """A vertex's inputs for the file: the id list, or, when long, ``{"ids", "all_of"}``.
+
+    Multi-node placements make input lists quadratic (every vertex of a projection partitioned
+    at 500 sources takes every vertex of each other input). A list longer than
+    :data:`COMPACT_ABOVE` is written as ``{"ids": [...], "all_of": [projection keys]}``: the
+    listed ids (in order) followed by every vertex of each named projection (in id order).
+    """
+    if len(inputs) <= COMPACT_ABOVE:
+        return list(inputs)
+    chosen = set(inputs)
+    whole = [
+        key
+        for key in dict.fromkeys(owner[i] for i in inputs)
+        if len(members[key]) > 1 and members[key] <= chosen
+    ]
+    covered = set().union(*(members[k] for k in whole)) if whole else set()
+    return {"ids": [i for i in inputs if i not in covered], "all_of": whole}
+
+
+def _compact_forwarding(vertex: Vertex, trees: tuple[tuple[Link, ...], ...]) -> Any:
+    """A vertex's links for the file: a list, or ``{"tree": t, "extra": [...]}`` over a shared tree."""
+    if vertex.tree is None or vertex.tree >= len(trees):
+        return [list(e) for e in vertex.forwarding]
+    base = set(trees[vertex.tree])
+    if not base <= set(vertex.forwarding):
+        return [list(e) for e in vertex.forwarding]
+    return {"tree": vertex.tree, "extra": [list(e) for e in vertex.forwarding if e not in base]}
+
+
+def _expand_forwarding(raw: Any, trees: tuple[tuple[Link, ...], ...]) -> tuple[Link, ...]:
+    if isinstance(raw, dict):
+        t = int(raw["tree"])
+        if not 0 <= t < len(trees):
+            raise InevError(f"plan: forwarding names unknown tree {t}")
+        return trees[t] + tuple(link(e[0], e[1]) for e in raw.get("extra", ()))
+    return tuple(link(e[0], e[1]) for e in raw)
+
+
+def _expand_inputs(raw: Any, members: Mapping[str, list[int]]) -> tuple[int, ...]:
+    if isinstance(raw, dict):
+        ids = [int(i) for i in raw.get("ids", ())]
+        for key in raw.get("all_of", ()):
+            if key not in members:
+                raise InevError(f"plan: inputs name unknown projection {key!r}")
+            ids.extend(sorted(members[key]))
+        return tuple(ids)
+    return tuple(int(i) for i in raw)
+
+
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
-    """Write ``plan`` as ``inev-plan/1`` JSON, atomically."""
-    write_json_document(path, plan_to_dict(plan))
+    """Write ``plan`` as ``inev-plan/1`` JSON, atomically (indented unless large)."""
+    document = plan_to_dict(plan)
+    if len(plan.vertices) <= 2000:
+        write_json_document(path, document)
+        return
+    with atomic_output(path) as handle:
+        json.dump(document, handle, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        handle.write("\n")
 
 
 def load_plan(path: str | os.PathLike[str]) -> Plan:

@@ -74,3 +74,32 @@ def test_plan_bad_input_leaves_no_file(files, capsys):
     assert exc.value.code == 1
     assert capsys.readouterr().err.startswith("error: ")
     assert not (files / "x.json").exists()
+
+
+def test_large_plan_file_round_trip(tmp_path):
+    from inev.planner.costs import vertex_cost_from_plan
+    from inev.planner.plan import save_plan
+    from inev.planner.planning import plan_workload
+
+    net = generate_network(nodes=150, event_types=8, skew=1.1, seed=1)
+    wl = generate_workload(net, queries=3, length=5, selectivity=0.01, seed=1)
+    plan = plan_workload(net, wl)
+    assert plan.multi_node, "the instance should use multi-node placements"
+    save_plan(plan, tmp_path / "p.json")
+    doc = json.loads((tmp_path / "p.json").read_text())
+    assert any(isinstance(v["inputs"], dict) for v in doc["vertices"])
+    assert any(isinstance(v["forwarding"], dict) for v in doc["vertices"])
+    back = load_plan(tmp_path / "p.json")
+    assert len(back.vertices) == len(plan.vertices)
+    for a, b in zip(plan.vertices, back.vertices, strict=True):
+        assert (a.id, a.projection, a.node, a.output, a.partition) == (
+            b.id,
+            b.projection,
+            b.node,
+            b.output,
+            b.partition,
+        )
+        assert a.inputs[:1] == b.inputs[:1] and sorted(a.inputs) == sorted(b.inputs)
+        assert sorted(a.forwarding) == sorted(b.forwarding)
+        assert vertex_cost_from_plan(back, b) == pytest.approx(a.cost)
+    assert check_plan(back, net) == []

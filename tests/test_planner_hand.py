@@ -65,6 +65,8 @@ def test_path_network_multi_node_at_frequent_type():
     assert plan.psi == pytest.approx(4.0, abs=1e-12)
     assert plan.ratio == pytest.approx(4.0 / 402.0)
     assert check_plan(plan, net) == []
+    consumers = plan.consumers()
+    assert sorted(consumers[a_vertex.id]) == sorted(v.id for v in sinks)
     # latency: pm(q) = R(A) + R(q) = 1 + 0.01*1*400 = 5, split over 4 vertices -> 1.25,
     # farthest sink (node 4) is 4 hops from node 0 in A's forwarding graph: 1.25 + 4
     assert plan.latency == pytest.approx(5.25)
@@ -193,3 +195,64 @@ def test_bad_input():
         plan_workload(net, seq_ab(), "magic")
     with pytest.raises(InevError, match="unknown event type"):
         plan_workload(net, Workload.build(1.0, [Query.build("q", "SEQ(A, Z)")]))
+
+
+def test_shared_projection_by_hand():
+    # path 0-...-5; A (r=1) at 0, B (r=100) at 1..5, C (r=5) at 5, D (r=5) at 3
+    net = Network.build(
+        range(6),
+        [(i, i + 1) for i in range(5)],
+        {"A": (1.0, [0]), "B": (100.0, [1, 2, 3, 4, 5]), "C": (5.0, [5]), "D": (5.0, [3])},
+    )
+    q1 = Query.build("q1", "SEQ(A, B, C)", selectivity={"A B": 0.001})
+    q2 = Query.build("q2", "SEQ(A, B, D)", selectivity={"A B": 0.001})
+    plan = plan_workload(net, Workload.build(1.0, [q1, q2]))
+    assert plan.multi_node == {"SEQ(A, B)": "B", "SEQ(A, B, C)": "C", "SEQ(A, B, D)": "D"}
+    assert plan.projections["SEQ(A, B)"].queries == ("q1", "q2")
+    # A crosses the whole path once (5 links * r(A) = 5). Each SEQ(A, B) vertex (rate
+    # R = 0.001 * 1 * 500 = 0.5, a fifth per vertex) reaches nodes 3 and 5 over the tree
+    # (3, 4), (4, 5) plus its way to node 3: 4 + 3 + 2 + 2 + 2 = 13 links * 0.1
+    assert plan.psi == pytest.approx(5.0 + 1.3)
+    assert check_plan(plan, net) == []
+    # sharing-agnostic: q1 alone 5 + (4+3+2+1+0) * 0.1, q2 alone 5 + (2+1+0+1+2) * 0.1
+    isolated = plan_workload(net, Workload.build(1.0, [q1, q2]), "isolated")
+    assert isolated.psi == pytest.approx(6.0 + 5.6)
+
+
+def test_kleene_type_never_partitions_the_sink():
+    net = path_network()
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, KL(B))", selectivity={"A B": 0.01})])
+    plan = plan_workload(net, wl)
+    assert plan.sinks == {"q": "SEQ(A, KL(B))"}
+    # the multi-node placement at B of the KL-free twin (ψ = 4) is not allowed: centralized
+    assert plan.multi_node == {}
+    assert plan.psi == 402.0
+
+
+def test_theta_excludes_forwarded_types_as_partitioning_inputs():
+    from inev.planner.baselines import sink_projection
+    from inev.planner.combination import Params, SharingState, combine_query
+
+    net = path_network()
+    q = seq_ab().queries[0]
+    glob = net.global_rates()
+    state = SharingState()
+    combine_query(net, q, state, Params(delta=net.mean_hops), sink_projection(q, glob))
+    # the multi-node placement at B forwards A: A joins Θ
+    assert state.choices["SEQ(A, B)"].partition == "B"
+    assert state.theta == {"A"}
+    # with B already in Θ (forwarded by an earlier query) B may not partition
+    blocked = SharingState(theta={"B"})
+    combine_query(net, q, blocked, Params(delta=net.mean_hops), sink_projection(q, glob))
+    assert blocked.choices["SEQ(A, B)"].partition is None
+
+
+def test_or_queries_are_split():
+    net = Network.build(
+        range(3), [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (2.0, [1]), "C": (3.0, [2])}
+    )
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, OR(B, C))")])
+    plan = plan_workload(net, wl)
+    assert set(plan.sinks) == {"q/1", "q/2"}
+    assert {plan.sinks["q/1"], plan.sinks["q/2"]} == {"SEQ(A, B)", "SEQ(A, C)"}
+    assert check_plan(plan, net) == []

@@ -48,7 +48,7 @@ def build(spec):
     return net, wl
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(instances)
 def test_every_plan_is_well_formed_and_consistent(spec):
     net, wl = build(spec)
@@ -146,3 +146,56 @@ def test_skew_direction_of_figure_6a():
             ratios.append(plan_workload(net, wl).ratio)
         medians[skew] = statistics.median(ratios)
     assert medians[1.1] < 0.1 * medians[1.9]
+
+
+@settings(max_examples=30, deadline=None)
+@given(instances)
+def test_strict_latency_meets_the_bound(spec):
+    net, wl = build(spec)
+    plan = plan_workload(net, wl, strict_latency=True)
+    assert plan.latency <= plan.centralized_latency * (1 + 1e-9)
+    relaxed = plan_workload(net, wl, latency_factor=math.inf)
+    assert relaxed.psi <= relaxed.centralized_cost * (1 + 1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 4))
+def test_enumeration_keeps_the_brute_force_optimum(seed, length):
+    """For every projection, the DP of choose_inputs finds the cover a blind enumeration finds."""
+    from inev.planner.combination import Choice, Params, choose_inputs, multi_node_hops
+    from inev.planner.projections import primitive_projection, suitable_projections
+
+    net = generate_network(nodes=12, event_types=6, skew=1.2, seed=seed)
+    wl = generate_workload(net, length=length, selectivity=0.05, seed=seed)
+    q = wl.queries[0]
+    glob = net.global_rates()
+    params = Params(delta=net.mean_hops)
+    prims = [primitive_projection(t, glob[t]) for t in q.types]
+    choices = {p.key: Choice(p.key, (), None, {}, 0.0) for p in prims}
+    done = []
+    for p in suitable_projections(q, glob, wl.selectivity_seed):
+        is_sink = p.types == frozenset(q.types)
+        pre = [x for x in done if x.types < p.types] + [x for x in prims if x.types <= p.types]
+        choice = choose_inputs(net, p, pre, choices, params, {}, is_sink=is_sink)
+        if choice is None:
+            continue
+        part = choice.partition
+        if part is None:
+            coeff, universe, cands = net.mean_hops, set(p.types), pre
+        else:
+            coeff, universe = multi_node_hops(net, part), set(p.types) - {part}
+            cands = [x for x in pre if part not in x.types]
+        best = math.inf
+        for r in range(1, len(cands) + 1):
+            for subset in itertools.combinations(cands, r):
+                if set().union(*(x.types for x in subset)) >= universe:
+                    weight = sum(
+                        sum(choices[x.key].items.values()) + coeff * x.rate for x in subset
+                    )
+                    best = min(best, weight)
+        if choice.eq1 is None or math.isclose(choice.additive, best, rel_tol=1e-9):
+            assert math.isclose(choice.additive, best, rel_tol=1e-9, abs_tol=1e-12)
+        else:  # Eq. 1 forced the cover of least input rate: never below the optimum
+            assert choice.additive >= best * (1 - 1e-9)
+        choices[p.key] = choice
+        done.append(p)

@@ -1,0 +1,334 @@
+"""Adaptive repair of INEv graphs (INEv paper §6.6) after rate or topology changes.
+
+:func:`repair_plan` takes a plan, the network it was made for, the workload and a list of
+``inev-changes/1`` entries (times ignored) and returns three figures and plans:
+
+``broken``
+    The old plan's structure (combination, placements, output selectors, forwarding graphs)
+    costed under the new rates. Vertices on a lost node are dropped; forwarding graphs that
+    cross a lost link are counted as they were (they would have to be re-routed).
+``repaired``
+    §6.6's local repair, for rate changes: (1) a projection whose rate now exceeds the sum of
+    its inputs' rates is *harmful*: its consumers take its inputs instead (repeated until no
+    projection is harmful; a query's sink is never removed); (2) a multi-node projection whose
+    Eq. 1 no longer holds switches to its precomputed fall-back single node. Every other
+    single-node projection stays on its node. For topology changes, the same combination is
+    placed again with single-node projections pinned to their nodes (re-placed only if their
+    node is lost), and every vertex whose old forwarding graph still exists in the new
+    topology and still reaches its destinations keeps it: only the touched forwarding graphs
+    are recomputed.
+``replanned``
+    A fresh :func:`~inev.planner.planning.plan_workload` on the new network.
+
+``result`` is the repaired plan, or — after a topology change — the re-planned one when that
+is cheaper (re-planning is then the better repair).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.planner.baselines import sink_projection
+from inev.planner.combination import multi_node_hops
+from inev.planner.costs import link_rate
+from inev.planner.model import Combination
+from inev.planner.placement import place
+from inev.planner.plan import Node, Plan, Vertex, link
+from inev.planner.planning import build_plan, plan_workload, prepare
+from inev.planner.projections import Projection, make_projection, primitive_projection
+from inev.topologies.network import Network
+from inev.workloads.workload import Workload
+
+CHANGE_KINDS = ("swap-rates", "set-rate", "link-down", "link-up", "node-down")
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    """Broken, repaired and re-planned plans, the chosen one, and what was found invalid."""
+
+    broken: Plan
+    repaired: Plan
+    replanned: Plan
+    result: Plan
+    harmful: tuple[str, ...]
+    invalid_multi_node: tuple[str, ...]
+    network: Network
+
+    def summary(self) -> str:
+        """The one line ``inev repair`` prints."""
+        return (
+            f"broken={self.broken.psi:.6g} repaired={self.repaired.psi:.6g} "
+            f"replanned={self.replanned.psi:.6g} centralized={self.replanned.centralized_cost:.6g} "
+            f"harmful={len(self.harmful)} invalid_multi_node={len(self.invalid_multi_node)} "
+            f"written={self.result.method}"
+        )
+
+
+def apply_changes(network: Network, changes: Sequence[Mapping[str, Any]]) -> Network:
+    """The network after ``inev-changes/1`` entries, applied in order (bad entry: InevError)."""
+    net = network
+    for position, change in enumerate(changes):
+        where = f"change #{position + 1}"
+        if not isinstance(change, Mapping):
+            raise InevError(f"{where} must be an object")
+        kind = change.get("kind")
+        if kind == "swap-rates":
+            types = change.get("types")
+            if not isinstance(types, list) or len(types) != 2:
+                raise InevError(f"{where}: swap-rates needs 'types': [A, B]")
+            a, b = types
+            net = net.with_rates({a: net.rate(b), b: net.rate(a)})
+        elif kind == "set-rate":
+            net = net.with_rates({change.get("type"): change.get("rate")})
+        elif kind in ("link-down", "link-up"):
+            pair = change.get("link")
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise InevError(f"{where}: {kind} needs 'link': [u, v]")
+            if kind == "link-down":
+                net = net.without(links=[tuple(pair)])
+            else:
+                if net.graph.has_edge(pair[0], pair[1]):
+                    raise InevError(f"{where}: link {pair} already exists")
+                links = [list(x) for x in net.links] + [list(pair)]
+                spec = {n: (t.rate, t.sources) for n, t in net.event_types.items()}
+                net = Network.build(net.nodes, links, spec)
+        elif kind == "node-down":
+            net = net.without(nodes=[change.get("node")])
+        else:
+            raise InevError(
+                f"{where}: unknown kind {kind!r} (use one of {', '.join(CHANGE_KINDS)})"
+            )
+    return net
+
+
+def check_fits(plan: Plan, network: Network) -> None:
+    """Raise :class:`InevError` unless ``plan`` was made for ``network`` (rates, sources, links)."""
+    for name, (local, _) in plan.type_rates.items():
+        if name not in network.event_types:
+            raise InevError(f"plan does not fit the network: unknown event type {name}")
+        if abs(network.rate(name) - local) > 1e-9 * max(1.0, abs(local)):
+            raise InevError(
+                f"plan does not fit the network: rate of {name} is {network.rate(name)}, plan says {local}"
+            )
+    sources: dict[str, set] = {}
+    for v in plan.vertices:
+        if v.node not in network.node_index:
+            raise InevError(
+                f"plan does not fit the network: vertex {v.id} at unknown node {v.node!r}"
+            )
+        for a, b in v.forwarding:
+            if not network.graph.has_edge(a, b):
+                raise InevError(
+                    f"plan does not fit the network: vertex {v.id} uses no link {[a, b]}"
+                )
+        info = plan.projections[v.projection]
+        if not v.inputs and len(info.types) == 1 and info.pattern == info.types[0]:
+            sources.setdefault(info.types[0], set()).add(v.node)
+    for name, nodes in sources.items():
+        if name in network.event_types and nodes != set(network.sources(name)):
+            raise InevError(f"plan does not fit the network: sources of {name} differ")
+
+
+def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Combination:
+    """The plan's combination with projections re-rated on ``network``."""
+    wl = prepare(network, workload)
+    glob = network.global_rates()
+    projections: dict[str, Projection] = {}
+    for key, info in plan.projections.items():
+        if len(info.types) == 1 and info.pattern == info.types[0]:
+            projections[key] = primitive_projection(info.types[0], glob[info.types[0]])
+            continue
+        if not info.queries:
+            raise InevError(f"plan: projection {key!r} names no query")
+        q = wl.query(info.queries[0])
+        if set(info.types) == set(q.types):
+            p = sink_projection(q, glob, wl.selectivity_seed)
+        else:
+            p = make_projection(q, info.types, glob, wl.selectivity_seed)
+        projections[key] = replace(p, key=key)
+    return Combination(
+        projections=projections,
+        inputs={k: tuple(v) for k, v in plan.combination.items()},
+        multi_node=dict(plan.multi_node),
+        sinks=dict(plan.sinks),
+    )
+
+
+def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
+    """The old plan costed on the new network (vertices at lost nodes dropped)."""
+    local = network.local_rates()
+    glob = network.global_rates()
+    kept = [v for v in plan.vertices if v.node in network.node_index]
+    counts: dict[str, int] = {}
+    for v in kept:
+        counts[v.projection] = counts.get(v.projection, 0) + 1
+    vertices = []
+    for v in kept:
+        p = combination.projections[v.projection]
+        if p.is_primitive:
+            rate = local[p.key]
+        else:
+            rate = link_rate(
+                p.rate,
+                v.output,
+                counts[v.projection],
+                partition=v.partition,
+                global_rates=glob,
+                local_rates=local,
+                single=p.single_selectivity,
+            )
+        vertices.append(replace(v, rate=rate, cost=len(v.forwarding) * rate))
+    return replace(
+        plan, method="broken", vertices=tuple(vertices), psi=sum(v.cost for v in vertices)
+    )
+
+
+def _harmful(combination: Combination) -> tuple[Combination, list[str]]:
+    """Remove harmful projections (R(p) > Σ R(inputs)), consumers taking their inputs."""
+    inputs = {k: list(v) for k, v in combination.inputs.items()}
+    sinks = set(combination.sinks.values())
+    removed: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for key in list(inputs):
+            if key in sinks:
+                continue
+            p = combination.projections[key]
+            total = sum(combination.projections[i].rate for i in inputs[key])
+            if p.rate > total:
+                removed.append(key)
+                replacement = inputs.pop(key)
+                for other, ins in inputs.items():
+                    if key in ins:
+                        merged = [i for i in ins if i != key]
+                        merged += [i for i in replacement if i not in merged]
+                        inputs[other] = merged
+                changed = True
+                break
+    keep = {k: v for k, v in combination.projections.items() if k not in removed}
+    multi = {k: v for k, v in combination.multi_node.items() if k not in removed}
+    result = Combination(keep, {k: tuple(v) for k, v in inputs.items()}, multi, combination.sinks)
+    return result.used(), removed
+
+
+def _eq1_fails(network: Network, combination: Combination) -> list[str]:
+    delta = network.mean_hops
+    glob = network.global_rates()
+    sinks = set(combination.sinks.values())
+    out = []
+    for key, part in combination.multi_node.items():
+        others = sum(combination.projections[i].rate for i in combination.inputs[key] if i != part)
+        rhs = multi_node_hops(network, part) * others
+        if key not in sinks:
+            rhs += combination.projections[key].rate * delta
+        if not glob[part] * delta > rhs:
+            out.append(key)
+    return out
+
+
+def _nodes_of(plan: Plan) -> dict[str, Node]:
+    out = {}
+    for v in plan.vertices:
+        if v.inputs and v.partition is None:
+            out[v.projection] = v.node
+    return out
+
+
+def _reuse_forwarding(
+    old: Plan, new_vertices: Sequence[Vertex], network: Network
+) -> tuple[list[Vertex], int]:
+    previous = {(v.projection, v.node): v for v in old.vertices}
+    out, recomputed = [], 0
+    for v in new_vertices:
+        before = previous.get((v.projection, v.node))
+        if (
+            before is not None
+            and before.output == v.output
+            and set(v.destinations) <= before.graph_nodes
+            and all(network.graph.has_edge(a, b) for a, b in before.forwarding)
+            and set(before.destinations) == set(v.destinations)
+        ):
+            out.append(
+                replace(
+                    v,
+                    forwarding=before.forwarding,
+                    hops=before.hops,
+                    tree=None,
+                    cost=len(before.forwarding) * v.rate,
+                )
+            )
+        else:
+            recomputed += bool(v.forwarding)
+            out.append(v)
+    return out, recomputed
+
+
+def repair_plan(
+    plan: Plan,
+    network: Network,
+    workload: Workload,
+    changes: Sequence[Mapping[str, Any]],
+    *,
+    latency_factor: float = 1.0,
+) -> RepairResult:
+    """Repair ``plan`` for ``changes`` (see the module docstring)."""
+    check_fits(plan, network)
+    new_net = apply_changes(network, changes)
+    topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
+    combination = rebuild_combination(plan, new_net, workload)
+    broken = broken_plan(plan, new_net, combination)
+    replanned = plan_workload(new_net, workload, latency_factor=latency_factor)
+    pinned = {k: n for k, n in _nodes_of(plan).items() if n in new_net.node_index}
+    notes: list[str] = []
+    harmful: list[str] = []
+    invalid: list[str] = []
+    if not topology:
+        combination, harmful = _harmful(combination)
+        invalid = _eq1_fails(new_net, combination)
+        for key in invalid:
+            node = plan.fallback.get(key)
+            if node is not None and node in new_net.node_index:
+                pinned[key] = node
+        combination = replace(
+            combination,
+            multi_node={k: v for k, v in combination.multi_node.items() if k not in invalid},
+        )
+        notes += [f"harmful projection {k}: its consumers take its inputs" for k in harmful]
+        notes += [
+            f"Eq. 1 fails for {k}: switched to fall-back node {pinned.get(k)}" for k in invalid
+        ]
+    placement = place(new_net, combination, pinned=pinned)
+    repaired = build_plan(new_net, combination, placement, "repaired")
+    if topology:
+        vertices, recomputed = _reuse_forwarding(plan, repaired.vertices, new_net)
+        repaired = replace(repaired, vertices=tuple(vertices), psi=sum(v.cost for v in vertices))
+        notes.append(f"recomputed {recomputed} forwarding graphs")
+    figures = {
+        "centralized_cost": replanned.centralized_cost,
+        "centralized_node": replanned.centralized_node,
+        "centralized_latency": replanned.centralized_latency,
+        "lower_bound": replanned.lower_bound,
+    }
+    repaired = replace(repaired, notes=tuple(notes), **figures)
+    broken = replace(broken, **figures)
+    result = repaired
+    if topology and replanned.psi < repaired.psi:
+        result = replace(replanned, notes=(*replanned.notes, "re-planning is cheaper than repair"))
+    return RepairResult(
+        broken=broken,
+        repaired=repaired,
+        replanned=replanned,
+        result=result,
+        harmful=tuple(harmful),
+        invalid_multi_node=tuple(invalid),
+        network=new_net,
+    )
+
+
+def link_set(plan: Plan) -> set[tuple[Node, Node]]:
+    """Every topology link some forwarding graph of the plan uses."""
+    return {link(a, b) for v in plan.vertices for a, b in v.forwarding}

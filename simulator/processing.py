@@ -178,17 +178,17 @@ class Processor:
         return self.match_routes.get(kind, [])
 
     def buffers(self, kind: Any, targets: list[tuple[str, Engine]]) -> list[BufferCost]:
-        """Buffers an item of ``kind`` is joined with, with their cost per partial match."""
+        """Buffers an item of ``kind`` is joined with, with their cost per partial match
+        (all buffers at one unit each while the kind has not been observed)."""
         out: list[BufferCost] = []
         for name, _ in targets:
             model = self.models[name]
             coef = model.coefficients(kind)
-            if not coef:
-                continue
             for info in model.runners():
                 for node, buf in enumerate(info.runner.buffers):
                     if buf:
-                        c = coef.get(info.state_of[node], 0.0)
+                        # unobserved kind: every partial match costs one unit (paper's NFA)
+                        c = coef.get(info.state_of[node], 0.0) if coef else 1.0
                         if c > 0:
                             out.append((info.runner, node, info.state_of[node], len(buf), c))
         return out
@@ -207,6 +207,8 @@ class Processor:
             self.busy_until = start
             return Completion(item, time, start, start, 0.0, [], dropped=True)
         targets = self._targets(item, kind)
+        if not targets:  # no engine of this node takes it: it never enters the queue
+            return Completion(item, time, time, time, 0.0, [])
         event_time = item[0] if isinstance(item, Event) else max(e[0] for e in item)
         bounded = self.latency_bound is not None and bool(targets)
         explained = 0.0

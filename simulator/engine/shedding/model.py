@@ -139,7 +139,7 @@ class PatternModel:
                     moves[(s, t)] = moves.get((s, t), 0.0) + min(outs, size)
         self._traced = []
         self.items += 1
-        if self.items % 64 == 0:
+        if self.items % 64 == 0 or self.items < 256:
             self._coefficients = {}
 
     def coefficients(self, kind: Any) -> dict[int, float]:

@@ -7,8 +7,9 @@ leaf buffers of later units, such as buffered B events of SEQ(A, B), are states 
 match leaving the root is *complete* (state 0). States are numbered per pattern and shared
 by all plans of the engine, so a plan replacement keeps the statistics.
 
-Observations (every ``sample_every``-th processed item): each partial match in a buffer is
-*exposed* to the item; a join step that extends ``k`` of the ``size`` buffered partial
+Observations (every ``sample_every``-th processed item): each partial match in a buffer
+whose window is still open is *exposed* to the item (the engine purges expired ones only
+every half window); a join step that extends ``k`` of the ``size`` buffered partial
 matches of a node moves ``min(k, size)`` of them to the parent's state (exact when one new
 item enters the step, an upper bound otherwise), and the ``new × size`` pairs examined are
 the work charged to that state (the reward of :mod:`.reward`). A step's outputs continuing
@@ -112,11 +113,13 @@ class PatternModel:
         self.last_time = time
         self._traced = []
         exposure, kind_exposure = self.exposure, self.kind_exposure
+        cutoff = time - self.engine.window
         for info in self.runners():
             for node, buf in enumerate(info.runner.buffers):
                 if buf:
                     s = info.state_of[node]
-                    exposure[s] = exposure.get(s, 0.0) + len(buf)
+                    live = sum(1 for x in buf if x[0] >= cutoff)
+                    exposure[s] = exposure.get(s, 0.0) + live
                     key = (kind, s)
                     kind_exposure[key] = kind_exposure.get(key, 0.0) + len(buf)
             info.runner.trace = []

@@ -177,21 +177,17 @@ class Processor:
             return self.routes.get(kind, [])
         return self.match_routes.get(kind, [])
 
-    def buffers(self, kind: Any, targets: list[tuple[str, Engine]]) -> list[BufferCost]:
-        """Buffers an item of ``kind`` is joined with, with their cost per partial match
-        (all buffers at one unit each while the kind has not been observed)."""
+    def buffers(self, item: Any, targets: list[tuple[str, Engine]]) -> tuple[float, list]:
+        """Expected join work of ``item`` and the buffers on its plan paths with the work
+        each of their partial matches adds (:meth:`.PatternModel.path_costs`)."""
+        total = 0.0
         out: list[BufferCost] = []
+        is_event = isinstance(item, Event)
         for name, _ in targets:
-            model = self.models[name]
-            coef = model.coefficients(kind)
-            for info in model.runners():
-                for node, buf in enumerate(info.runner.buffers):
-                    if buf:
-                        # unobserved kind: every partial match costs one unit (paper's NFA)
-                        c = coef.get(info.state_of[node], 0.0) if coef else 1.0
-                        if c > 0:
-                            out.append((info.runner, node, info.state_of[node], len(buf), c))
-        return out
+            work, buffers = self.models[name].path_costs(item, is_event)
+            total += work
+            out.extend(buffers)
+        return total, out
 
     def arrive(self, item: Any, time: float) -> Completion:
         """Queue ``item`` arriving at ``time``; process it and return its completion."""
@@ -213,10 +209,10 @@ class Processor:
         bounded = self.latency_bound is not None and bool(targets)
         explained = 0.0
         if bounded:
-            buffers = self.buffers(kind, targets)
+            explained, buffers = self.buffers(item, targets)
             queueing = start - time
             unit_time = self.cost_per_unit / self.capacity
-            estimate = self.detector.estimate(kind, buffers)
+            estimate = self.detector.estimate(kind, explained)
             over = queueing + estimate * unit_time + self.safety > self.latency_bound
             if over:
                 stats.overloads += 1
@@ -227,18 +223,17 @@ class Processor:
                 and queueing + estimate * unit_time > self.early * self.latency_bound
             ):
                 shedder.relieve(event_time)
-                buffers = self.buffers(kind, targets)
+                explained, buffers = self.buffers(item, targets)
             if over and self.shedding:
                 budget = (self.latency_bound - self.safety - queueing) / unit_time
                 if shedder.shed(item, kind, event_time, estimate - budget, buffers):
                     self.busy_until = start
                     return Completion(item, time, start, start, 0.0, [], dropped=True)
-                buffers = self.buffers(kind, targets)
-            explained = sum(n * c for _, _, _, n, c in buffers)
+                explained, buffers = self.buffers(item, targets)
         sample = bounded and stats.items % self.sample_every == 0
         if sample:
             for name, _ in targets:
-                self.models[name].before(event_time, kind)
+                self.models[name].before(event_time)
         elif bounded:
             for name, _ in targets:
                 self.models[name].seen(event_time)
@@ -252,7 +247,7 @@ class Processor:
         cost = float(work)
         if sample:
             for name, _ in targets:
-                self.models[name].after(kind)
+                self.models[name].after()
         if bounded:
             self.detector.observe(kind, explained, cost)
         shedder.after(item, kind, outputs, cost)

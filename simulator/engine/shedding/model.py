@@ -60,9 +60,9 @@ class PatternModel:
         self.exposure: dict[int, float] = {}
         self.moves: dict[tuple[int, int], float] = {}
         self.checks: dict[int, float] = {}
-        self.kind_exposure: dict[tuple[Any, int], float] = {}
-        self.kind_checks: dict[tuple[Any, int], float] = {}
-        self._coefficients: dict[Any, dict[int, float]] = {}
+        self.join_pairs: dict[tuple[int, int], float] = {}
+        self.join_outs: dict[tuple[int, int], float] = {}
+        self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
         self.items = 0
         self.first_time: float | None = None
         self.last_time = 0.0
@@ -106,13 +106,13 @@ class PatternModel:
                 yield self.info(i, branch, runner)
 
     # ------------------------------------------------------------------ observation
-    def before(self, time: float, kind: Any = None) -> None:
-        """Start observing one item of ``kind``: count exposures, switch the traces on."""
+    def before(self, time: float) -> None:
+        """Start observing one item: count exposures, switch the join traces on."""
         if self.first_time is None:
             self.first_time = time
         self.last_time = time
         self._traced = []
-        exposure, kind_exposure = self.exposure, self.kind_exposure
+        exposure = self.exposure
         cutoff = time - self.engine.window
         for info in self.runners():
             for node, buf in enumerate(info.runner.buffers):
@@ -120,14 +120,13 @@ class PatternModel:
                     s = info.state_of[node]
                     live = sum(1 for x in buf if x[0] >= cutoff)
                     exposure[s] = exposure.get(s, 0.0) + live
-                    key = (kind, s)
-                    kind_exposure[key] = kind_exposure.get(key, 0.0) + len(buf)
             info.runner.trace = []
             self._traced.append(info)
 
-    def after(self, kind: Any = None) -> None:
+    def after(self) -> None:
         """Finish observing: record the moves and the work of each state."""
-        moves, checks, kind_checks = self.moves, self.checks, self.kind_checks
+        moves, checks = self.moves, self.checks
+        pairs, outputs = self.join_pairs, self.join_outs
         for info in self._traced:
             trace = info.runner.trace or ()
             info.runner.trace = None
@@ -135,28 +134,67 @@ class PatternModel:
                 if not size:
                     continue
                 s = info.state_of[sibling]
+                t = info.state_of[info.parent[sibling]]
                 checks[s] = checks.get(s, 0.0) + count * size
-                kind_checks[(kind, s)] = kind_checks.get((kind, s), 0.0) + count * size
+                pairs[(s, t)] = pairs.get((s, t), 0.0) + count * size
                 if outs:
-                    t = info.state_of[info.parent[sibling]]
+                    outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
                     moves[(s, t)] = moves.get((s, t), 0.0) + min(outs, size)
         self._traced = []
         self.items += 1
-        if self.items % 64 == 0 or self.items < 256:
-            self._coefficients = {}
 
-    def coefficients(self, kind: Any) -> dict[int, float]:
-        """Work units an item of ``kind`` costs per partial match in each state (observed
-        pairs examined against the state / partial matches it held; the detector's
-        per-state processing-latency model)."""
-        c = self._coefficients.get(kind)
-        if c is None:
-            c = {}
-            for (k, s), seen in self.kind_exposure.items():
-                if k == kind and seen > 0:
-                    c[s] = self.kind_checks.get((k, s), 0.0) / seen
-            self._coefficients[kind] = c
-        return c
+    def join_selectivity(self, sibling: int, parent: int) -> float:
+        """Observed share of examined pairs that a join into ``parent`` turned into partial
+        matches (0.5 before any observation)."""
+        seen = self.join_pairs.get((sibling, parent), 0.0)
+        if seen <= 0:
+            return 0.5
+        return self.join_outs.get((sibling, parent), 0.0) / seen
+
+    def path_costs(self, item: Any, is_event: bool) -> tuple[float, list]:
+        """Expected join work of ``item`` and, per buffer on its paths, the work one partial
+        match of it adds (the detector's processing-latency model, :mod:`.detector`).
+
+        Along a plan path with buffers of sizes ``n_1 … n_J`` and join selectivities
+        ``s_j``, one new item costs ``h_1`` with ``h_j = n_j (1 + s_j h_{j+1})``; one more
+        partial match in buffer ``j`` adds ``m_j (1 + s_j h_{j+1})`` where
+        ``m_j = Π_{i<j} n_i s_i`` new items reach step ``j``.
+        """
+        engine = self.engine
+        if is_event:
+            routes = engine.routes.get(item[1], ())
+        else:
+            routes = engine.match_routes.get(frozenset(e[1] for e in item), ())
+        total = 0.0
+        out: list = []
+        for branch, unit in routes:
+            index = self.branch_index.get(id(branch))
+            if index is None:
+                self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
+                index = self.branch_index[id(branch)]
+            for runner in branch.runners:
+                info = self.info(index, branch, runner)
+                path = runner.plan.paths[unit]
+                steps = []
+                for _fn, sibling, parent in path:
+                    n = len(runner.buffers[sibling])
+                    sel = self.join_selectivity(info.state_of[sibling], info.state_of[parent])
+                    steps.append((sibling, n, sel))
+                h = 0.0
+                tail = []
+                for _sibling, n, sel in reversed(steps):
+                    tail.append(1.0 + sel * h)
+                    h = n * (1.0 + sel * h)
+                tail.reverse()
+                total += h
+                reach = 1.0
+                for (sibling, n, sel), extra in zip(steps, tail, strict=True):
+                    if n:
+                        out.append((runner, sibling, info.state_of[sibling], n, reach * extra))
+                    reach *= n * sel
+                    if reach <= 0:
+                        break
+        return total, out
 
     def seen(self, time: float) -> None:
         """Note the time of an item that was not observed (for the item rate)."""
@@ -193,10 +231,9 @@ class PatternModel:
                 table.values[state] = np.maximum(table.values[state], 1e-12)
         self.table = table
         self.matrix = P
-        for d in (self.exposure, self.moves, self.checks, self.kind_exposure, self.kind_checks):
+        for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
-        self._coefficients = {}
         return self.table
 
     def utilities(self, now: float) -> Iterator[tuple[Any, int, np.ndarray]]:

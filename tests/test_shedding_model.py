@@ -93,9 +93,9 @@ def test_learned_chain_of_seq3_over_uniform_stream():
     for i in range(12000):
         t += 0.5
         e = make_event(t, "ABC"[rng.randrange(3)], 0, i)
-        model.before(t, e.type)
+        model.before(t)
         engine.push(e)
-        model.after(e.type)
+        model.after()
     model.build()
     state = {tuple(sorted(k[1])): v for k, v in model.states.items()}
     P = model.matrix
@@ -153,3 +153,25 @@ def test_parse_capacity():
     for bad in ("auto:x", "-1", "0", "inf", "auto:"):
         with pytest.raises(ValueError):
             parse_capacity(bad)
+
+
+def test_path_cost_model_by_hand():
+    # SEQ(A, B, C), plan A, B, C: a B event joins the 3 buffered A's, and each new AB
+    # partial match joins the 2 buffered C's
+    engine = Engine("SEQ(A, B, C)", window=10.0, plan=OrderPlan((0, 1, 2)))
+    model = PatternModel(engine)
+    for i, typ in enumerate("AACAC"):
+        engine.push(make_event(float(i), typ, 0, i))
+    b = make_event(5.0, "B", 0, 5)
+    # unobserved joins count with selectivity 1/2: h2 = 2, h1 = 3 (1 + 2 / 2) = 6
+    work, buffers = model.path_costs(b, True)
+    assert work == 6.0
+    assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 1.5), (3, 2.0)]
+    model.before(5.0)
+    engine.push(b)
+    model.after()
+    # the real work: 1 + 3 pairs with A + 3 × 2 pairs of AB with C (all fail: C before B)
+    assert engine.last_cost == 10
+    work, buffers = model.path_costs(make_event(6.0, "B", 0, 6), True)
+    assert work == 9.0  # observed: every A joins (s = 1), no AB-C pair does (s = 0)
+    assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 3.0), (3, 3.0)]

@@ -158,7 +158,9 @@ class PatternModel:
         Along a plan path with buffers of sizes ``n_1 … n_J`` and join selectivities
         ``s_j``, one new item costs ``h_1`` with ``h_j = n_j (1 + s_j h_{j+1})``; one more
         partial match in buffer ``j`` adds ``m_j (1 + s_j h_{j+1})`` where
-        ``m_j = Π_{i<j} n_i s_i`` new items reach step ``j``.
+        ``m_j = Π_{i<j} n_i s_i`` new items reach step ``j``. A Kleene event is first tried
+        against the ``k`` trends of its leaf and may extend all of them (an upper bound):
+        ``k + (1 + k) h_1``.
         """
         engine = self.engine
         if is_event:
@@ -186,8 +188,17 @@ class PatternModel:
                     tail.append(1.0 + sel * h)
                     h = n * (1.0 + sel * h)
                 tail.reverse()
-                total += h
                 reach = 1.0
+                if branch.units[unit].kind == "kleene":
+                    # the event is tried against every buffered trend of its leaf and may
+                    # extend each: up to 1 + k new trends enter the path
+                    leaf = runner.plan.leaf_node[unit]
+                    k = len(runner.buffers[leaf])
+                    if k:
+                        out.append((runner, leaf, info.state_of[leaf], k, 1.0 + h))
+                    total += k
+                    reach = 1.0 + k
+                total += reach * h
                 for (sibling, n, sel), extra in zip(steps, tail, strict=True):
                     if n:
                         out.append((runner, sibling, info.state_of[sibling], n, reach * extra))

@@ -18,6 +18,21 @@ the excess work (dropping partial matches, or the item itself for input shedders
 ``sample_every``-th item is observed for the state models (:mod:`.engine.shedding.model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
+A simulated node (SimPy) uses it like this; ``deliver`` forwards outputs or records sinks::
+
+    proc = Processor(engines, capacity, latency_bound=L, shedder="pspice", weights=w)
+
+    def on_arrival(env, item):                 # called when an item reaches the node
+        done = proc.arrive(item, env.now)      # processed now, finished at done.finish
+        env.process(deliver_later(env, done))
+
+    def deliver_later(env, done):
+        yield env.timeout(done.finish - env.now)
+        for engine_name, output in done.outputs:
+            deliver(engine_name, output, env.now)
+
+    proc.finish(env.now)                       # end of input; proc.stats for the figures
+
 >>> from inev.simulator.engine.engine import Engine
 >>> from inev.simulator.engine.events import make_event
 >>> p = Processor({"q": Engine("SEQ(A, B)", window=5.0)}, capacity=2.0)

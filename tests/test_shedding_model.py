@@ -175,3 +175,17 @@ def test_path_cost_model_by_hand():
     work, buffers = model.path_costs(make_event(6.0, "B", 0, 6), True)
     assert work == 9.0  # observed: every A joins (s = 1), no AB-C pair does (s = 0)
     assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 3.0), (3, 3.0)]
+
+
+def test_processor_routes_sub_projection_matches():
+    # an engine fed A events and matches of SEQ(B, C): a match item is one queue item
+    engine = Engine("SEQ(A, B, C)", window=10.0, inputs=["A", "SEQ(B, C)"])
+    p = Processor({"q": engine}, 1.0)
+    a = make_event(0.0, "A", 0, 1)
+    b, c = make_event(1.0, "B", 0, 2), make_event(2.0, "C", 0, 3)
+    first = p.arrive(a, 0.0)
+    second = p.arrive((b, c), 2.5)
+    assert (first.start, first.finish) == (0.0, 1.0)
+    # the match joins the one buffered A: 2 work units, from 2.5 to 4.5
+    assert (second.start, second.finish, second.cost) == (2.5, 4.5, 2.0)
+    assert [tuple(e.id for e in m) for _, m in second.outputs] == [(1, 2, 3)]

@@ -134,7 +134,8 @@ class PSpiceShedder(Shedder):
     """pSPICE: per-pattern Markov models, utility tables, lowest-utility dropping.
 
     The processor gathers the observations; this shedder builds the utility tables
-    after ``warmup`` processed items and every ``rebuild_every`` items after that. On
+    after ``warmup`` processed items, then after twice as many, and so on until builds are
+    ``rebuild_every`` items apart (early models are rough, so they are replaced soon). On
     overload it drops every partial match of utility 0 (it cannot complete in its window,
     so it only costs), then the lowest-utility partial matches of the states the item is
     joined with until the excess is covered (dropping others would not shorten this
@@ -148,7 +149,7 @@ class PSpiceShedder(Shedder):
 
     name = "pspice"
 
-    def __init__(self, seed: int = 0, warmup: int = 500, rebuild_every: int = 5000) -> None:
+    def __init__(self, seed: int = 0, warmup: int = 100, rebuild_every: int = 5000) -> None:
         super().__init__(seed)
         self.warmup = warmup
         self.rebuild_every = rebuild_every
@@ -167,7 +168,7 @@ class PSpiceShedder(Shedder):
         for model in self.models.values():
             model.build()
         self.builds += 1
-        self.next_build = self.counter + self.rebuild_every
+        self.next_build = self.counter + min(self.counter, self.rebuild_every)
 
     def relieve(self, time: float) -> None:
         """Drop every partial match of utility 0 (lossless under the model)."""

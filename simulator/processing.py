@@ -58,6 +58,8 @@ from inev.simulator.engine.shedding.model import PatternModel
 from inev.simulator.engine.shedding.shedders import Shedder, make_shedder
 from inev.workloads.query import Primitive, event_types, negated_types
 
+SHED_ROUNDS = 8  # shedding calls per item at most
+
 
 @dataclass(frozen=True)
 class Completion:
@@ -241,10 +243,16 @@ class Processor:
                 explained, buffers = self.buffers(item, targets)
             if over and self.shedding:
                 budget = (self.latency_bound - self.safety - queueing) / unit_time
-                if shedder.shed(item, kind, event_time, estimate - budget, buffers):
-                    self.busy_until = start
-                    return Completion(item, time, start, start, 0.0, [], dropped=True)
-                explained, buffers = self.buffers(item, targets)
+                # marginal works overlap (dropping AB partial matches also saves their
+                # joins with the next buffer), so shed again until the estimate fits
+                for _ in range(SHED_ROUNDS):
+                    if shedder.shed(item, kind, event_time, estimate - budget, buffers):
+                        self.busy_until = start
+                        return Completion(item, time, start, start, 0.0, [], dropped=True)
+                    explained, buffers = self.buffers(item, targets)
+                    estimate = self.detector.estimate(kind, explained)
+                    if estimate <= budget or not buffers:
+                        break
         sample = bounded and stats.items % self.sample_every == 0
         if sample:
             for name, _ in targets:

@@ -158,23 +158,33 @@ def test_parse_capacity():
 def test_path_cost_model_by_hand():
     # SEQ(A, B, C), plan A, B, C: a B event joins the 3 buffered A's, and each new AB
     # partial match joins the 2 buffered C's
-    engine = Engine("SEQ(A, B, C)", window=10.0, plan=OrderPlan((0, 1, 2)))
+    engine = Engine("SEQ(A, B, C)", window=100.0, plan=OrderPlan((0, 1, 2)))
     model = PatternModel(engine)
     for i, typ in enumerate("AACAC"):
         engine.push(make_event(float(i), typ, 0, i))
     b = make_event(5.0, "B", 0, 5)
-    # unobserved joins count with selectivity 1/2: h2 = 2, h1 = 3 (1 + 2 / 2) = 6
+    # joins seen fewer than 30 times count as if every pair joined: h2 = 2, h1 = 3 (1 + 2)
     work, buffers = model.path_costs(b, True)
-    assert work == 6.0
-    assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 1.5), (3, 2.0)]
+    assert work == 9.0
+    assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 3.0), (3, 3.0)]
     model.before(5.0)
     engine.push(b)
     model.after()
     # the real work: 1 + 3 pairs with A + 3 × 2 pairs of AB with C (all fail: C before B)
     assert engine.last_cost == 10
-    work, buffers = model.path_costs(make_event(6.0, "B", 0, 6), True)
-    assert work == 9.0  # observed: every A joins (s = 1), no AB-C pair does (s = 0)
-    assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 3.0), (3, 3.0)]
+    state = {tuple(sorted(k[1])): v for k, v in model.states.items()}
+    assert model.join_selectivity(state[("A",)], state[("A", "B")]) == 1.0
+    assert model.join_selectivity(state[("C",)], 0) == 0.0
+    # after 30 more identical B events the high estimate is the observed share itself
+    for i in range(30):
+        model.before(6.0 + i)
+        engine.push(make_event(6.0 + i, "B", 0, 10 + i))
+        model.after()
+    assert model.join_selectivity_high(state[("C",)], 0) == 0.0
+    assert model.join_selectivity_high(state[("A",)], state[("A", "B")]) == 1.0
+    work, _ = model.path_costs(make_event(40.0, "C", 0, 99), True)
+    # a C joins the 93 AB partial matches (3 A's × 31 B's), its ABC outputs reach the root
+    assert work == 93.0
 
 
 def test_processor_routes_sub_projection_matches():

@@ -36,6 +36,7 @@ from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.utility import UtilityTable
 
 MAX_EVENTS = 50_000
+SPREAD = 3.0  # standard deviations above the mean join selectivity in the work model
 MIN_EXPOSURE = 200.0  # below this many observations a state never counts as hopeless
 
 
@@ -62,6 +63,7 @@ class PatternModel:
         self.checks: dict[int, float] = {}
         self.join_pairs: dict[tuple[int, int], float] = {}
         self.join_outs: dict[tuple[int, int], float] = {}
+        self.join_moments: dict[tuple[int, int], list[float]] = {}
         self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
         self.items = 0
         self.first_time: float | None = None
@@ -137,6 +139,13 @@ class PatternModel:
                 t = info.state_of[info.parent[sibling]]
                 checks[s] = checks.get(s, 0.0) + count * size
                 pairs[(s, t)] = pairs.get((s, t), 0.0) + count * size
+                x = outs / (count * size)
+                m = self.join_moments.get((s, t))
+                if m is None:
+                    m = self.join_moments[(s, t)] = [0.0, 0.0, 0.0]
+                m[0] += 1.0
+                m[1] += x
+                m[2] += x * x
                 if outs:
                     outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
                     moves[(s, t)] = moves.get((s, t), 0.0) + min(outs, size)
@@ -150,6 +159,18 @@ class PatternModel:
         if seen <= 0:
             return 0.5
         return self.join_outs.get((sibling, parent), 0.0) / seen
+
+    def join_selectivity_high(self, sibling: int, parent: int) -> float:
+        """A high estimate of one join's selectivity: the mean plus ``SPREAD`` standard
+        deviations of the per-item shares (1 before 30 observations). Joins of one item
+        are correlated (a negated event, a burst), so the average alone underestimates
+        the work of the items that matter for the bound."""
+        m = self.join_moments.get((sibling, parent))
+        if m is None or m[0] < 30:
+            return 1.0
+        mean = m[1] / m[0]
+        var = max(m[2] / m[0] - mean * mean, 0.0)
+        return min(1.0, mean + SPREAD * var**0.5)
 
     def path_costs(self, item: Any, is_event: bool) -> tuple[float, list]:
         """Expected join work of ``item`` and, per buffer on its paths, the work one partial
@@ -180,7 +201,7 @@ class PatternModel:
                 steps = []
                 for _fn, sibling, parent in path:
                     n = len(runner.buffers[sibling])
-                    sel = self.join_selectivity(info.state_of[sibling], info.state_of[parent])
+                    sel = self.join_selectivity_high(info.state_of[sibling], info.state_of[parent])
                     steps.append((sibling, n, sel))
                 h = 0.0
                 tail = []
@@ -245,6 +266,8 @@ class PatternModel:
         for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
+        for m in self.join_moments.values():
+            m[:] = [v * 0.5 for v in m]
         return self.table
 
     def utilities(self, now: float) -> Iterator[tuple[Any, int, np.ndarray]]:

@@ -199,6 +199,9 @@ def test_match_cli_writes_shedding_line(overload_files):
     assert got <= want
     assert final["false_negatives"] == len(want) - len(got) > 0
     assert "false negatives" in res.output and "bound violations" in res.output
+    again = runner.invoke(cli, [*args, "-o", str(d / "m2.jsonl"), *options])
+    assert again.exit_code == 0
+    assert (d / "m2.jsonl").read_text() == (d / "m.jsonl").read_text()
 
 
 @pytest.mark.parametrize(

@@ -213,17 +213,17 @@ class Processor:
         self.last_arrival = time
         start = max(time, self.busy_until)
         kind = item_kind(item)
+        targets = self._targets(item, kind)
+        if not targets:  # no engine of this node takes it: it never enters the queue
+            return Completion(item, time, time, time, 0.0, [])
         stats = self.stats
         stats.items += 1
         shedder = self.shedder
         if self.shedding and not shedder.admit(item, kind):
             self.busy_until = start
             return Completion(item, time, start, start, 0.0, [], dropped=True)
-        targets = self._targets(item, kind)
-        if not targets:  # no engine of this node takes it: it never enters the queue
-            return Completion(item, time, time, time, 0.0, [])
         event_time = item[0] if isinstance(item, Event) else max(e[0] for e in item)
-        bounded = self.latency_bound is not None and bool(targets)
+        bounded = self.latency_bound is not None
         explained = 0.0
         if bounded:
             explained, buffers = self.buffers(item, targets)

@@ -69,6 +69,7 @@ class PatternModel:
         self.first_time: float | None = None
         self.last_time = 0.0
         self.table: UtilityTable | None = None
+        self.matrix: np.ndarray | None = None  # the last transition matrix built
         self.rate = 0.0
         self._traced: list[_RunnerInfo] = []
 

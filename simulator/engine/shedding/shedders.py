@@ -41,7 +41,6 @@ class Shedder:
     """No shedding; the base of the other strategies (hooks called by the processor)."""
 
     name = "none"
-    sheds_items = False
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
@@ -208,7 +207,6 @@ class RandomEventShedder(Shedder):
     """Drops input items: the flagged ones, and others at random with the flagged share."""
 
     name = "random-event"
-    sheds_items = True
 
     def __init__(self, seed: int = 0, smoothing: float = 0.01) -> None:
         super().__init__(seed)

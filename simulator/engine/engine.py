@@ -33,7 +33,9 @@ API for the simulator (one engine per projection placed on a node)::
 Outputs are tuples of events (full matches, to push into a downstream engine as a
 sub-projection match) or single events (output selector: push them downstream as primitive
 events). Hook points for later issues: ``last_work`` is the number of partial matches the
-last item created (a per-event cost for load shedding), ``partial_match_count()`` the
+last item created, ``last_cost`` its work units (1 for the item plus one per pair of a new
+and a buffered item or partial match the joins examined; ``counters["work"]`` sums them:
+the cost of load shedding's processing model), ``partial_match_count()`` the
 memory held, and each :class:`.evaluation.PlanRunner` exposes its node ``buffers``.
 
 >>> from inev.simulator.engine.events import make_event
@@ -345,12 +347,14 @@ class Engine:
             "matches": 0,
             "outputs": 0,
             "partial_matches": 0,
+            "work": 0,
             "checks": 0,
             "violations": 0,
             "reoptimizations": 0,
             "plan_changes": 0,
         }
         self.last_work = 0
+        self.last_cost = 0
         for branch in self.branches:
             stats = self._initial_stats(branch)
             plan_now, conditions = branch.generate(stats)
@@ -565,6 +569,7 @@ class Engine:
             self._purge(t)
         out: list[Any] = []
         work = 0
+        checked = 0
         adaptive = self.adaptation.kind != "off"
         if isinstance(item, Event):
             self.counters["events"] += 1
@@ -598,10 +603,12 @@ class Engine:
                 single = tuple(b)
                 for r in runners:
                     before = r.created
+                    seen = r.checked
                     found = r.feed_kleene(
                         unit, slot, item, seq, single, branch.follows[unit], self.window
                     )
                     work += r.created - before
+                    checked += r.checked - seen
                     if found:
                         out.extend(self._emit(branch, found))
             else:
@@ -611,8 +618,10 @@ class Engine:
                     continue
                 for r in runners:
                     before = r.created
+                    seen = r.checked
                     found = r.feed(unit, items)
                     work += r.created - before
+                    checked += r.checked - seen
                     if found:
                         out.extend(self._emit(branch, found))
             if adaptive:
@@ -622,7 +631,9 @@ class Engine:
                     branch.since_check = 0
                     self._check(branch, seq)
         self.last_work = work
+        self.last_cost = 1 + checked
         self.counters["partial_matches"] += work
+        self.counters["work"] += 1 + checked
         return out
 
     def _emit(self, branch: _Branch, found: list) -> list[Any]:

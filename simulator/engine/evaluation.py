@@ -174,6 +174,11 @@ def _join_source(
 class PlanRunner:
     """The state of one running plan instance: node buffers and its sequence range.
 
+    ``checked`` counts the (new item, buffered item) pairs the joins examined (and the
+    trends a Kleene event was tried against): the engine's work units. When ``trace`` is a
+    list, every join step appends ``(sibling node, its size, new items, outputs)`` (load
+    shedding observes partial-match transitions this way).
+
     ``end_seq`` is the first sequence number that belongs to a newer plan: a retiring plan
     reports only matches holding an older item (plan replacement of the adaptive-CEP paper,
     §2.2: partial matches with an old event finish on the old plan).
@@ -186,6 +191,8 @@ class PlanRunner:
         self.retire_after: float = float("inf")
         self.buffers: list[list[Item]] = [[] for _ in range(plan.node_count)]
         self.created = 0
+        self.checked = 0  # (new, buffered) pairs the joins examined: the work of the plan
+        self.trace: list[tuple[int, int, int, int]] | None = None  # set to observe joins
 
     def feed(self, unit: int, items: list[Item]) -> list[Item]:
         """Insert new items of ``unit``; return the new root matches."""
@@ -196,8 +203,14 @@ class PlanRunner:
         if path:
             buffers[leaf].extend(items)
             root = self.plan.root
+            trace = self.trace
             for fn, sibling, parent in path:
+                size = len(buffers[sibling])
+                self.checked += len(new) * size
+                count = len(new)
                 new = fn(new, buffers[sibling])
+                if trace is not None:
+                    trace.append((sibling, size, count, len(new)))
                 if not new:
                     return new
                 self.created += len(new)
@@ -221,6 +234,7 @@ class PlanRunner:
         """Build the new trends that end with ``event`` and insert them."""
         t = event[0]
         new: list[Item] = [(t, t, seq, single)]
+        self.checked += len(self.buffers[self.plan.leaf_node[unit]])
         for mn, _mx, sq, binding in self.buffers[self.plan.leaf_node[unit]]:
             trend = binding[slot]
             last = trend[-1]

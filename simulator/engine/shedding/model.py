@@ -1,0 +1,293 @@
+"""The model builder: partial-match states, observed transitions, utility tables (pSPICE §III-A, §III-C).
+
+A partial match of the tree-based engine sits in a node buffer of a running plan; its
+*state* is the set of event types bound at that node (for the greedy order-based plans, a
+left-deep tree, these are exactly the states of the pattern's state machine: A, AB, ABC, …;
+leaf buffers of later units, such as buffered B events of SEQ(A, B), are states too). A
+match leaving the root is *complete* (state 0). States are numbered per pattern and shared
+by all plans of the engine, so a plan replacement keeps the statistics.
+
+Observations (every ``sample_every``-th processed item): each partial match in a buffer
+whose window is still open is *exposed* to the item (the engine purges expired ones only
+every half window); a join step that extends ``k`` of the ``size`` buffered partial
+matches of a node moves ``min(k, size)`` of them to the parent's state (exact when one new
+item enters the step, an upper bound otherwise), and the ``new × size`` pairs examined are
+the work charged to that state (the reward of :mod:`.reward`). A step's outputs continuing
+to the next step in the same event are not chained as a two-state jump: the chain advances
+one state per event (an approximation the paper's one-event state machine also makes).
+
+:meth:`PatternModel.build` turns the counts into a transition matrix, completion and
+remaining-time tables over the events left in a window (``window × observed item rate``,
+at most ``MAX_EVENTS``), and a :class:`.utility.UtilityTable`; then it halves the counts
+(retraining with forgetting, §III-D). Building is called periodically by the shedder, not
+per item.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from inev.simulator.engine.shedding.markov import COMPLETE, completion_table, transition_matrix
+from inev.simulator.engine.shedding.reward import remaining_time_table
+from inev.simulator.engine.shedding.utility import UtilityTable
+
+MAX_EVENTS = 50_000
+SPREAD = 3.0  # standard deviations above the mean join selectivity in the work model
+MIN_EXPOSURE = 200.0  # below this many observations a state never counts as hopeless
+
+
+class _RunnerInfo:
+    """State number and parent node of every node of one running plan."""
+
+    def __init__(self, runner: Any, state_of: list[int], parent: dict[int, int]) -> None:
+        self.runner = runner
+        self.state_of = state_of
+        self.parent = parent
+
+
+class PatternModel:
+    """Statistics and utility table of one engine (one pattern) with its ``weight``."""
+
+    def __init__(self, engine: Any, weight: float = 1.0, bins: int = 64) -> None:
+        self.engine = engine
+        self.weight = float(weight)
+        self.bins = bins
+        self.states: dict[tuple[int, frozenset[str]], int] = {}
+        self.infos: dict[int, _RunnerInfo] = {}
+        self.exposure: dict[int, float] = {}
+        self.moves: dict[tuple[int, int], float] = {}
+        self.checks: dict[int, float] = {}
+        self.join_pairs: dict[tuple[int, int], float] = {}
+        self.join_outs: dict[tuple[int, int], float] = {}
+        self.join_moments: dict[tuple[int, int], list[float]] = {}
+        self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
+        self.items = 0
+        self.first_time: float | None = None
+        self.last_time = 0.0
+        self.table: UtilityTable | None = None
+        self.matrix: np.ndarray | None = None  # the last transition matrix built
+        self.rate = 0.0
+        self._traced: list[_RunnerInfo] = []
+
+    # ------------------------------------------------------------------ states
+    def info(self, branch_index: int, branch: Any, runner: Any) -> _RunnerInfo:
+        """State numbers of ``runner``'s nodes (cached per runner)."""
+        info = self.infos.get(id(runner))
+        if info is not None and info.runner is runner:
+            return info
+        plan = runner.plan
+        types: list[set[str]] = [set() for _ in range(plan.node_count)]
+        parent: dict[int, int] = {}
+        for unit, leaf in plan.leaf_node.items():
+            acc = set(branch.units[unit].types)
+            types[leaf] |= acc
+            for _fn, sibling, up in plan.paths[unit]:
+                parent[sibling] = up
+                types[up] |= acc
+        state_of = []
+        for node in range(plan.node_count):
+            if node == plan.root:
+                state_of.append(COMPLETE)
+                continue
+            key = (branch_index, frozenset(types[node]))
+            if key not in self.states:
+                self.states[key] = len(self.states) + 1
+            state_of.append(self.states[key])
+        info = _RunnerInfo(runner, state_of, parent)
+        self.infos = {k: v for k, v in self.infos.items() if _alive(self.engine, v.runner)}
+        self.infos[id(runner)] = info
+        return info
+
+    def runners(self) -> Iterator[_RunnerInfo]:
+        """Every running plan of the engine with its state numbers."""
+        for i, branch in enumerate(self.engine.branches):
+            for runner in branch.runners:
+                yield self.info(i, branch, runner)
+
+    # ------------------------------------------------------------------ observation
+    def before(self, time: float) -> None:
+        """Start observing one item: count exposures, switch the join traces on."""
+        if self.first_time is None:
+            self.first_time = time
+        self.last_time = time
+        self._traced = []
+        exposure = self.exposure
+        cutoff = time - self.engine.window
+        for info in self.runners():
+            for node, buf in enumerate(info.runner.buffers):
+                if buf:
+                    s = info.state_of[node]
+                    live = sum(1 for x in buf if x[0] >= cutoff)
+                    exposure[s] = exposure.get(s, 0.0) + live
+            info.runner.trace = []
+            self._traced.append(info)
+
+    def after(self) -> None:
+        """Finish observing: record the moves and the work of each state."""
+        moves, checks = self.moves, self.checks
+        pairs, outputs = self.join_pairs, self.join_outs
+        for info in self._traced:
+            trace = info.runner.trace or ()
+            info.runner.trace = None
+            for sibling, size, count, outs in trace:
+                if not size:
+                    continue
+                s = info.state_of[sibling]
+                t = info.state_of[info.parent[sibling]]
+                checks[s] = checks.get(s, 0.0) + count * size
+                pairs[(s, t)] = pairs.get((s, t), 0.0) + count * size
+                x = outs / (count * size)
+                m = self.join_moments.get((s, t))
+                if m is None:
+                    m = self.join_moments[(s, t)] = [0.0, 0.0, 0.0]
+                m[0] += 1.0
+                m[1] += x
+                m[2] += x * x
+                if outs:
+                    outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
+                    moves[(s, t)] = moves.get((s, t), 0.0) + min(outs, size)
+        self._traced = []
+        self.items += 1
+
+    def join_selectivity(self, sibling: int, parent: int) -> float:
+        """Observed share of examined pairs that a join into ``parent`` turned into partial
+        matches (0.5 before any observation)."""
+        seen = self.join_pairs.get((sibling, parent), 0.0)
+        if seen <= 0:
+            return 0.5
+        return self.join_outs.get((sibling, parent), 0.0) / seen
+
+    def join_selectivity_high(self, sibling: int, parent: int) -> float:
+        """A high estimate of one join's selectivity: the mean plus ``SPREAD`` standard
+        deviations of the per-item shares (1 before 30 observations). Joins of one item
+        are correlated (a negated event, a burst), so the average alone underestimates
+        the work of the items that matter for the bound."""
+        m = self.join_moments.get((sibling, parent))
+        if m is None or m[0] < 30:
+            return 1.0
+        mean = m[1] / m[0]
+        var = max(m[2] / m[0] - mean * mean, 0.0)
+        return min(1.0, mean + SPREAD * var**0.5)
+
+    def path_costs(self, item: Any, is_event: bool) -> tuple[float, list]:
+        """Expected join work of ``item`` and, per buffer on its paths, the work one partial
+        match of it adds (the detector's processing-latency model, :mod:`.detector`).
+
+        Along a plan path with buffers of sizes ``n_1 … n_J`` and join selectivities
+        ``s_j``, one new item costs ``h_1`` with ``h_j = n_j (1 + s_j h_{j+1})``; one more
+        partial match in buffer ``j`` adds ``m_j (1 + s_j h_{j+1})`` where
+        ``m_j = Π_{i<j} n_i s_i`` new items reach step ``j``. A Kleene event is first tried
+        against the ``k`` trends of its leaf and may extend all of them (an upper bound):
+        ``k + (1 + k) h_1``.
+        """
+        engine = self.engine
+        if is_event:
+            routes = engine.routes.get(item[1], ())
+        else:
+            routes = engine.match_routes.get(frozenset(e[1] for e in item), ())
+        total = 0.0
+        out: list = []
+        for branch, unit in routes:
+            index = self.branch_index.get(id(branch))
+            if index is None:
+                self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
+                index = self.branch_index[id(branch)]
+            for runner in branch.runners:
+                info = self.info(index, branch, runner)
+                path = runner.plan.paths[unit]
+                steps = []
+                for _fn, sibling, parent in path:
+                    n = len(runner.buffers[sibling])
+                    sel = self.join_selectivity_high(info.state_of[sibling], info.state_of[parent])
+                    steps.append((sibling, n, sel))
+                h = 0.0
+                tail = []
+                for _sibling, n, sel in reversed(steps):
+                    tail.append(1.0 + sel * h)
+                    h = n * (1.0 + sel * h)
+                tail.reverse()
+                reach = 1.0
+                if branch.units[unit].kind == "kleene":
+                    # the event is tried against every buffered trend of its leaf and may
+                    # extend each: up to 1 + k new trends enter the path
+                    leaf = runner.plan.leaf_node[unit]
+                    k = len(runner.buffers[leaf])
+                    if k:
+                        out.append((runner, leaf, info.state_of[leaf], k, 1.0 + h))
+                    total += k
+                    reach = 1.0 + k
+                total += reach * h
+                for (sibling, n, sel), extra in zip(steps, tail, strict=True):
+                    if n:
+                        out.append((runner, sibling, info.state_of[sibling], n, reach * extra))
+                    reach *= n * sel
+                    if reach <= 0:
+                        break
+        return total, out
+
+    def seen(self, time: float) -> None:
+        """Note the time of an item that was not observed (for the item rate)."""
+        if self.first_time is None:
+            self.first_time = time
+        self.last_time = time
+
+    # ------------------------------------------------------------------ building
+    def item_rate(self) -> float:
+        """Items processed by the engine per time unit so far."""
+        c = self.engine.counters
+        done = c["events"] + c["matches_in"]
+        span = self.last_time - (self.first_time or 0.0)
+        return done / span if span > 0 else 0.0
+
+    def build(self) -> UtilityTable | None:
+        """Build the utility table from the counts so far (``None`` before any)."""
+        n = len(self.states) + 1
+        if not self.exposure:
+            return self.table
+        self.rate = self.item_rate()
+        max_events = int(min(MAX_EVENTS, math.ceil(self.engine.window * self.rate)) + 1)
+        bin_size = max(1, math.ceil(max_events / self.bins))
+        P = transition_matrix(n, self.exposure, self.moves)
+        reward = np.zeros(n)
+        for s, seen in self.exposure.items():
+            if seen > 0:
+                reward[s] = self.checks.get(s, 0.0) / seen
+        completion = completion_table(P, max_events, bin_size)
+        remaining = remaining_time_table(P, reward, max_events, bin_size)
+        table = UtilityTable.build(self.weight, completion, remaining, bin_size)
+        for state in range(1, n):
+            if self.exposure.get(state, 0.0) < MIN_EXPOSURE:
+                table.values[state] = np.maximum(table.values[state], 1e-12)
+        self.table = table
+        self.matrix = P
+        for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
+            for k in d:
+                d[k] *= 0.5
+        for m in self.join_moments.values():
+            m[:] = [v * 0.5 for v in m]
+        return self.table
+
+    def utilities(self, now: float) -> Iterator[tuple[Any, int, np.ndarray]]:
+        """``(runner, node, utilities)`` of every non-empty buffer (table lookups)."""
+        table = self.table
+        window = self.engine.window
+        rate = self.rate
+        for info in self.runners():
+            for node, buf in enumerate(info.runner.buffers):
+                if not buf:
+                    continue
+                start = np.fromiter((x[0] for x in buf), dtype=float, count=len(buf))
+                left = np.maximum(window - (now - start), 0.0) * rate
+                state = info.state_of[node]
+                if state >= table.values.shape[0]:  # a state first seen after the build
+                    yield info.runner, node, np.full(len(buf), np.inf)
+                else:
+                    yield info.runner, node, table.lookup_many(state, left)
+
+
+def _alive(engine: Any, runner: Any) -> bool:
+    return any(runner is r for b in engine.branches for r in b.runners)

@@ -1,0 +1,164 @@
+"""Quality of results under load shedding (pSPICE paper §IV metrics; issue 8 item 4).
+
+:func:`run_overload` evaluates a workload over a trace twice on one node: an unshedded run
+with unlimited capacity (the reference, and the work it needs: ``auto:F`` capacity is F times
+its work units per time unit of the trace), then a run with the given capacity, latency
+bound and strategy. Events arrive at their timestamps. It reports, per query and in total,
+false negatives (reference matches missing), false positives (matches the reference does not
+have), the weighted false-negative share ``Σ w_q·FN_q / Σ w_q·|ref_q|``, latency-bound
+violations (processed items whose queueing + processing latency exceeds the bound), shed
+partial matches and events, throughput (processed items per time unit of the run) and the
+detection latency of the matches (mean, p50, p99, max).
+"""
+
+from __future__ import annotations
+
+import math
+import time as clock
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from inev.simulator.engine.engine import Engine
+from inev.simulator.engine.events import Event
+from inev.simulator.processing import Processor, needed_capacity, parse_capacity
+
+
+def _latency(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"mean": 0.0, "p50": 0.0, "p99": 0.0, "max": 0.0}
+    a = np.asarray(values, dtype=float)
+    return {
+        "mean": float(a.mean()),
+        "p50": float(np.percentile(a, 50)),
+        "p99": float(np.percentile(a, 99)),
+        "max": float(a.max()),
+    }
+
+
+def _key(out: Any) -> Any:
+    if isinstance(out, Event):
+        return (out[1], out[3])
+    return tuple(e[3] for e in out)
+
+
+def run_node(
+    make_engines: Callable[[], dict[str, Any]],
+    events: Sequence[Event],
+    capacity: float,
+    **options: Any,
+) -> tuple[Processor, dict[str, list[Any]], float]:
+    """Run ``events`` (arriving at their times) through a fresh :class:`Processor`;
+    return it, the outputs per engine in emission order, and the wall seconds spent in the
+    shedder (detection excluded; model building included, as it runs in ``after``)."""
+    proc = Processor(make_engines(), capacity, **options)
+    outputs: dict[str, list[Any]] = {name: [] for name in proc.engines}
+    shedder = proc.shedder
+    timed = [0.0]
+    if shedder.name != "none":
+        for hook in ("shed", "relieve", "after", "admit"):
+            setattr(shedder, hook, _timed(getattr(shedder, hook), timed))
+    for e in events:
+        for name, out in proc.arrive(e, e[0]).outputs:
+            outputs[name].append(out)
+    for name, out in proc.finish().outputs:
+        outputs[name].append(out)
+    return proc, outputs, timed[0]
+
+
+def _timed(fn: Callable[..., Any], total: list[float]) -> Callable[..., Any]:
+    def wrapper(*args: Any) -> Any:
+        t0 = clock.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            total[0] += clock.perf_counter() - t0
+
+    return wrapper
+
+
+def run_overload(
+    make_engines: Callable[[], dict[str, Engine]],
+    events: Sequence[Event],
+    capacity: str | float,
+    latency_bound: float | None,
+    strategy: str = "pspice",
+    *,
+    weights: dict[str, float] | None = None,
+    cost_per_unit: float = 1.0,
+    safety: float = 0.0,
+    seed: int = 0,
+    reference: tuple[dict[str, list[Any]], float] | None = None,
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Reference and shedded runs of ``events``; return the ``shedding`` figures and the
+    shedded run's outputs per query. ``reference`` reuses an earlier unshedded run
+    (outputs, work units)."""
+    weights = weights or {}
+    if reference is None:
+        ref_proc, ref_out, _ = run_node(make_engines, events, math.inf)
+        reference = (ref_out, ref_proc.stats.work)
+    ref_out, ref_work = reference
+    duration = events[-1][0] - events[0][0] if events else 0.0
+    kind, value = parse_capacity(capacity)
+    needed = needed_capacity(ref_work, duration)
+    cap = value * needed if kind == "auto" else value
+    wall = clock.perf_counter()
+    proc, out, shed_seconds = run_node(
+        make_engines,
+        events,
+        cap,
+        cost_per_unit=cost_per_unit,
+        latency_bound=latency_bound,
+        shedder=strategy,
+        weights=weights,
+        safety=safety,
+        seed=seed,
+    )
+    wall = clock.perf_counter() - wall
+    per_query: dict[str, dict[str, int]] = {}
+    fn_weighted = 0.0
+    total_weighted = 0.0
+    for name in ref_out:
+        ref = {_key(m) for m in ref_out[name]}
+        got = {_key(m) for m in out.get(name, [])}
+        fn = len(ref - got)
+        fp = len(got - ref)
+        per_query[name] = {
+            "reference": len(ref),
+            "matches": len(got),
+            "false_negatives": fn,
+            "false_positives": fp,
+        }
+        w = weights.get(name, 1.0)
+        fn_weighted += w * fn
+        total_weighted += w * len(ref)
+    stats = proc.stats
+    span = max(proc.busy_until, events[-1][0] if events else 0.0) - (
+        events[0][0] if events else 0.0
+    )
+    result = {
+        "strategy": strategy,
+        "capacity": cap,
+        "needed_capacity": needed,
+        "load": needed / cap if cap > 0 else math.inf,
+        "latency_bound": latency_bound,
+        "false_negatives": sum(q["false_negatives"] for q in per_query.values()),
+        "false_positives": sum(q["false_positives"] for q in per_query.values()),
+        "false_negative_share": fn_weighted / total_weighted if total_weighted else 0.0,
+        "bound_violations": stats.violations,
+        "overloads": stats.overloads,
+        "shed_partial_matches": proc.shedder.shed_partial_matches,
+        "shed_events": proc.shedder.shed_events,
+        "items": stats.items,
+        "processed": stats.processed,
+        "throughput": stats.processed / span if span > 0 else float(stats.processed),
+        "work": stats.work,
+        "latency": _latency(stats.match_latencies),
+        "item_latency": _latency(stats.latencies),
+        "max_service": stats.max_service,
+        "shedder_seconds": shed_seconds,
+        "wall_seconds": wall,
+        "queries": per_query,
+    }
+    return result, out

@@ -1,0 +1,301 @@
+"""Load shedders: pSPICE (paper §III-F, Algorithm 2) and the baselines of issue 8.
+
+Every shedder is called by :class:`inev.simulator.processing.Processor` with the same
+overload detector (:mod:`.detector`) and the same amount:
+
+* ``pspice`` drops partial matches of lowest utility (utility-table lookups, O(1) each,
+  then a sort, as in Algorithm 2) until the excess work the detector computed is covered;
+  partial matches of utility 0 go first whatever their state (see :class:`PSpiceShedder`);
+  until its first model is built it drops like ``random-pm``;
+* ``random-pm`` drops partial matches chosen uniformly at random among those the item is
+  joined with, until the same excess is covered;
+* ``random-event`` and ``type-utility`` shed input items instead: the item the detector
+  flags is dropped (the only way an event shedder can keep that item's latency), and with
+  ``x`` the running share of flagged items (an exponential average), items are dropped
+  before detection too: at random with probability ``x`` (``random-event``), or, in the
+  spirit of eSPICE, the lowest-utility input kinds first until a share ``x`` of the input
+  is covered (``type-utility``; the utility of a kind is the pattern weight of the matches
+  its items took part in, per item and per work unit);
+* ``none`` never sheds (the detector still counts the would-be violations).
+
+Partial-match shedding removes buffered partial matches only (never negation buffers), so
+every match it still reports is a match of the unshedded run: no false positives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from inev.common.errors import InevError
+from inev.simulator.engine.events import Event
+from inev.simulator.engine.shedding.detector import BufferCost
+from inev.simulator.engine.shedding.model import PatternModel
+
+STRATEGIES = ("none", "pspice", "random-pm", "random-event", "type-utility")
+
+
+class Shedder:
+    """No shedding; the base of the other strategies (hooks called by the processor)."""
+
+    name = "none"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.shed_partial_matches = 0
+        self.shed_events = 0
+        self.engines: dict[str, Any] = {}
+        self.weights: dict[str, float] = {}
+        self.models: dict[str, PatternModel] = {}
+
+    def attach(
+        self,
+        engines: Mapping[str, Any],
+        weights: Mapping[str, float],
+        models: Mapping[str, PatternModel],
+    ) -> None:
+        """Remember the node's engines, pattern weights and state models."""
+        self.engines = dict(engines)
+        self.weights = {k: float(weights.get(k, 1.0)) for k in engines}
+        self.models = dict(models)
+
+    def admit(self, item: Any, kind: Any) -> bool:
+        """Whether ``item`` enters processing (event shedders drop some beforehand)."""
+        return True
+
+    def after(self, item: Any, kind: Any, outputs: list[tuple[str, Any]], cost: float) -> None:
+        """Called after processing with the outputs and the item's work units."""
+
+    def flagged(self, overloaded: bool) -> None:
+        """Called once per item with the detector's verdict."""
+
+    def relieve(self, time: float) -> None:
+        """Called when the estimated latency passes the early-warning level (a share of the
+        bound) without violating it; pSPICE drops hopeless partial matches here."""
+
+    def shed(
+        self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
+    ) -> bool:
+        """Overload: cut ``excess`` estimated work units of ``item`` (``buffers``: the
+        partial-match buffers it will be joined with), or return True to drop ``item``."""
+        return False
+
+    # ---------------------------------------------------------------- helpers
+    def _drop(
+        self,
+        scored: list[tuple[Any, int, np.ndarray, float]],
+        excess: float,
+        free: bool,
+    ) -> int:
+        """Drop partial matches in ascending score: every score-0 one when ``free``, then
+        those with a positive cost per partial match until their costs cover ``excess``."""
+        if not scored:
+            return 0
+        scores = np.concatenate([s for _, _, s, _ in scored])
+        costs = np.concatenate([np.full(len(s), c) for _, _, s, c in scored])
+        drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
+        need = excess - float(costs[drop].sum())
+        if need > 0:
+            useful = np.flatnonzero(~drop & (costs > 0))
+            order = useful[np.argsort(scores[useful], kind="stable")]
+            covered = np.cumsum(costs[order])
+            k = int(np.searchsorted(covered, need)) + 1
+            drop[order[:k]] = True
+        count = int(drop.sum())
+        offset = 0
+        for runner, node, s, _ in scored:
+            mask = drop[offset : offset + len(s)]
+            offset += len(s)
+            if mask.any():
+                buf = runner.buffers[node]
+                runner.buffers[node] = [x for x, gone in zip(buf, mask, strict=True) if not gone]
+        self.shed_partial_matches += count
+        return count
+
+
+class RandomPartialMatchShedder(Shedder):
+    """Drops uniformly random partial matches among those the item is joined with."""
+
+    name = "random-pm"
+
+    def shed(
+        self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
+    ) -> bool:
+        """Drop random partial matches until ``excess`` is covered."""
+        scored = [(r, node, self.rng.random(n) + 1e-9, c) for r, node, _, n, c in buffers]
+        self._drop(scored, excess, free=False)
+        return False
+
+
+class PSpiceShedder(Shedder):
+    """pSPICE: per-pattern Markov models, utility tables, lowest-utility dropping.
+
+    The processor gathers the observations; this shedder builds the utility tables
+    after ``warmup`` processed items, then after twice as many, and so on until builds are
+    ``rebuild_every`` items apart (early models are rough, so they are replaced soon). On
+    overload it drops every partial match of utility 0 (it cannot complete in its window,
+    so it only costs), then the lowest-utility partial matches of the states the item is
+    joined with until the excess is covered (dropping others would not shorten this
+    item's latency). Partial matches of utility 0 are also dropped when the estimated
+    latency passes the processor's early-warning level (``early`` × bound, no violation
+    yet): under the model they cannot complete, so this costs no match and keeps the
+    state small before the bound is at stake (an addition to the paper, whose operator
+    matches every event against every partial match, so hopeless ones cost at once).
+    Before the first model it drops like ``random-pm``.
+    """
+
+    name = "pspice"
+
+    def __init__(
+        self, seed: int = 0, warmup: int = 100, rebuild_every: int = 5000, relieve_every: int = 1
+    ) -> None:
+        super().__init__(seed)
+        self.relieve_every = relieve_every
+        self.last_relief = -relieve_every
+        self.warmup = warmup
+        self.rebuild_every = rebuild_every
+        self.counter = 0
+        self.next_build = warmup
+        self.builds = 0
+
+    def after(self, item: Any, kind: Any, outputs: list[tuple[str, Any]], cost: float) -> None:
+        """Rebuild the models periodically."""
+        self.counter += 1
+        if self.counter >= self.next_build:
+            self.build()
+
+    def build(self) -> None:
+        """Run the model builder for every pattern (off the hot path)."""
+        for model in self.models.values():
+            model.build()
+        self.builds += 1
+        self.next_build = self.counter + min(self.counter, self.rebuild_every)
+
+    def relieve(self, time: float) -> None:
+        """Drop every partial match of utility 0 (lossless under the model); at most once
+        every ``relieve_every`` items (default 1: on the benchmark, 8 halves the overhead
+        and doubles the false negatives)."""
+        if self.builds and self.counter - self.last_relief >= self.relieve_every:
+            self.last_relief = self.counter
+            scored = [
+                (runner, node, utilities, 0.0)
+                for model in self.models.values()
+                for runner, node, utilities in model.utilities(time)
+            ]
+            self._drop(scored, 0.0, free=True)
+
+    def shed(
+        self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
+    ) -> bool:
+        """Drop hopeless, then lowest-utility partial matches until ``excess`` is covered."""
+        if not self.builds:
+            scored = [(r, node, self.rng.random(n) + 1e-9, c) for r, node, _, n, c in buffers]
+            self._drop(scored, excess, free=False)
+            return False
+        cost = {(id(r), node): c for r, node, _, _, c in buffers}
+        scored = []
+        for model in self.models.values():
+            for runner, node, utilities in model.utilities(time):
+                scored.append((runner, node, utilities, cost.get((id(runner), node), 0.0)))
+        self._drop(scored, excess, free=True)
+        return False
+
+
+class RandomEventShedder(Shedder):
+    """Drops input items: the flagged ones, and others at random with the flagged share."""
+
+    name = "random-event"
+
+    def __init__(self, seed: int = 0, smoothing: float = 0.01) -> None:
+        super().__init__(seed)
+        self.smoothing = smoothing
+        self.share = 0.0
+
+    def flagged(self, overloaded: bool) -> None:
+        """Update the running share of flagged items."""
+        self.share += self.smoothing * (float(overloaded) - self.share)
+
+    def admit(self, item: Any, kind: Any) -> bool:
+        """Drop with probability equal to the flagged share."""
+        if self.share > 0 and self.rng.random() < self.share:
+            self.shed_events += 1
+            return False
+        return True
+
+    def shed(
+        self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
+    ) -> bool:
+        """Drop the flagged item."""
+        self.shed_events += 1
+        return True
+
+
+class TypeUtilityShedder(RandomEventShedder):
+    """eSPICE-like: drops the input kinds of lowest utility first (see the module doc)."""
+
+    name = "type-utility"
+
+    def __init__(self, seed: int = 0, smoothing: float = 0.01) -> None:
+        super().__init__(seed, smoothing)
+        self.count: dict[Any, float] = {}
+        self.cost: dict[Any, float] = {}
+        self.value: dict[Any, float] = {}
+        self._order: list[tuple[float, Any]] = []
+        self._since = 0
+
+    def after(self, item: Any, kind: Any, outputs: list[tuple[str, Any]], cost: float) -> None:
+        """Credit the pattern weight of each output to the kinds of its events."""
+        self.count[kind] = self.count.get(kind, 0.0) + 1.0
+        self.cost[kind] = self.cost.get(kind, 0.0) + cost
+        for name, out in outputs:
+            w = self.weights.get(name, 1.0)
+            events = (out,) if isinstance(out, Event) else out
+            for t in {e[1] for e in events}:
+                self.value[t] = self.value.get(t, 0.0) + w
+        self._since += 1
+        if self._since >= 500 or not self._order:
+            self._since = 0
+            self._rank()
+
+    def _rank(self) -> None:
+        total = sum(self.count.values())
+        ranked = []
+        for k, n in self.count.items():
+            types = (k,) if isinstance(k, str) else k
+            value = min(self.value.get(t, 0.0) for t in types)
+            per_unit = value / n / max(self.cost[k] / n, 1.0)
+            ranked.append((per_unit, str(k), k, n / total))
+        ranked.sort()
+        self._order = [(share, k) for _, _, k, share in ranked]
+
+    def admit(self, item: Any, kind: Any) -> bool:
+        """Drop items of the lowest-utility kinds covering the flagged share."""
+        if self.share <= 0 or not self._order:
+            return True
+        left = self.share
+        for share, k in self._order:
+            if left <= 0:
+                return True
+            if k == kind:
+                if share <= left or self.rng.random() < left / share:
+                    self.shed_events += 1
+                    return False
+                return True
+            left -= share
+        return True
+
+
+def make_shedder(strategy: str, seed: int = 0) -> Shedder:
+    """The shedder named ``strategy`` (one of :data:`STRATEGIES`)."""
+    classes = {
+        "none": Shedder,
+        "pspice": PSpiceShedder,
+        "random-pm": RandomPartialMatchShedder,
+        "random-event": RandomEventShedder,
+        "type-utility": TypeUtilityShedder,
+    }
+    if strategy not in classes:
+        raise InevError(f"unknown shedding strategy {strategy!r} ({', '.join(STRATEGIES)})")
+    return classes[strategy](seed=seed)

@@ -10,6 +10,7 @@ import click
 from inev.common.errors import InevError
 from inev.experiments.commands import demo_command, plot_command, sweep_command
 from inev.planner.cli import plan_command, repair_command
+from inev.simulator.cli import simulate_command
 from inev.simulator.engine.cli import match_command
 from inev.topologies.cli import network_group
 from inev.workloads.cli import workload_group
@@ -29,6 +30,7 @@ cli.add_command(demo_command)
 cli.add_command(match_command)
 cli.add_command(plan_command)
 cli.add_command(repair_command)
+cli.add_command(simulate_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,0 +1,103 @@
+"""``inev simulate``: execute a plan in the SimPy network simulator."""
+
+from __future__ import annotations
+
+import click
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from inev.common.errors import InevError
+from inev.planner.plan import load_plan
+from inev.planner.planning import METHODS, plan_workload
+from inev.simulator.engine.trace import read_trace
+from inev.simulator.result import save_result
+from inev.simulator.run import simulate
+from inev.topologies.io import load_network
+from inev.workloads.io import load_workload
+
+
+@click.command("simulate")
+@click.argument("network_file", type=click.Path(dir_okay=False))
+@click.argument("workload_file", type=click.Path(dir_okay=False))
+@click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
+@click.option("--duration", default=100.0, show_default=True, help="Simulated time units.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the Poisson sources.")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Result JSON (inev-sim/1)."
+)
+@click.option(
+    "--trace",
+    "trace_file",
+    type=click.Path(dir_okay=False),
+    help="Replay a trace (CSV or Parquet: time,type,node,id[,attributes]) instead of sources.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    help="Plan on the fly with this method instead of reading PLAN_FILE.",
+)
+@click.option("--bandwidth", type=float, help="Messages per time unit a link carries (queueing).")
+@click.option(
+    "--engine-plan",
+    type=click.Choice(["greedy", "zstream"]),
+    default="greedy",
+    show_default=True,
+    help="Evaluation plans of the local engines.",
+)
+@click.option(
+    "--adaptive",
+    type=click.Choice(["invariant", "always", "threshold", "off"]),
+    default="invariant",
+    show_default=True,
+    help="Re-optimisation of the local engines.",
+)
+@click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
+def simulate_command(
+    network_file: str,
+    workload_file: str,
+    plan_file: str | None,
+    duration: float,
+    seed: int,
+    out: str,
+    trace_file: str | None,
+    method: str | None,
+    bandwidth: float | None,
+    engine_plan: str,
+    adaptive: str,
+    no_size_check: bool,
+) -> None:
+    """Run a plan node by node; count messages, check matches against centralized evaluation."""
+    network = load_network(network_file)
+    workload = load_workload(workload_file)
+    workload.check_network(network)
+    if plan_file and method:
+        raise InevError("give either a plan file or --method, not both")
+    if plan_file:
+        plan = load_plan(plan_file)
+    elif method:
+        plan = plan_workload(network, workload, method)
+    else:
+        raise InevError("give a plan file or --method to plan on the fly")
+    trace = list(read_trace(trace_file)) if trace_file else None
+    with Progress(
+        TextColumn("[bold]simulate"),
+        BarColumn(),
+        TextColumn("t={task.completed:.4g}"),
+        TimeRemainingColumn(),
+        transient=True,
+    ) as progress:
+        task = progress.add_task("simulate", total=duration)
+        result = simulate(
+            network,
+            workload,
+            plan,
+            duration=duration,
+            seed=seed,
+            trace=trace,
+            bandwidth=bandwidth,
+            engine_plan=engine_plan,
+            adaptation=adaptive,
+            progress=lambda t: progress.update(task, completed=t),
+            check=not no_size_check,
+        )
+    save_result(result, out)
+    click.echo(result.summary())

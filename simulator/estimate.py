@@ -1,0 +1,135 @@
+"""How big a simulation will be, before running it: events, matches and partial matches.
+
+Skip-till-any-match semantics make match counts explode: a window holding n events of a
+Kleene type holds 2^n trends, and a SEQ of k types over windows holding c events each has
+about c^k / k! candidate matches. The estimates below use the paper's rate model (§3.2) with
+*per-window counts* c(e) = R(e) · window in place of rates:
+
+* matches per window ≈ rate(q) evaluated on the counts (KL in log space);
+* partial matches per window ≈ the largest, over every subset S of the query's types, of
+  σ(S) · Π_{e ∈ S} c'(e), where c'(e) = e^c(e) for a Kleene type (a partial match is a
+  match of some sub-pattern; the engine may hold any of them). Not 2^c: the number of
+  events in a window is Poisson with mean c, and E[2^N] = e^c for N ~ Poisson(c), so the
+  busy windows dominate (16 events per window on average give 8.9 million trends, not 65,536);
+* events = Σ R(e) · duration over the workload's types.
+
+They are order-of-magnitude figures, meant to refuse runs that would exhaust memory, and to
+tell the user which knob to turn: fewer events per window (lower rates or a shorter
+window) keeps the counts tractable; the duration only scales the totals linearly.
+
+>>> from inev.topologies.network import Network
+>>> from inev.workloads.workload import Query, Workload
+>>> net = Network.build([0, 1], [(0, 1)], {"A": (2.0, [0]), "B": (3.0, [1])})
+>>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)", {"A B": 0.5})])
+>>> round(estimate(net, wl, duration=10.0).matches_per_window["q"], 6)
+3.0
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from inev.common.errors import InevError
+from inev.topologies.network import Network
+from inev.workloads.query import kleene_types, negated_types
+from inev.workloads.rates import pattern_selectivity
+from inev.workloads.workload import Workload
+
+LOG2E = math.log2(math.e)
+MAX_EVENTS = 5_000_000
+MAX_PARTIAL_MATCHES = 1_000_000
+MAX_MATCHES = 20_000_000
+
+
+@dataclass(frozen=True)
+class SizeEstimate:
+    """Estimated events, matches and partial matches of a run (log2 where they may overflow)."""
+
+    events: float
+    matches_per_window: dict[str, float]
+    matches: dict[str, float]
+    partial_matches_per_window: dict[str, float]
+
+
+def _log2_counts(network: Network, workload: Workload) -> dict[str, float]:
+    out = {}
+    for name in workload.types:
+        count = network.global_rate(name) * workload.window
+        out[name] = math.log2(count) if count > 0 else -math.inf
+    return out
+
+
+def estimate(network: Network, workload: Workload, duration: float) -> SizeEstimate:
+    """Order-of-magnitude sizes of simulating ``workload`` for ``duration`` (module docstring)."""
+    counts = {name: network.global_rate(name) * workload.window for name in workload.types}
+    events = sum(network.global_rate(name) for name in workload.types) * duration
+    per_window: dict[str, float] = {}
+    total: dict[str, float] = {}
+    partial: dict[str, float] = {}
+    windows = max(duration / workload.window, 1.0)
+    for q in workload.split_or().queries:
+        kleene = kleene_types(q.pattern)
+        # 2^(c · log2 e) = e^c, the expected number of trends (see the module docstring)
+        trend_counts = {t: c * LOG2E if t in kleene else c for t, c in counts.items()}
+        log2_matches = q.log2_rate(trend_counts)
+        per_window[q.name] = _exp2(log2_matches)
+        total[q.name] = _exp2(log2_matches + math.log2(windows))
+        types = [t for t in q.types if t not in negated_types(q.pattern)]
+        best = 0.0
+        for size in range(1, min(len(types), 8) + 1):
+            for subset in itertools.combinations(types, size):
+                log2_size = math.log2(pattern_selectivity(subset, q.selectivity))
+                for name in subset:
+                    c = counts[name]
+                    log2_size += (
+                        c * LOG2E if name in kleene else (math.log2(c) if c > 0 else -math.inf)
+                    )
+                best = max(best, log2_size)
+        partial[q.name] = _exp2(best)
+    return SizeEstimate(events, per_window, total, partial)
+
+
+def _exp2(value: float) -> float:
+    return math.inf if value > 1023 else 2.0**value
+
+
+def check_size(
+    network: Network,
+    workload: Workload,
+    duration: float,
+    max_events: float = MAX_EVENTS,
+    max_partial_matches: float = MAX_PARTIAL_MATCHES,
+    max_matches: float = MAX_MATCHES,
+) -> SizeEstimate:
+    """Raise :class:`InevError` naming the problem when a run would be too big to simulate."""
+    size = estimate(network, workload, duration)
+    split = workload.split_or()
+    if size.events > max_events:
+        raise InevError(
+            f"about {size.events:.3g} events in {duration:g} time units exceed the limit of "
+            f"{max_events:.3g}: shorten the duration or lower the rates"
+        )
+    for name, value in size.partial_matches_per_window.items():
+        if value > max_partial_matches:
+            raise InevError(
+                f"query {name}: about {_show(value)} partial matches per window would exhaust memory "
+                f"(limit {max_partial_matches:.3g}): lower the rates or the window"
+                + (
+                    " (Kleene trends double with every event in a window)"
+                    if kleene_types(split.query(name).pattern)
+                    else ""
+                )
+            )
+    for name, value in size.matches.items():
+        if value > max_matches:
+            raise InevError(
+                f"query {name}: about {_show(value)} matches in the run exceed the limit of "
+                f"{max_matches:.3g}: lower the rates, the window or the duration"
+            )
+    return size
+
+
+def _show(value: float) -> str:
+    return "more than 1e308" if math.isinf(value) else f"{value:.3g}"

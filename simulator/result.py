@@ -1,0 +1,133 @@
+"""The result of a simulation (``inev-sim/1``): messages, matches, equality, latency.
+
+>>> compare_matches({"q": Counter({(1, 2): 2})}, {"q": Counter({(1, 2): 1, (3, 4): 1})})
+(1, 1)
+>>> latency_summary([1.0, 2.0, 3.0])["p50"]
+2.0
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from inev.common.files import write_json_document
+
+FORMAT = "inev-sim/1"
+
+
+def compare_matches(
+    found: Mapping[str, Counter], expected: Mapping[str, Counter]
+) -> tuple[int, int]:
+    """(missing, extra) over all queries; a match found twice counts once as extra."""
+    missing = extra = 0
+    for query in set(found) | set(expected):
+        have = found.get(query, Counter())
+        want = expected.get(query, Counter())
+        for match in set(have) | set(want):
+            difference = have.get(match, 0) - want.get(match, 0)
+            if difference > 0:
+                extra += difference
+            else:
+                missing -= difference
+    return missing, extra
+
+
+def latency_summary(values: Sequence[float]) -> dict[str, float | None]:
+    """Mean, median, 99th percentile and maximum (``None`` for no values)."""
+    if not values:
+        return {"count": 0, "mean": None, "p50": None, "p99": None, "max": None}
+    array = np.asarray(values, dtype=float)
+    return {
+        "count": len(values),
+        "mean": float(array.mean()),
+        "p50": float(np.percentile(array, 50)),
+        "p99": float(np.percentile(array, 99)),
+        "max": float(array.max()),
+    }
+
+
+@dataclass
+class SimulationResult:
+    """Everything one simulation measured (see ``inev-sim/1`` in the SPEC)."""
+
+    method: str
+    duration: float
+    events: int
+    messages: int
+    messages_by_type: dict[str, int]
+    messages_by_link: dict[str, int]
+    messages_by_vertex: dict[int, int]
+    centralized_messages: int
+    model_messages: float
+    matches: dict[str, int]
+    centralized_matches: dict[str, int]
+    missing: int
+    extra: int
+    latency: dict[str, dict[str, float | None]]
+    events_processed: dict[str, int]
+    partial_matches: dict[str, int]
+    reoptimizations: dict[str, int]
+    late: int = 0
+    unused_events: dict[str, int] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+    changes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def equal_to_centralized(self) -> bool:
+        """Whether the sinks found exactly the centralized matches, each once."""
+        return self.missing == 0 and self.extra == 0
+
+    @property
+    def ratio(self) -> float:
+        """Measured messages relative to gathering the same trace at the centralized node."""
+        if self.centralized_messages == 0:
+            return 0.0 if self.messages == 0 else math.inf
+        return self.messages / self.centralized_messages
+
+    @property
+    def model_deviation(self) -> float | None:
+        """(measured − model) / model, ``None`` when the model predicts no message."""
+        if self.model_messages == 0:
+            return None
+        return (self.messages - self.model_messages) / self.model_messages
+
+    def latency_p99(self) -> float | None:
+        """The largest per-query p99 detection latency."""
+        values = [s["p99"] for s in self.latency.values() if s["p99"] is not None]
+        return max(values) if values else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``inev-sim/1`` document (wall time excluded, so equal seeds give equal files)."""
+        document = asdict(self)
+        document.pop("wall_seconds")
+        document["messages_by_vertex"] = {str(k): v for k, v in self.messages_by_vertex.items()}
+        return {
+            "format": FORMAT,
+            **document,
+            "ratio": self.ratio,
+            "equal_to_centralized": self.equal_to_centralized,
+            "model_deviation": self.model_deviation,
+        }
+
+    def summary(self) -> str:
+        """The one line ``inev simulate`` prints."""
+        p99 = self.latency_p99()
+        deviation = self.model_deviation
+        return (
+            f"method={self.method} messages={self.messages} ratio={self.ratio:.4g} "
+            f"model_deviation={'n/a' if deviation is None else f'{deviation:+.3f}'} "
+            f"matches={sum(self.matches.values())} equal={str(self.equal_to_centralized).lower()} "
+            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}"
+        )
+
+
+def save_result(result: SimulationResult, path: str | os.PathLike[str]) -> None:
+    """Write the ``inev-sim/1`` JSON atomically."""
+    write_json_document(path, result.to_dict())

@@ -1,0 +1,164 @@
+"""The network simulator: exact message counts, equality with centralized evaluation, latency."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from inev.common.errors import InevError
+from inev.planner.planning import plan_workload
+from inev.simulator.engine.events import make_event
+from inev.simulator.estimate import check_size
+from inev.simulator.run import simulate
+from inev.simulator.sources import poisson_trace
+from inev.topologies.generate import generate_network
+from inev.topologies.network import Network
+from inev.workloads.generate import generate_workload
+from inev.workloads.workload import Query, Workload
+
+PATH = Network.build(
+    [0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3), (3, 4)], {"A": (1.0, [0]), "B": (100.0, [4])}
+)
+
+
+def test_three_a_events_over_four_links_are_twelve_messages():
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    plan = plan_workload(PATH, wl, "centralized")
+    assert plan.centralized_node == 4  # gathering the rare A events is cheapest
+    trace = [
+        make_event(0.1, "A", 0, 0),
+        make_event(0.2, "A", 0, 1),
+        make_event(0.3, "A", 0, 2),
+        make_event(0.5, "B", 4, 3),
+    ]
+    result = simulate(PATH, wl, plan, duration=1.0, trace=trace)
+    assert result.messages == 12
+    assert result.messages_by_type == {"A": 12}
+    assert sorted(result.messages_by_link.values()) == [3, 3, 3, 3]
+    assert result.matches == {"q": 3} and result.equal_to_centralized
+    assert result.centralized_messages == 12
+    # each A needs 4 time units to reach node 4; the sink releases the match with B (t=0.5)
+    # once nothing older than 0.5 can still arrive: at 0.5 + 4, a latency of 4 for all three
+    assert result.latency["q"]["p50"] == pytest.approx(4.0)
+    assert result.latency["q"]["max"] == pytest.approx(4.0)
+    assert result.late == 0
+
+
+def test_measured_messages_equal_the_model_for_primitive_forwarding():
+    for seed in range(8):
+        net = generate_network(nodes=12, event_types=5, seed=seed)
+        net = net.with_rates({t: 1.0 + i for i, t in enumerate(net.types)})
+        wl = generate_workload(net, queries=1, length=3, selectivity=0.05, seed=seed)
+        plan = plan_workload(net, wl, "centralized")
+        trace = poisson_trace(net, 2.0, seed, types=wl.types)
+        result = simulate(net, wl, plan, duration=2.0, trace=trace)
+        expected = 0
+        for v in plan.vertices:
+            if v.inputs:
+                continue
+            nodes = {n for link in v.forwarding for n in link}
+            assert not v.forwarding or len(v.forwarding) == len(nodes) - 1  # trees
+            expected += len(v.forwarding) * sum(
+                1 for e in trace if e.type == v.projection and e.node == v.node
+            )
+        assert result.messages == expected
+        assert result.equal_to_centralized
+
+
+def small_instance(seed: int, length: int, kleene: int, negation: int, queries: int):
+    rng = np.random.default_rng(seed)
+    net = generate_network(nodes=int(rng.integers(4, 10)), event_types=6, seed=seed, skew=1.5)
+    net = net.with_rates({t: float(rng.choice([0.2, 0.5, 1.0, 2.0])) for t in net.types})
+    wl = generate_workload(
+        net,
+        queries=queries,
+        length=length,
+        kleene=kleene,
+        negation=negation,
+        selectivity=0.5,
+        seed=seed,
+    )
+    return net, wl
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shape=st.sampled_from([(2, 0, 0), (3, 0, 0), (3, 1, 0), (3, 0, 1), (4, 0, 0), (4, 1, 1)]),
+    queries=st.integers(1, 3),
+    method=st.sampled_from(["inev", "centralized", "isolated", "ppop"]),
+)
+def test_distributed_matches_equal_centralized_matches(seed, shape, queries, method):
+    length, kleene, negation = shape
+    net, wl = small_instance(seed, length, kleene, negation, queries)
+    plan = plan_workload(net, wl, method)
+    try:  # keep the unit test fast: a much lower limit than the simulator's default
+        check_size(net, wl, 5.0, max_partial_matches=20_000, max_matches=200_000)
+    except InevError as exc:
+        assert "would exhaust memory" in str(exc) or "exceed" in str(exc)
+        event("too big for a unit test")
+        return
+    result = simulate(net, wl, plan, duration=5.0, seed=seed)
+    event("matches" if sum(result.matches.values()) else "no match")
+    assert result.missing == 0 and result.extra == 0 and result.late == 0
+    assert result.equal_to_centralized
+    assert result.matches == result.centralized_matches
+
+
+def test_same_seed_same_result():
+    net, wl = small_instance(5, 3, 0, 0, 2)
+    plan = plan_workload(net, wl, "inev")
+    a = simulate(net, wl, plan, duration=3.0, seed=9).to_dict()
+    b = simulate(net, wl, plan, duration=3.0, seed=9).to_dict()
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    c = simulate(net, wl, plan, duration=3.0, seed=10).to_dict()
+    assert a["events"] != c["events"] or a["messages"] != c["messages"]
+
+
+def test_runs_that_would_exhaust_memory_are_refused():
+    net = Network.build([0, 1], [(0, 1)], {"A": (60.0, [0, 1]), "B": (1.0, [1])})
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(KL(A), B)")])
+    plan = plan_workload(net, wl, "centralized")
+    with pytest.raises(InevError, match="partial matches per window would exhaust memory"):
+        simulate(net, wl, plan, duration=10.0)
+
+
+def test_trace_events_at_a_non_source_node_are_refused():
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    plan = plan_workload(PATH, wl, "centralized")
+    with pytest.raises(InevError, match="node 2 is not a source of A"):
+        simulate(PATH, wl, plan, trace=[make_event(0.1, "A", 2, 0)])
+
+
+def test_simulate_command(run_cli, tmp_path):
+    from inev.topologies.io import save_network
+    from inev.workloads.io import save_workload
+
+    net, wl = small_instance(3, 3, 0, 0, 1)
+    save_network(net, tmp_path / "n.json")
+    save_workload(wl, tmp_path / "w.json")
+    code, out, err = run_cli(
+        "simulate",
+        tmp_path / "n.json",
+        tmp_path / "w.json",
+        "--method",
+        "inev",
+        "--duration",
+        "2",
+        "--seed",
+        "1",
+        "-o",
+        tmp_path / "s.json",
+    )
+    assert code == 0, err
+    assert "equal=true" in out
+    document = json.loads((tmp_path / "s.json").read_text())
+    assert document["format"] == "inev-sim/1" and document["equal_to_centralized"] is True
+    code, _, err = run_cli(
+        "simulate", tmp_path / "n.json", tmp_path / "w.json", "-o", tmp_path / "x.json"
+    )
+    assert code == 1 and "plan file or --method" in err and not (tmp_path / "x.json").exists()

@@ -82,7 +82,7 @@ def compile_query(query: Query, window: float, slide: float | None = None) -> Co
     if has_operator(query.pattern, "AND"):
         raise InevError(
             f"{label}: AND is not supported by GRETA trend aggregation (its template is a "
-            "sequence automaton); aggregate the matches of the engine instead"
+            "sequence automaton)"
         )
     template = build_template(query.pattern)
     aggregate = query.returns

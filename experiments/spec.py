@@ -65,9 +65,12 @@ DEFAULTS: dict[str, Any] = {
     "rate_variance": 0.0,
     "links_removed": 0,
     "nodes_removed": 0,
-    # simulation (false = planning metrics only)
+    # simulation (false = planning metrics only): the plans are also executed by the network
+    # simulator for ``duration`` time units, on the network with its rates rescaled (same
+    # proportions) so that the workload's types produce ``sim_rate`` events per time unit
     "simulate": False,
     "duration": 20.0,
+    "sim_rate": 20.0,
 }
 """Every configuration key with its default; ``latency_factor = 0`` means no latency bound."""
 

@@ -60,6 +60,18 @@ def test_measure_rows_are_consistent():
     assert len(workload.queries) == config["queries"]
 
 
+def test_simulated_rows_match_centralized_evaluation():
+    for seed in range(3):
+        config = dict(
+            DEFAULTS, simulate=True, length=3, selectivity=0.5, duration=10.0, sim_rate=20.0
+        )
+        rows = measure(config, seed, ("inev", "centralized"))
+        for method in ("inev", "centralized"):
+            assert rows[method]["sim_equal"] is True
+            assert rows[method]["sim_messages"] >= 0
+        assert rows["centralized"]["sim_ratio"] == pytest.approx(1.0)
+
+
 def test_swap_rates_exchanges_pairs_of_types():
     net = generate_network(event_types=6, seed=4)
     swapped = swap_rates(net, 1.0, seed=1)

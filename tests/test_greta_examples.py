@@ -14,9 +14,9 @@ from inev.simulator.engine.greta import (
     build_template,
     compile_query,
     greta_aggregates,
-    read_trace_csv,
     two_step_aggregates,
 )
+from inev.simulator.engine.trace import read_trace
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query
 
@@ -237,7 +237,7 @@ def test_csv_trace_and_result_lines(tmp_path: Path) -> None:
     path = tmp_path / "trace.csv"
     path.write_text("time,type,node,id,price\n0,S,1,1,10\n1,S,1,2,11\n2,S,2,3,9\n3,S,1,4,12\n")
     query = Query.build("q", "KL(S)", where="S.price < NEXT(S).price", returns="COUNT(*)")
-    (result,) = greta_aggregates(query, read_trace_csv(path), 10.0)
+    (result,) = greta_aggregates(query, read_trace(path), 10.0)
     # increasing runs over 10, 11, 9, 12: 4 singles, (10,11)(10,12)(11,12)(9,12), (10,11,12)
     assert result == {
         "query": "q",

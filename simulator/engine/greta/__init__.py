@@ -19,7 +19,7 @@ Calling it (``inev match``, query sinks of the simulator)::
 ``runner.push(event)`` (returns results of the windows that closed) and ``runner.finish()``.
 """
 
-from .events import Event, as_event, read_trace_csv
+from .events import Event, as_event
 from .runtime import CompiledQuery, GretaQuery, compile_query, greta_aggregates, greta_workload
 from .template import Template, Transition, build_template
 from .two_step import TrendLimitExceeded, two_step_aggregates
@@ -36,6 +36,5 @@ __all__ = [
     "compile_query",
     "greta_aggregates",
     "greta_workload",
-    "read_trace_csv",
     "two_step_aggregates",
 ]

@@ -11,11 +11,8 @@ values that look like integers or floats become numbers, empty cells are left ou
 
 from __future__ import annotations
 
-import csv
-import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from inev.common.errors import InevError
@@ -73,23 +70,3 @@ def as_event(item: Any) -> Event:
     return Event(
         time, type_name, getattr(item, "id", None), getattr(item, "node", None), attributes
     )
-
-
-def read_trace_csv(path: str | Path) -> Iterator[Event]:
-    """The events of a CSV trace, in file order; refuses NaN or missing times."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        for name in ("time", "type"):
-            if reader.fieldnames is None or name not in reader.fieldnames:
-                raise InevError(f"trace {path}: missing column {name!r}")
-        for line, row in enumerate(reader, start=2):
-            event = as_event(row)
-            if math.isnan(event.time):
-                raise InevError(f"trace {path}: line {line} has no valid time")
-            yield Event(
-                event.time,
-                event.type,
-                _number(row.get("id")),
-                _number(row.get("node")),
-                event.attributes,
-            )

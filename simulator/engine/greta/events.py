@@ -1,8 +1,9 @@
-"""A minimal event model and CSV trace reader for GRETA (SPEC.md "Trace").
+"""GRETA's event model, and conversion from engine events and trace rows (SPEC.md "Trace").
 
-The general trace reader belongs to the local engine; this one only reads what GRETA
-needs. A trace row has ``time, type, node, id`` and any attribute columns; attribute
-values that look like integers or floats become numbers, empty cells are left out.
+Traces are read by the engine's reader (:func:`inev.simulator.engine.trace.read_trace`);
+:func:`as_event` turns its events, or plain mappings such as a trace row, into GRETA events.
+In a mapping, attribute values that look like integers or floats become numbers and empty
+cells are left out.
 
 >>> e = as_event({"time": "1.5", "type": "A", "id": 3, "price": 10})
 >>> e.time, e.type, e.attributes["price"]

@@ -72,6 +72,7 @@ class _VertexRun:
     emitted: set[tuple[str, Any]]
     seen: dict[tuple[str, Any], float]
     unfold: frozenset[int] = frozenset()
+    purge_at: int = 1024
 
 
 def _tree_latency(network: Network, tree: dict, root: Hashable) -> dict[Hashable, float]:
@@ -195,7 +196,7 @@ def simulate(
 
     runs: dict[int, _VertexRun] = {}
     emission: dict[int, float] = {}
-    adapt = Adaptation(adaptation) if adaptation != "off" else Adaptation("off")
+    adapt = Adaptation(adaptation)
     for v in plan.vertices:  # inputs come first: a topological order
         if v.id in event_ids:
             emission[v.id] = 0.0
@@ -304,6 +305,10 @@ def simulate(
             if key in run.seen:
                 return
             run.seen[key] = item.time
+            if len(run.seen) > run.purge_at:  # forget events the watermark has passed
+                horizon = run.engine.watermark
+                run.seen = {k: t for k, t in run.seen.items() if t >= horizon}
+                run.purge_at = max(1024, 2 * len(run.seen))
             t = item.time
         else:
             t = max(e.time for e in item)

@@ -99,18 +99,13 @@ def repair_command(
     latency_factor: float,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
-    from inev.common.errors import InevError
-    from inev.common.files import read_json_document
     from inev.planner.plan import load_plan
-    from inev.planner.repair import repair_plan
+    from inev.planner.repair import load_changes, repair_plan
 
     plan = load_plan(plan_file)
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    document = read_json_document(changes_file, "inev-changes/1")
-    changes = document.get("changes")
-    if not isinstance(changes, list):
-        raise InevError(f"{changes_file}: 'changes' must be a list")
+    changes = load_changes(changes_file)
     result = repair_plan(plan, network, workload, changes, latency_factor=latency_factor)
     save_plan(result.result, out)
     click.echo(result.summary())

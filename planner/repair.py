@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.files import read_json_document
 from inev.planner.baselines import sink_projection
 from inev.planner.combination import multi_node_hops
 from inev.planner.costs import link_rate
@@ -65,6 +66,15 @@ class RepairResult:
             f"harmful={len(self.harmful)} invalid_multi_node={len(self.invalid_multi_node)} "
             f"written={self.result.method}"
         )
+
+
+def load_changes(path: str) -> list[dict[str, Any]]:
+    """The entries of an ``inev-changes/1`` file (checked when applied)."""
+    document = read_json_document(path, "inev-changes/1")
+    changes = document.get("changes")
+    if not isinstance(changes, list):
+        raise InevError(f"{path}: 'changes' must be a list")
+    return changes
 
 
 def apply_changes(network: Network, changes: Sequence[Mapping[str, Any]]) -> Network:

@@ -8,6 +8,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from inev.common.errors import InevError
 from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
+from inev.planner.repair import load_changes
 from inev.simulator.engine.trace import read_trace
 from inev.simulator.result import save_result
 from inev.simulator.run import simulate
@@ -35,6 +36,12 @@ from inev.workloads.io import load_workload
     type=click.Choice(METHODS),
     help="Plan on the fly with this method instead of reading PLAN_FILE.",
 )
+@click.option(
+    "--changes",
+    "changes_file",
+    type=click.Path(dir_okay=False),
+    help="Changes at run time (inev-changes/1): rates, links, nodes.",
+)
 @click.option("--bandwidth", type=float, help="Messages per time unit a link carries (queueing).")
 @click.option(
     "--engine-plan",
@@ -60,6 +67,7 @@ def simulate_command(
     out: str,
     trace_file: str | None,
     method: str | None,
+    changes_file: str | None,
     bandwidth: float | None,
     engine_plan: str,
     adaptive: str,
@@ -78,6 +86,7 @@ def simulate_command(
     else:
         raise InevError("give a plan file or --method to plan on the fly")
     trace = list(read_trace(trace_file)) if trace_file else None
+    changes = load_changes(changes_file) if changes_file else []
     with Progress(
         TextColumn("[bold]simulate"),
         BarColumn(),
@@ -93,6 +102,7 @@ def simulate_command(
             duration=duration,
             seed=seed,
             trace=trace,
+            changes=changes,
             bandwidth=bandwidth,
             engine_plan=engine_plan,
             adaptation=adaptive,

@@ -11,7 +11,8 @@ Hops are scheduled as SimPy timeouts with callbacks rather than as one process p
 same event ordering, without a generator per message (measured in
 ``benchmarks/bench_simulator.py``).
 
->>> import simpy
+>>> import networkx as nx
+import simpy
 >>> from inev.topologies.network import Network
 >>> net = Network.build([0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3), (3, 4)], {"A": (1.0, [0])})
 >>> env = simpy.Environment()
@@ -30,6 +31,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
+import networkx as nx
 import simpy
 
 from inev.common.errors import InevError
@@ -91,6 +93,7 @@ class SimNetwork:
         self.by_sender: Counter[Hashable] = Counter()
         self.down: set[tuple[Node, Node]] = set()
         self.dropped = 0
+        self.detoured = 0
 
     @property
     def messages(self) -> int:
@@ -116,13 +119,51 @@ class SimNetwork:
         if latency is None:
             raise InevError(f"forwarding uses {list(key)!r}, which is not a link of the topology")
         if key in self.down:
-            self.dropped += 1
+            detour = self._detour(u, v)
+            if detour is None:
+                self.dropped += 1
+                return
+            self.detoured += 1
+            self._relay(detour, tree, payload, kind, sender)
             return
         if self.bandwidth is None:
             timeout = self.env.timeout(latency)
             timeout.callbacks.append(lambda _e: self._arrive(u, v, tree, payload, kind, sender))
         else:
             self.env.process(self._queued(key, u, v, tree, payload, kind, sender, latency))
+
+    def _relay(
+        self, path: list[Node], tree: Tree, payload: Any, kind: Hashable, sender: Hashable
+    ) -> None:
+        """Carry a message along ``path`` (a detour): intermediate nodes only relay it."""
+        if len(path) == 2:
+            self._hop(path[0], path[1], tree, payload, kind, sender)
+            return
+        u, w = path[0], path[1]
+        key = link_key(u, w)
+
+        def onward(_event: Any) -> None:
+            self.by_link[key] += 1
+            self.by_kind[kind] += 1
+            self.by_sender[sender] += 1
+            self._relay(path[1:], tree, payload, kind, sender)
+
+        self.env.timeout(self.latency[key]).callbacks.append(onward)
+
+    def _detour(self, u: Node, v: Node) -> list[Node] | None:
+        """A hop-shortest path from ``u`` to ``v`` over links that are up (None if there is none).
+
+        A lost link is routed around link by link, as a network layer would: the message
+        reaches the same nodes, over more links (each counted), and later.
+        """
+        graph = nx.Graph()
+        graph.add_edges_from(k for k in self.latency if k not in self.down)
+        if u not in graph or v not in graph:
+            return None
+        try:
+            return nx.shortest_path(graph, u, v)
+        except nx.NetworkXNoPath:
+            return None
 
     def _queued(self, key, u, v, tree, payload, kind, sender, latency):  # type: ignore[no-untyped-def]
         resource = self._busy.get(key)

@@ -73,12 +73,13 @@ def poisson_trace(
     types: Iterable[str] | None = None,
     attributes: Mapping[str, tuple[str, ...]] | None = None,
     rates: Mapping[str, float] | None = None,
+    start: float = 0.0,
 ) -> list[SourceEvent]:
-    """The global trace of ``duration`` time units (see the module docstring).
+    """The global trace over ``[start, duration)`` (see the module docstring).
 
     ``types`` limits generation to the types a workload uses; ``rates`` overrides local rates.
     """
-    if not (isinstance(duration, int | float) and math.isfinite(duration) and duration > 0):
+    if not (isinstance(duration, int | float) and math.isfinite(duration) and duration > start):
         raise InevError(f"duration must be a positive number, got {duration!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InevError(f"seed must be a non-negative integer, got {seed!r}")
@@ -92,9 +93,9 @@ def poisson_trace(
         names = attributes.get(name, ())
         for node in network.sources(name):
             rng = np.random.default_rng([seed, type_index[name], node_index[node]])
-            expected = rate * duration
+            expected = rate * (duration - start)
             count = rng.poisson(expected)
-            times = np.sort(rng.uniform(0.0, duration, size=count))
+            times = np.sort(rng.uniform(start, duration, size=count))
             values = rng.integers(0, ATTRIBUTE_RANGE, size=(count, len(names))) if names else None
             t_i, n_i = type_index[name], node_index[node]
             for k, t in enumerate(times.tolist()):

@@ -162,3 +162,116 @@ def test_simulate_command(run_cli, tmp_path):
         "simulate", tmp_path / "n.json", tmp_path / "w.json", "-o", tmp_path / "x.json"
     )
     assert code == 1 and "plan file or --method" in err and not (tmp_path / "x.json").exists()
+
+
+def test_rate_change_at_run_time_triggers_the_repair():
+    # the planner's hand-checked case: SEQ(A, B) multi-node at B's sources; when B becomes
+    # rare, Eq. 1 fails and the repair falls back to node 2 (broken ψ = 4 r(A), repaired 2 r(A))
+    net = Network.build(
+        range(5), [(i, i + 1) for i in range(4)], {"A": (2.0, [0]), "B": (40.0, [1, 2, 3, 4])}
+    )
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)", selectivity={"A B": 0.01})])
+    plan = plan_workload(net, wl)
+    assert plan.multi_node == {"SEQ(A, B)": "B"}
+    change = {"time": 10.0, "kind": "set-rate", "type": "B", "rate": 0.0001}
+    result = simulate(net, wl, plan, duration=30.0, seed=2, changes=[change])
+    (report,) = result.changes
+    assert report["invalid_multi_node"] == ["SEQ(A, B)"]
+    assert report["repaired_psi"] < report["broken_psi"]
+    # The broken plan sends every A over all 4 links; after the repair A goes to node 2 only,
+    # so link 3-4 carries just the A events of the first third of the run (plus the old
+    # plan's last window), while link 0-1 carries every A.
+    links = result.messages_by_link
+    assert links["3 4"] < 0.6 * links["0 1"]
+    assert links["1 2"] == links["0 1"]
+    assert result.equal_to_centralized and report["lost"] == 0
+
+
+def test_link_loss_with_an_alternative_path_loses_no_match():
+    ring = Network.build(
+        range(6), [(i, (i + 1) % 6) for i in range(6)], {"A": (1.0, [0]), "B": (1.0, [2])}
+    )
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    plan = plan_workload(ring, wl, "centralized")
+    trace = [
+        make_event(1.0, "A", 0, 0),
+        make_event(1.5, "B", 2, 1),
+        make_event(8.0, "A", 0, 2),
+        make_event(8.5, "B", 2, 3),
+    ]
+    used = {tuple(sorted(link)) for v in plan.vertices for link in v.forwarding}
+    lost_link = sorted(used)[0]
+    change = {"time": 5.0, "kind": "link-down", "link": list(lost_link)}
+    result = simulate(ring, wl, plan, duration=10.0, trace=trace, changes=[change])
+    assert result.matches == {"q": 2} and result.equal_to_centralized
+    assert result.changes[0]["lost"] == 0
+    # after the change nothing crosses the lost link
+    key = f"{lost_link[0]} {lost_link[1]}"
+    before = result.messages_by_link.get(key, 0)
+    assert before <= 2
+
+
+def test_changes_outside_the_run_are_refused():
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    plan = plan_workload(PATH, wl, "centralized")
+    with pytest.raises(InevError, match="time must be inside the run"):
+        simulate(
+            PATH,
+            wl,
+            plan,
+            duration=5.0,
+            changes=[{"time": 9.0, "kind": "set-rate", "type": "A", "rate": 2.0}],
+        )
+
+
+def test_simulate_command_with_changes(run_cli, tmp_path, write_json):
+    from inev.topologies.io import save_network
+    from inev.workloads.io import save_workload
+
+    net, wl = small_instance(3, 3, 0, 0, 1)
+    save_network(net, tmp_path / "n.json")
+    save_workload(wl, tmp_path / "w.json")
+    a, b = net.types[0], net.types[1]
+    changes = write_json(
+        "c.json",
+        {
+            "format": "inev-changes/1",
+            "changes": [{"time": 2.0, "kind": "swap-rates", "types": [a, b]}],
+        },
+    )
+    code, _out, err = run_cli(
+        "simulate",
+        tmp_path / "n.json",
+        tmp_path / "w.json",
+        "--method",
+        "inev",
+        "--duration",
+        "4",
+        "--changes",
+        changes,
+        "-o",
+        tmp_path / "s.json",
+    )
+    assert code == 0, err
+    document = json.loads((tmp_path / "s.json").read_text())
+    assert document["changes"][0]["time"] == 2.0
+    assert {"broken_psi", "repaired_psi", "messages_before", "messages_after", "lost"} <= set(
+        document["changes"][0]
+    )
+    bad = write_json(
+        "bad.json", {"format": "inev-changes/1", "changes": [{"time": 1.0, "kind": "meteor"}]}
+    )
+    code, _, err = run_cli(
+        "simulate",
+        tmp_path / "n.json",
+        tmp_path / "w.json",
+        "--method",
+        "inev",
+        "--duration",
+        "4",
+        "--changes",
+        bad,
+        "-o",
+        tmp_path / "t.json",
+    )
+    assert code == 1 and "unknown kind 'meteor'" in err and not (tmp_path / "t.json").exists()

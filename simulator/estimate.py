@@ -63,7 +63,8 @@ def _log2_counts(network: Network, workload: Workload) -> dict[str, float]:
 
 def estimate(network: Network, workload: Workload, duration: float) -> SizeEstimate:
     """Order-of-magnitude sizes of simulating ``workload`` for ``duration`` (module docstring)."""
-    counts = {name: network.global_rate(name) * workload.window for name in workload.types}
+    span = min(workload.window, duration)  # a run shorter than the window never fills one
+    counts = {name: network.global_rate(name) * span for name in workload.types}
     events = sum(network.global_rate(name) for name in workload.types) * duration
     per_window: dict[str, float] = {}
     total: dict[str, float] = {}

@@ -27,7 +27,8 @@ from inev.simulator.engine.events import Event, make_event
 REQUIRED = ("time", "type", "node", "id")
 
 
-def _value(text: str) -> Any:
+def parse_value(text: str) -> Any:
+    """A trace cell as an int, else a float, else the text itself."""
     try:
         return int(text)
     except ValueError:
@@ -118,7 +119,7 @@ def _read_csv(p: Path) -> Iterator[Event]:
             typ = row[ii].strip()
             if not typ:
                 raise InevError(f"{where}: empty event type")
-            attrs = {h: _value(row[i]) for i, h in attributes if row[i] != ""}
+            attrs = {h: parse_value(row[i]) for i, h in attributes if row[i] != ""}
             yield make_event(t, typ, _ident(row[inode]), _ident(row[iid]), attrs)
 
 

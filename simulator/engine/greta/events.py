@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.simulator.engine.trace import parse_value
 
 RESERVED = ("time", "type", "node", "id")
 
@@ -33,16 +34,7 @@ class Event:
 
 
 def _number(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
+    return parse_value(text) if isinstance(text, str) else text
 
 
 def as_event(item: Any) -> Event:

@@ -21,7 +21,8 @@
     A fresh :func:`~inev.planner.planning.plan_workload` on the new network.
 
 ``result`` is the repaired plan, or — after a topology change — the re-planned one when that
-is cheaper (re-planning is then the better repair).
+is cheaper (re-planning is then the better repair), or — after rate changes only — the old
+plan itself when the repair would cost more than keeping it.
 """
 
 from __future__ import annotations
@@ -328,6 +329,14 @@ def repair_plan(
     result = repaired
     if topology and replanned.psi < repaired.psi:
         result = replace(replanned, notes=(*replanned.notes, "re-planning is cheaper than repair"))
+    elif not topology and broken.psi < repaired.psi:
+        # After rate changes only, the old plan still evaluates the workload correctly; when
+        # the local repair would cost more, keeping it is the better repair.
+        result = replace(
+            broken,
+            method=plan.method,
+            notes=(*notes, "the old plan is cheaper than its repair: kept"),
+        )
     return RepairResult(
         broken=broken,
         repaired=repaired,

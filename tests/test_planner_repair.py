@@ -168,3 +168,20 @@ def test_repair_refuses_a_plan_of_another_network():
     other = net.with_rates({"A": 2.0})
     with pytest.raises(InevError, match="does not fit the network"):
         repair_plan(plan, other, seq_ab(), [])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), share=st.sampled_from([0.4, 0.8, 1.0]))
+def test_repair_after_rate_changes_never_costs_more_than_keeping_the_plan(seed, share):
+    net = generate_network(nodes=15, event_types=6, seed=seed)
+    wl = generate_workload(net, queries=2, length=4, seed=seed)
+    plan = plan_workload(net, wl)
+    names = list(net.types)
+    count = int(share * len(names)) // 2 * 2
+    changes = [
+        {"kind": "swap-rates", "types": [names[i], names[i + 1]]} for i in range(0, count, 2)
+    ]
+    result = repair_plan(plan, net, wl, changes)
+    assert result.result.psi <= result.broken.psi * (1 + 1e-9) + 1e-9
+    assert result.result.psi <= result.repaired.psi * (1 + 1e-9) + 1e-9
+    assert check_plan(result.result, result.network) == []

@@ -69,7 +69,7 @@ from inev.simulator.engine.events import Event
 from inev.simulator.engine.greedy import greedy_plan
 from inev.simulator.engine.plans import OrderPlan, Plan, Tree, TreePlan, check_tree
 from inev.simulator.engine.predicates import CodeGen
-from inev.simulator.engine.statistics import Statistics, Stats
+from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
 from inev.simulator.engine.zstream import cardinality, zstream_plan
 from inev.workloads.expressions import Condition, condition_attributes, parse_condition
 from inev.workloads.query import (
@@ -731,16 +731,7 @@ class Engine:
 
 
 def _unit_stats(branch: _Branch, rates: list[float], sel: Mapping[tuple[str, str], float]) -> Stats:
-    owner = {t: i for i, u in enumerate(branch.units) for t in u.types}
-    n = len(branch.units)
-    matrix = [[1.0] * n for _ in range(n)]
-    for (a, b), s in sel.items():
-        i, j = owner.get(a), owner.get(b)
-        if i is None or j is None or i == j:
-            continue
-        matrix[i][j] *= s
-        matrix[j][i] *= s
-    return Stats(tuple(rates), tuple(tuple(r) for r in matrix))
+    return Stats(tuple(rates), unit_selectivities([u.types for u in branch.units], sel))
 
 
 def _pairs(selectivities: Mapping[Any, float] | None) -> dict[tuple[str, str], float]:

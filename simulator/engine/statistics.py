@@ -18,7 +18,7 @@ exists).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -98,13 +98,21 @@ class Statistics:
         if prior is not None and not any(rates):
             rates = [prior(i) for i in range(len(rates))]
         sel_of = {p: self.selectivity(p, declared.get(p, 1.0)) for p in monitored}
-        owner = {t: i for i, ts in enumerate(unit_types) for t in ts}
-        n = len(unit_types)
-        sel = [[1.0] * n for _ in range(n)]
-        for (a, b), s in sel_of.items():
-            i, j = owner.get(a), owner.get(b)
-            if i is None or j is None or i == j:
-                continue
-            sel[i][j] *= s
-            sel[j][i] *= s
-        return Stats(tuple(rates), tuple(tuple(r) for r in sel))
+        return Stats(tuple(rates), unit_selectivities(unit_types, sel_of))
+
+
+def unit_selectivities(
+    unit_types: Sequence[Iterable[str]], sel: Mapping[tuple[str, str], float]
+) -> tuple[tuple[float, ...], ...]:
+    """Selectivity matrix between plan units: each pair's selectivity charged to the two units
+    that hold its types (pairs inside one unit are already applied within it)."""
+    owner = {t: i for i, ts in enumerate(unit_types) for t in ts}
+    n = len(unit_types)
+    matrix = [[1.0] * n for _ in range(n)]
+    for (a, b), value in sel.items():
+        i, j = owner.get(a), owner.get(b)
+        if i is None or j is None or i == j:
+            continue
+        matrix[i][j] *= value
+        matrix[j][i] *= value
+    return tuple(tuple(row) for row in matrix)

@@ -77,6 +77,8 @@ class SimulationResult:
     late: int = 0
     unused_events: dict[str, int] = field(default_factory=dict)
     wall_seconds: float = 0.0
+    check_seconds: float = 0.0
+    """Wall seconds of the centralized reference evaluation, part of ``wall_seconds``."""
     changes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -104,9 +106,10 @@ class SimulationResult:
         return max(values) if values else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``inev-sim/1`` document (wall time excluded, so equal seeds give equal files)."""
+        """The ``inev-sim/1`` document (wall times excluded, so equal seeds give equal files)."""
         document = asdict(self)
         document.pop("wall_seconds")
+        document.pop("check_seconds")
         document["messages_by_vertex"] = {str(k): v for k, v in self.messages_by_vertex.items()}
         return {
             "format": FORMAT,

@@ -73,8 +73,9 @@ def centralized_matches(
     for query in workload.queries:
         engine = Engine.from_query(query, workload, **options)
         found: Counter = Counter()
+        types = set(query.types)
         for event in ordered:
-            if event.type in query.types:
+            if event.type in types:
                 for match in engine.push(event):
                     found[tuple(e.id for e in match)] += 1
         for match in engine.flush():
@@ -203,7 +204,9 @@ def simulate(
     for execution in executions:
         execution.flush()
 
+    checking = time.perf_counter()
     central = centralized_matches(wl, events, plan=engine_plan)
+    check_seconds = time.perf_counter() - checking
     missing, extra = compare_matches(tally.sink_found, central)
     centralized_messages = sum(
         _centralized_messages(net_k, wl, plan_k, [e for e in events if start <= e.time < stop])
@@ -239,6 +242,7 @@ def simulate(
         late=tally.late,
         unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
+        check_seconds=check_seconds,
         changes=report,
     )
 

@@ -57,9 +57,11 @@ class Query:
     group_by: tuple[str, ...] = ()
     weight: float = 1.0
     _sel: dict[Pair, float] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _types: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_sel", dict(self.selectivities))
+        object.__setattr__(self, "_types", event_types(self.pattern))
 
     @classmethod
     def build(
@@ -152,8 +154,8 @@ class Query:
     # ------------------------------------------------------------------ views
     @property
     def types(self) -> tuple[str, ...]:
-        """E(q): the event types of the query, left to right."""
-        return event_types(self.pattern)
+        """E(q): the event types of the query, left to right (computed once)."""
+        return self._types
 
     @property
     def selectivity(self) -> dict[Pair, float]:

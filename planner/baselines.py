@@ -29,7 +29,7 @@ from inev.planner.projections import (
     projection_rate,
 )
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types
+from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Query, Workload
 
 
@@ -113,6 +113,10 @@ def push_pull(
     types; longer queries use the single order of ascending global rate (our choice, as the
     search grows factorially). Pushing everything is centralized evaluation at m, so PPoP
     never costs more than the centralized plan.
+
+    An order never starts with a negated type (our choice): the pulls are triggered by
+    matches of the prefix, and a prefix of negated types alone has none (a match is the
+    *absence* of such events), so an executor could never request the positive types.
     """
     glob = network.global_rates()
     types = list(query.types)
@@ -131,10 +135,13 @@ def push_pull(
             prefix_cache[prefix] = projection_rate(base, prefix, glob)
         return prefix_cache[prefix]
 
+    negated = negated_types(query.pattern)
     if len(types) <= exhaustive_up_to:
-        orders: Iterable[tuple[str, ...]] = itertools.permutations(types)
+        orders: Iterable[tuple[str, ...]] = (
+            o for o in itertools.permutations(types) if o[0] not in negated
+        )
     else:
-        orders = [tuple(sorted(types, key=lambda e: (glob[e], e)))]
+        orders = [tuple(sorted(types, key=lambda e: (e in negated, glob[e], e)))]
     best = PushPullPlan(query.name, network.nodes[0], tuple(types), len(types), math.inf)
     for order in orders:
         push = [network.rate(e) * hop_sum[e] for e in order]

@@ -23,6 +23,11 @@ distinct events of the selected types that occur in its matches, each once. A si
 Kleene trends span several matches of its (Kleene-free, §6.1) input unfolds those matches into
 events and builds the trends itself.
 
+**Push-pull plans.** A ppop plan's pulled event vertices keep their events at the source;
+a prefix engine at the query's node sends a request per prefix match and the sources answer
+with the events of its window (:mod:`inev.simulator.pull`, which also gives the lateness
+bound the consuming engines add to their D).
+
 Several executions can share one network (plan changes at run time): each feeds only the
 events of its ``feed`` interval and records only matches whose first event lies in its
 ``record`` interval.
@@ -30,6 +35,7 @@ events of its ``feed`` interval and records only matches whose first event lies 
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter, defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -40,6 +46,7 @@ from inev.planner.plan import Plan, Vertex
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.network import SimNetwork, forwarding_tree
+from inev.simulator.pull import PullRequest, PullStage, pull_stages
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
 from inev.workloads.syntax import parse_pattern
@@ -71,6 +78,11 @@ class _VertexRun:
     seen: dict[tuple[str, Any], float]
     unfold: frozenset[int] = frozenset()
     purge_at: int = 1024
+    stage: PullStage | None = None
+
+
+def _time(event: Event) -> float:
+    return event.time
 
 
 def tree_latency(network: Network, tree: dict, root: Hashable) -> dict[Hashable, float]:
@@ -193,6 +205,57 @@ class PlanExecution:
                 v, engine, delay, tuple(sinks.get(v.projection, ())), set(), {}, frozenset(unfold)
             )
             emission[v.id] = delay
+        self._install_pulls(reach, engine_plan, adapt)
+
+    def _install_pulls(
+        self, reach: dict[int, dict[Hashable, float]], engine_plan: str, adapt: Adaptation
+    ) -> None:
+        """Push-pull plans: prefix engines at m, buffers at the pulled sources (:mod:`.pull`)."""
+        self.pulled: dict[int, PullStage] = {}
+        self.buffers: dict[int, list[Event]] = {}
+        self.received: dict[tuple[int, Any], float] = {}
+        self.horizon = 0.0
+        stages = pull_stages(self.plan, self.workload)
+        if not stages:
+            return
+        window = self.workload.window
+        sinks = {self.plan.sinks[stage.query] for stage in stages}
+        pulled_delay: dict[int, float] = {}
+        for k, stage in enumerate(stages):
+            query = self.workload.query(stage.query)
+            prefix_delay = max(pulled_delay.get(u, reach[u][stage.node]) for u in stage.inputs)
+            prefix_delay += _EPSILON * (1.0 + prefix_delay)
+            path = max((reach[u][stage.node] for u in stage.sources), default=0.0)
+            bound = max(prefix_delay + 2.0 * path + window, 2.0 * window + path)
+            bound += 2.0 * _EPSILON * (1.0 + bound)
+            self.horizon = max(self.horizon, prefix_delay + path + window)
+            for u in stage.sources:
+                pulled_delay[u] = bound
+                self.pulled[u] = stage
+                self.buffers[u] = []
+            types = [self.plan.projections[self.by_id[u].projection].types[0] for u in stage.inputs]
+            engine = Engine.for_projection(
+                query,
+                self.workload,
+                stage.prefix,
+                inputs=list(dict.fromkeys(types)),
+                output=None,
+                plan=engine_plan,
+                adaptation=adapt,
+                lateness=None,
+            )
+            vertex = Vertex(-1 - k, str(stage.prefix), stage.node)
+            self.runs[vertex.id] = _VertexRun(
+                vertex, engine, prefix_delay, (), set(), {}, stage=stage
+            )
+            for u in stage.inputs:
+                self.consumers[u][stage.node].append(vertex.id)
+        for run in self.runs.values():
+            if run.vertex.projection in sinks and run.stage is None:
+                late = max(
+                    (pulled_delay[u] for u in run.vertex.inputs if u in pulled_delay), default=0.0
+                )
+                run.delay = max(run.delay, late + _EPSILON * (1.0 + late))
 
     # ------------------------------------------------------------------ dynamics
     def source(self, event: Event) -> None:
@@ -204,7 +267,47 @@ class PlanExecution:
             self.tally.unused[event.type] += 1
             return
         for vid in senders:
-            self.send(self.by_id[vid], event)
+            if vid in self.pulled:
+                self.buffers[vid].append(event)  # kept until requested (``_answer``)
+            else:
+                self.send(self.by_id[vid], event)
+
+    def _request(self, stage: PullStage, match: Any) -> None:
+        """A prefix match at m asks every source of the pulled type for its window's events."""
+        low = max(e.time for e in match) - self.workload.window
+        high = min(e.time for e in match) + self.workload.window
+        for u in stage.sources:
+            vertex = self.by_id[u]
+            request = PullRequest(u, vertex.node, low, high)
+            tree = forwarding_tree(stage.node, vertex.forwarding)
+            self.sim.send(
+                stage.node, tree, (self.index, u, request), kind=vertex.projection, sender=u
+            )
+
+    def _answer(self, request: PullRequest) -> None:
+        """At the source: send the buffered events of the request's range once it is complete."""
+        now = self.env.now
+        ready = request.high + _EPSILON * (1.0 + abs(request.high))
+        if now < ready:
+            self.env.timeout(ready - now).callbacks.append(lambda _e: self._answer(request))
+            return
+        if request.node in self.dead:
+            return
+        buffer = self.buffers[request.vertex]
+        horizon = now - self.horizon - self.workload.window
+        if buffer and buffer[0].time < horizon:  # no request can ask for these any more
+            buffer[:] = buffer[bisect.bisect_left(buffer, horizon, key=_time) :]
+        vertex = self.by_id[request.vertex]
+        first = bisect.bisect_left(buffer, request.low, key=_time)
+        last = bisect.bisect_right(buffer, request.high, key=_time)
+        for event in buffer[first:last]:
+            self.sim.send(
+                vertex.node,
+                self.trees[vertex.id],
+                (self.index, vertex.id, event),
+                kind=vertex.projection,
+                sender=vertex.id,
+            )
 
     def send(self, v: Vertex, item: Any) -> None:
         """Deliver ``item`` of vertex ``v`` at its node and over its forwarding tree."""
@@ -218,6 +321,20 @@ class PlanExecution:
         """Hand an item of vertex ``sender`` to the vertices at ``node`` that consume it."""
         if node in self.dead:
             return
+        if self.pulled and sender in self.pulled:
+            if isinstance(item, PullRequest):
+                if node == item.node:
+                    self._answer(item)
+                return
+            if node == self.pulled[sender].node:
+                # Overlapping requests bring an event more than once; hand it on once.
+                key = (sender, item.id)
+                if key in self.received:
+                    return
+                self.received[key] = item.time
+                if len(self.received) > 4 * len(self.buffers) * 1024:
+                    horizon = self.env.now - 2.0 * self.horizon - 2.0 * self.workload.window
+                    self.received = {k: t for k, t in self.received.items() if t >= horizon}
         for vid in self.consumers[sender].get(node, ()):
             run = self.runs[vid]
             if sender in run.unfold:
@@ -263,6 +380,10 @@ class PlanExecution:
         now = self.env.now
         tally = self.tally
         low, high = self.record
+        if run.stage is not None:
+            for match in outputs:
+                self._request(run.stage, match)
+            return
         for match in outputs:
             if run.queries and run.vertex.node not in self.dead:
                 first = min(e.time for e in match)

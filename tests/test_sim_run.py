@@ -48,6 +48,34 @@ def test_three_a_events_over_four_links_are_twelve_messages():
     assert result.late == 0
 
 
+def test_push_pull_plan_requests_the_pulled_events_per_prefix_match():
+    # A is rare at node 1, B frequent at nodes 0 and 2: PPoP evaluates at node 1, pushes A
+    # (0 hops) and pulls B (psi = 0.1 * (1 + 1 hops) * (1 + 1.0 * 5) = 1.2).
+    net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    plan = plan_workload(net, wl, "ppop")
+    assert plan.psi == pytest.approx(1.2)
+    assert "q: pull B" in plan.notes
+    trace = [
+        make_event(1.0, "A", 1, 0),
+        make_event(1.2, "B", 2, 1),
+        make_event(1.5, "B", 0, 2),
+        make_event(3.0, "B", 0, 3),  # outside the window of the only A: never sent
+        make_event(4.0, "B", 0, 4),
+        make_event(5.0, "B", 2, 5),
+    ]
+    result = simulate(net, wl, plan, duration=6.0, trace=trace)
+    # one request per B source (1 hop each), then B@1.2 and B@1.5 answer it (1 hop each);
+    # pushing every B would have cost 5
+    assert result.messages == 4
+    assert result.messages_by_link == {"0 1": 2, "1 2": 2}
+    assert result.matches == {"q": 2} and result.equal_to_centralized
+    # B's events reach node 1 at most max(2 * 1 + 1, 2 * 1 + 1) = 3 after their time, so
+    # the sink releases each match 3 time units after its B
+    assert result.latency["q"]["max"] == pytest.approx(3.0)
+    assert result.late == 0
+
+
 def test_measured_messages_equal_the_model_for_primitive_forwarding():
     for seed in range(8):
         net = generate_network(nodes=12, event_types=5, seed=seed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,3 +170,36 @@ def push_pull(
                     query.name, network.nodes[m], order, j, float(total[m]), tuple(rates)
                 )
     return best
+
+
+def push_pull_cost(
+    network: Network,
+    query: Query,
+    node: Node,
+    order: Sequence[str],
+    pushed: int,
+    window: float = 1.0,
+    seed: int = 0,
+) -> float:
+    """The cost of one fixed push-pull placement (node, order, pushed prefix) on ``network``.
+
+    The same formula :func:`push_pull` minimises, for a placement chosen earlier (the old
+    plan after a change, for instance).
+
+    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
+    >>> q = Query.build("q", "SEQ(A, B)")
+    >>> round(push_pull_cost(net, q, 1, ("A", "B"), 1), 6)  # 0.1 * 2 hops * (1 + 5)
+    1.2
+    """
+    glob = network.global_rates()
+    m = network.node_index[node]
+
+    def hops(e: str) -> float:
+        return float(sum(network.hop_matrix[network.node_index[n], m] for n in network.sources(e)))
+
+    base = make_projection(query, order, glob, seed)
+    cost = sum(network.rate(e) * hops(e) for e in order[:pushed])
+    for i in range(pushed, len(order)):
+        prefix = projection_rate(base, frozenset(order[:i]), glob)
+        cost += prefix * (1.0 + window * network.rate(order[i])) * hops(order[i])
+    return cost

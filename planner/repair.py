@@ -23,6 +23,12 @@
 ``result`` is the repaired plan, or — after a topology change — the re-planned one when that
 is cheaper (re-planning is then the better repair), or — after rate changes only — the old
 plan itself when the repair would cost more than keeping it.
+
+The baselines (centralized, isolated, ppop) have no local repair in the paper: they are
+re-planned with their own method on the changed network (``repaired`` = ``replanned`` =
+``result``), which is what their operator would do; ``broken`` is the old placement costed
+on the new network (for ppop with :func:`~inev.planner.baselines.push_pull_cost`; a query
+whose node was lost adds nothing, as vertices on a lost node are dropped for INEv plans).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document
-from inev.planner.baselines import sink_projection
+from inev.planner.baselines import push_pull_cost, sink_projection
 from inev.planner.combination import multi_node_hops
 from inev.planner.costs import link_rate
 from inev.planner.model import Combination
@@ -45,6 +51,7 @@ from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
 CHANGE_KINDS = ("swap-rates", "set-rate", "link-down", "link-up", "node-down")
+BASELINES = ("centralized", "isolated", "ppop")
 
 
 @dataclass(frozen=True)
@@ -289,6 +296,8 @@ def repair_plan(
     """Repair ``plan`` for ``changes`` (see the module docstring)."""
     check_fits(plan, network)
     new_net = apply_changes(network, changes)
+    if plan.method in BASELINES:
+        return _replan_baseline(plan, new_net, workload, latency_factor)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
     broken = broken_plan(plan, new_net, combination)
@@ -344,6 +353,43 @@ def repair_plan(
         result=result,
         harmful=tuple(harmful),
         invalid_multi_node=tuple(invalid),
+        network=new_net,
+    )
+
+
+def _replan_baseline(
+    plan: Plan, new_net: Network, workload: Workload, latency_factor: float
+) -> RepairResult:
+    """A baseline plan after changes: re-planned with its own method (module docstring)."""
+    replanned = plan_workload(new_net, workload, plan.method, latency_factor=latency_factor)
+    if plan.method == "ppop":
+        wl = workload.split_or()
+        psi = 0.0
+        for name, key in plan.sinks.items():
+            sink = next(v for v in plan.vertices if v.projection == key)
+            if sink.node not in new_net.node_index:
+                continue
+            order = plan.combination[key]
+            pulled = {
+                n.partition(": pull ")[2] for n in plan.notes if n.startswith(f"{name}: pull ")
+            }
+            pushed = sum(1 for e in order if e not in pulled)
+            psi += push_pull_cost(
+                new_net, wl.query(name), sink.node, order, pushed, wl.window, wl.selectivity_seed
+            )
+        broken = replace(plan, method="broken", psi=psi)
+    else:
+        broken = broken_plan(plan, new_net, rebuild_combination(plan, new_net, workload))
+    result = replace(
+        replanned, notes=(*replanned.notes, f"{plan.method} re-planned on the changed network")
+    )
+    return RepairResult(
+        broken=broken,
+        repaired=result,
+        replanned=replanned,
+        result=result,
+        harmful=(),
+        invalid_multi_node=(),
         network=new_net,
     )
 

@@ -15,8 +15,10 @@ upstream vertex's own D for matches (an upstream engine emits a match when its w
 passes the match's time), plus one window for events that leave inside a match (partial
 outputs of an output selector, unfolded matches). Every arriving item schedules the advance
 that releases it at its time + D_v, so no match is emitted before it is final and none is held
-back longer than D_v. An item that arrives later all the same (bandwidth queueing, a detour)
-is counted in ``late``, never hidden.
+back longer than D_v. When a link goes down, messages detour around it (more links, more
+latency): :meth:`PlanExecution.reroute` widens every D to the detoured path latencies and
+postpones releases already scheduled, so an item caught on a detour is still on time. An item
+that arrives later all the same (bandwidth queueing) is counted in ``late``, never hidden.
 
 **Outputs.** Engines always produce full matches; a vertex with an output selector sends the
 distinct events of the selected types that occur in its matches, each once. A sink whose
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter, defaultdict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,20 +81,31 @@ class _VertexRun:
     unfold: frozenset[int] = frozenset()
     purge_at: int = 1024
     stage: PullStage | None = None
+    arrivals: tuple[tuple[int, float], ...] = ()
+    """Per input vertex, how much older than its emission an item can be (0 or a window)."""
 
 
 def _time(event: Event) -> float:
     return event.time
 
 
-def tree_latency(network: Network, tree: dict, root: Hashable) -> dict[Hashable, float]:
-    """Latency from ``root`` to every node of a rooted forwarding tree."""
+def tree_latency(
+    network: Network,
+    tree: dict,
+    root: Hashable,
+    latency: Callable[[Hashable, Hashable], float] | None = None,
+) -> dict[Hashable, float]:
+    """Latency from ``root`` to every node of a rooted forwarding tree.
+
+    ``latency(u, v)`` overrides the links' own latencies (a detour around a lost link).
+    """
     out = {root: 0.0}
     stack = [root]
+    edges = network.graph.edges
     while stack:
         u = stack.pop()
         for v in tree.get(u, ()):
-            out[v] = out[u] + network.graph.edges[u, v]["latency"]
+            out[v] = out[u] + (edges[u, v]["latency"] if latency is None else latency(u, v))
             stack.append(v)
     return out
 
@@ -151,13 +164,11 @@ class PlanExecution:
                     raise InevError(f"plan vertex {v.id} has unknown input {u}")
                 self.consumers[u][v.node].append(v.id)
         self.runs: dict[int, _VertexRun] = {}
-        emission: dict[int, float] = {}
         adapt = Adaptation(adaptation)
         for v in plan.vertices:  # inputs come first: a topological order
             if v.id in event_ids:
-                emission[v.id] = 0.0
                 continue
-            delay = 0.0
+            arrivals: list[tuple[int, float]] = []
             inputs: list[str] = []
             unfold: set[int] = set()
             kleene = kleene_types(parse_pattern(plan.projections[v.projection].pattern))
@@ -168,7 +179,7 @@ class PlanExecution:
                         f"plan vertex {v.id} at node {v.node!r} is not on the forwarding graph "
                         f"of its input {u_id} (Definition 2)"
                     )
-                arrival = emission[u_id] + reach[u_id][v.node]
+                extra = 0.0
                 u_info = plan.projections[u.projection]
                 if u_id in event_ids:
                     names = [u_info.types[0]]
@@ -179,16 +190,15 @@ class PlanExecution:
                     # events, each up to one window older than its match's time.
                     unfold.add(u_id)
                     names = [t for t in u_info.types if t != v.partition]
-                    arrival += workload.window
+                    extra = workload.window
                 else:
                     # Selected events leave with their match, up to one window after their time.
                     names = list(u.output)
-                    arrival += workload.window
-                delay = max(delay, arrival)
+                    extra = workload.window
+                arrivals.append((u_id, extra))
                 for name in names:
                     if name not in inputs:
                         inputs.append(name)
-            delay += _EPSILON * (1.0 + delay)
             info = plan.projections[v.projection]
             query = workload.query(info.queries[0]) if info.queries else workload.queries[0]
             engine = Engine.for_projection(
@@ -202,35 +212,72 @@ class PlanExecution:
                 lateness=None,
             )
             self.runs[v.id] = _VertexRun(
-                v, engine, delay, tuple(sinks.get(v.projection, ())), set(), {}, frozenset(unfold)
+                v,
+                engine,
+                0.0,
+                tuple(sinks.get(v.projection, ())),
+                set(),
+                {},
+                frozenset(unfold),
+                arrivals=tuple(arrivals),
             )
-            emission[v.id] = delay
-        self._install_pulls(reach, engine_plan, adapt)
+        self._install_pulls(engine_plan, adapt)
+        delays, self.horizon = self._delays(reach)
+        for vid, run in self.runs.items():
+            run.delay = delays[vid]
 
-    def _install_pulls(
-        self, reach: dict[int, dict[Hashable, float]], engine_plan: str, adapt: Adaptation
-    ) -> None:
+    def _delays(self, reach: dict[int, dict[Hashable, float]]) -> tuple[dict[int, float], float]:
+        """D of every engine under the path latencies ``reach``, and the pull buffer horizon.
+
+        See the module docstring (watermarks) and :mod:`inev.simulator.pull` (pulled events).
+        """
+        window = self.workload.window
+        late: dict[int, float] = {}  # pulled vertices: lateness on arrival at the query's node
+        delays: dict[int, float] = {}
+        horizon = 0.0
+        for k, stage in enumerate(self.stages):
+            d = max(late.get(u, reach[u][stage.node]) for u in stage.inputs)
+            d += _EPSILON * (1.0 + d)
+            path = max((reach[u][stage.node] for u in stage.sources), default=0.0)
+            bound = max(d + 2.0 * path + window, 2.0 * window + path)
+            horizon = max(horizon, d + path + window)
+            for u in stage.sources:
+                late[u] = bound + 2.0 * _EPSILON * (1.0 + bound)
+            delays[-1 - k] = d
+        for vid, run in self.runs.items():  # plan order: inputs first
+            if run.stage is not None:
+                continue
+            node = run.vertex.node
+            d = 0.0
+            for u, extra in run.arrivals:
+                d = max(d, late[u] if u in late else delays.get(u, 0.0) + reach[u][node] + extra)
+            delays[vid] = d + _EPSILON * (1.0 + d)
+        return delays, horizon
+
+    def reroute(self, latency: Callable[[Hashable, Hashable], float]) -> None:
+        """Links now take ``latency(u, v)`` (detours): widen every D to the slower paths.
+
+        D never shrinks, and a release already scheduled under the old D is postponed
+        (:meth:`_release`), so items still on a detour are not late.
+        """
+        reach = {
+            vid: tree_latency(self.network, tree, self.by_id[vid].node, latency)
+            for vid, tree in self.trees.items()
+        }
+        delays, horizon = self._delays(reach)
+        for vid, run in self.runs.items():
+            run.delay = max(run.delay, delays[vid])
+        self.horizon = max(self.horizon, horizon)
+
+    def _install_pulls(self, engine_plan: str, adapt: Adaptation) -> None:
         """Push-pull plans: prefix engines at m, buffers at the pulled sources (:mod:`.pull`)."""
         self.pulled: dict[int, PullStage] = {}
         self.buffers: dict[int, list[Event]] = {}
         self.received: dict[tuple[int, Any], float] = {}
-        self.horizon = 0.0
-        stages = pull_stages(self.plan, self.workload)
-        if not stages:
-            return
-        window = self.workload.window
-        sinks = {self.plan.sinks[stage.query] for stage in stages}
-        pulled_delay: dict[int, float] = {}
-        for k, stage in enumerate(stages):
+        self.stages = pull_stages(self.plan, self.workload)
+        for k, stage in enumerate(self.stages):
             query = self.workload.query(stage.query)
-            prefix_delay = max(pulled_delay.get(u, reach[u][stage.node]) for u in stage.inputs)
-            prefix_delay += _EPSILON * (1.0 + prefix_delay)
-            path = max((reach[u][stage.node] for u in stage.sources), default=0.0)
-            bound = max(prefix_delay + 2.0 * path + window, 2.0 * window + path)
-            bound += 2.0 * _EPSILON * (1.0 + bound)
-            self.horizon = max(self.horizon, prefix_delay + path + window)
             for u in stage.sources:
-                pulled_delay[u] = bound
                 self.pulled[u] = stage
                 self.buffers[u] = []
             types = [self.plan.projections[self.by_id[u].projection].types[0] for u in stage.inputs]
@@ -245,17 +292,9 @@ class PlanExecution:
                 lateness=None,
             )
             vertex = Vertex(-1 - k, str(stage.prefix), stage.node)
-            self.runs[vertex.id] = _VertexRun(
-                vertex, engine, prefix_delay, (), set(), {}, stage=stage
-            )
+            self.runs[vertex.id] = _VertexRun(vertex, engine, 0.0, (), set(), {}, stage=stage)
             for u in stage.inputs:
                 self.consumers[u][stage.node].append(vertex.id)
-        for run in self.runs.values():
-            if run.vertex.projection in sinks and run.stage is None:
-                late = max(
-                    (pulled_delay[u] for u in run.vertex.inputs if u in pulled_delay), default=0.0
-                )
-                run.delay = max(run.delay, late + _EPSILON * (1.0 + late))
 
     # ------------------------------------------------------------------ dynamics
     def source(self, event: Event) -> None:
@@ -373,6 +412,12 @@ class PlanExecution:
     def _release(self, run: _VertexRun, watermark: float) -> None:
         # ``watermark`` is the released item's own time: recomputing it as now - delay could
         # round below the item's time and leave the item for a later release.
+        wait = watermark + run.delay - self.env.now
+        if wait > 1e-12 * (1.0 + abs(watermark) + run.delay):  # D grew (``reroute``): later
+            self.env.timeout(wait).callbacks.append(
+                lambda _e, run=run, t=watermark: self._release(run, t)
+            )
+            return
         self._emit(run, run.engine.advance(max(watermark, self.env.now - run.delay)))
 
     def _emit(self, run: _VertexRun, outputs: list[Any]) -> None:

@@ -27,6 +27,8 @@ import simpy
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
@@ -94,6 +96,8 @@ class SimNetwork:
         self.down: set[tuple[Node, Node]] = set()
         self.dropped = 0
         self.detoured = 0
+        self._detours_for: frozenset[tuple[Node, Node]] = frozenset()
+        self._detours: dict[tuple[Node, Node], list[Node] | None] = {}
 
     @property
     def messages(self) -> int:
@@ -154,16 +158,35 @@ class SimNetwork:
         """A hop-shortest path from ``u`` to ``v`` over links that are up (None if there is none).
 
         A lost link is routed around link by link, as a network layer would: the message
-        reaches the same nodes, over more links (each counted), and later.
+        reaches the same nodes, over more links (each counted), and later. Paths are cached
+        for the current set of lost links.
         """
-        graph = nx.Graph()
-        graph.add_edges_from(k for k in self.latency if k not in self.down)
-        if u not in graph or v not in graph:
-            return None
-        try:
-            return nx.shortest_path(graph, u, v)
-        except nx.NetworkXNoPath:
-            return None
+        down = frozenset(self.down)
+        if down != self._detours_for:
+            self._detours_for = down
+            self._detours = {}
+        if (u, v) not in self._detours:
+            graph = nx.Graph()
+            graph.add_edges_from(k for k in self.latency if k not in down)
+            path = None
+            if u in graph and v in graph:
+                with contextlib.suppress(nx.NetworkXNoPath):
+                    path = nx.shortest_path(graph, u, v)
+            self._detours[(u, v)] = path
+        return self._detours[(u, v)]
+
+    def link_latency(self, u: Node, v: Node) -> float:
+        """Latency from ``u`` to its neighbour ``v`` now: the link's, or its detour's if it is down.
+
+        A link down without a detour counts as its own latency (its messages are dropped).
+        """
+        key = link_key(u, v)
+        if key not in self.down:
+            return self.latency[key]
+        path = self._detour(u, v)
+        if path is None:
+            return self.latency[key]
+        return sum(self.latency[link_key(a, b)] for a, b in itertools.pairwise(path))
 
     def _queued(self, key, u, v, tree, payload, kind, sender, latency):  # type: ignore[no-untyped-def]
         resource = self._busy.get(key)

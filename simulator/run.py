@@ -183,6 +183,8 @@ def simulate(
         lost = set(previous.nodes) - set(current.nodes)
         for execution in executions:
             execution.dead |= lost
+            if sim.down:
+                execution.reroute(sim.link_latency)
 
     for k in range(1, len(epochs)):
         env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))

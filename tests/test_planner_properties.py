@@ -10,6 +10,7 @@ import statistics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inev.planner.baselines import push_pull, push_pull_cost
 from inev.planner.checks import check_plan
 from inev.planner.combination import min_cover
 from inev.planner.costs import vertex_cost_from_plan
@@ -80,6 +81,15 @@ def test_baselines_are_consistent(spec):
     ppop = plan_workload(net, wl, "ppop")
     if len(wl.split_or().queries) == 1:  # PPoP shares nothing between queries
         assert ppop.psi <= central.psi * (1 + 1e-9)
+    # the cost of PPoP's own placement, recomputed for that placement alone, is its psi
+    recost = 0.0
+    split = wl.split_or()
+    for q in split.queries:
+        pp = push_pull(net, q, split.window, split.selectivity_seed)
+        recost += push_pull_cost(
+            net, q, pp.node, pp.order, pp.pushed, split.window, split.selectivity_seed
+        )
+    assert math.isclose(recost, ppop.psi, rel_tol=1e-9)
     isolated = plan_workload(net, wl, "isolated")
     assert check_plan(isolated, net) == []
     alone = sum(

@@ -185,3 +185,18 @@ def test_repair_after_rate_changes_never_costs_more_than_keeping_the_plan(seed, 
     assert result.result.psi <= result.broken.psi * (1 + 1e-9) + 1e-9
     assert result.result.psi <= result.repaired.psi * (1 + 1e-9) + 1e-9
     assert check_plan(result.result, result.network) == []
+
+
+@pytest.mark.parametrize("method", ["centralized", "isolated", "ppop"])
+def test_baselines_are_replanned_with_their_own_method(method):
+    net = generate_network(nodes=10, event_types=4, skew=1.5, seed=3)
+    wl = generate_workload(net, queries=2, length=3, selectivity=0.2, seed=3)
+    plan = plan_workload(net, wl, method)
+    a, b = wl.types[:2]
+    result = repair_plan(plan, net, wl, [{"kind": "swap-rates", "types": [a, b]}])
+    fresh = plan_workload(apply_changes(net, [{"kind": "swap-rates", "types": [a, b]}]), wl, method)
+    assert result.result.method == method
+    assert result.result.psi == pytest.approx(fresh.psi)
+    # the old placement on the swapped rates: not cheaper than the fresh optimum of the method
+    if method != "isolated":
+        assert result.broken.psi >= fresh.psi * (1 - 1e-9)

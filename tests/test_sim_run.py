@@ -239,6 +239,26 @@ def test_link_loss_with_an_alternative_path_loses_no_match():
     assert before <= 2
 
 
+def test_a_message_caught_by_a_link_loss_takes_the_detour_and_its_match_waits_for_it():
+    ring = Network.build(
+        range(6), [(i, (i + 1) % 6) for i in range(6)], {"A": (1.0, [0]), "B": (100.0, [2])}
+    )
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    plan = plan_workload(ring, wl, "centralized")
+    assert plan.centralized_node == 2  # A travels 0-1-2, D = 2
+    trace = [make_event(4.5, "A", 0, 0), make_event(5.0, "B", 2, 1)]
+    # A reaches node 1 at 5.5, after link 1-2 went down at 5.0: it detours 1-0-5-4-3-2
+    # (5 links, latency 5) and reaches node 2 at 10.5, long after the old release at 5 + 2
+    change = {"time": 5.0, "kind": "link-down", "link": [1, 2]}
+    result = simulate(ring, wl, plan, duration=12.0, trace=trace, changes=[change])
+    assert result.late == 0
+    assert result.matches == {"q": 1} and result.equal_to_centralized
+    assert result.changes[0]["lost"] == 0
+    assert result.messages == 1 + 5
+    # the sink's D grew to the detoured path (1 + 5): the match is released at 5.0 + 6
+    assert result.latency["q"]["max"] == pytest.approx(6.0)
+
+
 def test_changes_outside_the_run_are_refused():
     wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
     plan = plan_workload(PATH, wl, "centralized")

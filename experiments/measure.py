@@ -33,6 +33,7 @@ import numpy as np
 from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
 from inev.simulator.run import simulate
+from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload
@@ -124,13 +125,6 @@ def measure(
     return out
 
 
-def simulation_network(network: Network, workload: Workload, total_rate: float) -> Network:
-    """The network with all local rates scaled so the workload's types produce ``total_rate``."""
-    current = sum(network.global_rate(t) for t in workload.types)
-    scale = total_rate / current
-    return network.with_rates({t: network.rate(t) * scale for t in network.types})
-
-
 def simulated_metrics(
     network: Network,
     workload: Workload,
@@ -139,7 +133,7 @@ def simulated_metrics(
     methods: tuple[str, ...],
 ) -> dict[str, dict[str, Any]]:
     """Simulated figures per method, planned and run on the rescaled network (module doc)."""
-    scaled = simulation_network(network, workload, config["sim_rate"])
+    scaled = rescale_rates(network, workload.types, config["sim_rate"])
     factor = config["latency_factor"] or 1.0
     out: dict[str, dict[str, Any]] = {}
     for method in methods:

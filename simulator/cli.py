@@ -12,6 +12,7 @@ from inev.planner.repair import load_changes
 from inev.simulator.engine.trace import read_trace
 from inev.simulator.result import save_result
 from inev.simulator.run import simulate
+from inev.simulator.sources import rescale_rates
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
 
@@ -57,6 +58,12 @@ from inev.workloads.io import load_workload
     show_default=True,
     help="Re-optimisation of the local engines.",
 )
+@click.option(
+    "--total-rate",
+    type=float,
+    help="Rescale the network's rates (same proportions) so the workload's types produce this "
+    "many events per time unit in all; needs --method.",
+)
 @click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
 def simulate_command(
     network_file: str,
@@ -71,6 +78,7 @@ def simulate_command(
     bandwidth: float | None,
     engine_plan: str,
     adaptive: str,
+    total_rate: float | None,
     no_size_check: bool,
 ) -> None:
     """Run a plan node by node; count messages, check matches against centralized evaluation."""
@@ -79,6 +87,10 @@ def simulate_command(
     workload.check_network(network)
     if plan_file and method:
         raise InevError("give either a plan file or --method, not both")
+    if total_rate is not None:
+        if not method:
+            raise InevError("--total-rate needs --method (a plan file was made for other rates)")
+        network = rescale_rates(network, workload.split_or().types, total_rate)
     if plan_file:
         plan = load_plan(plan_file)
     elif method:

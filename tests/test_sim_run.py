@@ -190,6 +190,41 @@ def test_simulate_command(run_cli, tmp_path):
         "simulate", tmp_path / "n.json", tmp_path / "w.json", "-o", tmp_path / "x.json"
     )
     assert code == 1 and "plan file or --method" in err and not (tmp_path / "x.json").exists()
+    # --total-rate rescales the network: the centralized gathering carries proportionally less
+    total = sum(net.global_rate(t) for t in wl.types)
+    args = ("--method", "centralized", "--duration", "4", "--seed", "2")
+    assert (
+        run_cli(
+            "simulate", tmp_path / "n.json", tmp_path / "w.json", *args, "-o", tmp_path / "a.json"
+        )[0]
+        == 0
+    )
+    code, _, err = run_cli(
+        "simulate",
+        tmp_path / "n.json",
+        tmp_path / "w.json",
+        *args,
+        "--total-rate",
+        str(total / 4),
+        "-o",
+        tmp_path / "b.json",
+    )
+    assert code == 0, err
+    full = json.loads((tmp_path / "a.json").read_text())
+    quarter = json.loads((tmp_path / "b.json").read_text())
+    assert quarter["model_messages"] == pytest.approx(full["model_messages"] / 4)
+    assert 0 < quarter["events"] < full["events"] / 2
+    code, _, err = run_cli(
+        "simulate",
+        tmp_path / "n.json",
+        tmp_path / "w.json",
+        tmp_path / "plan.json",
+        "--total-rate",
+        "5",
+        "-o",
+        tmp_path / "y.json",
+    )
+    assert code == 1 and "--total-rate needs --method" in err
 
 
 def test_rate_change_at_run_time_triggers_the_repair():

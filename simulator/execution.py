@@ -397,12 +397,13 @@ class PlanExecution:
             t = item.time
         else:
             t = max(e.time for e in item)
-        before = run.engine.counters["late"]
-        run.engine.push(item)
+        engine = run.engine
         self.tally.processed[node] += 1
-        if run.engine.counters["late"] != before:
+        if t < engine.watermark:  # the engine would refuse it: count it as late
+            engine.counters["late"] += 1
             self.tally.late += 1
             return
+        engine.push(item)
         wait = t + run.delay - self.env.now
         if wait <= 0:
             self._release(run, t)

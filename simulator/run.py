@@ -189,19 +189,27 @@ def simulate(
     for k in range(1, len(epochs)):
         env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
 
-    def sources():  # type: ignore[no-untyped-def]
-        step = max(duration / 100.0, 1e-9)
-        next_report = step
-        for event in events:
-            if event.time > env.now:
-                yield env.timeout(event.time - env.now)
-            for execution in executions:
-                execution.source(event)
-            if progress is not None and env.now >= next_report:
-                progress(env.now)
-                next_report = env.now + step
+    step = max(duration / 100.0, 1e-9)
+    cursor = {"next": 0, "report": step}
 
-    env.process(sources())
+    def sources(_event: Any = None) -> None:
+        # The sources as a chain of timeout callbacks: at each event time, hand every event
+        # of that time to the executions, then wait for the next one (a plain callback is
+        # cheaper than resuming a SimPy process per event).
+        now = env.now
+        i, count = cursor["next"], len(events)
+        while i < count and events[i].time <= now:
+            for execution in executions:
+                execution.source(events[i])
+            i += 1
+        cursor["next"] = i
+        if progress is not None and now >= cursor["report"]:
+            progress(now)
+            cursor["report"] = now + step
+        if i < count:
+            env.timeout(events[i].time - now).callbacks.append(sources)
+
+    sources()
     env.run()
     for execution in executions:
         execution.flush()

@@ -100,8 +100,10 @@ class PlanExecution:
         record: tuple[float, float] = (float("-inf"), float("inf")),
         engine_plan: str = "greedy",
         adaptation: str = "invariant",
+        capacity: Any = None,
     ) -> None:
         self.index = index
+        self.capacity = capacity  # a CapacityModel (inev.simulator.capacity) or None
         self.sim = sim
         self.env = sim.env
         self.network = network
@@ -187,12 +189,14 @@ class PlanExecution:
                 output=None,
                 plan=engine_plan,
                 adaptation=adapt,
-                lateness=None,
+                lateness=None if capacity is None else 0.0,
             )
             self.runs[v.id] = _VertexRun(
                 v, engine, delay, tuple(sinks.get(v.projection, ())), set(), {}, frozenset(unfold)
             )
             emission[v.id] = delay
+        if capacity is not None:
+            capacity.install(self)
 
     # ------------------------------------------------------------------ dynamics
     def source(self, event: Event) -> None:
@@ -241,6 +245,10 @@ class PlanExecution:
             t = item.time
         else:
             t = max(e.time for e in item)
+        if self.capacity is not None:  # queued at the node's server (inev.simulator.capacity)
+            self.tally.processed[node] += 1
+            self.capacity.push(self, run, item, t)
+            return
         before = run.engine.counters["late"]
         run.engine.push(item)
         self.tally.processed[node] += 1

@@ -41,6 +41,14 @@ import simpy
 from inev.common.errors import InevError
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
+from inev.simulator.capacity import (
+    CapacityModel,
+    CapacityOptions,
+    needed_node_capacity,
+    node_work,
+    resolve_capacities,
+    shedding_report,
+)
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event, make_event
 from inev.simulator.estimate import check_size
@@ -83,6 +91,85 @@ def centralized_matches(
     return out
 
 
+Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
+
+
+def _execute(
+    network: Network,
+    wl: Workload,
+    epochs: list[Epoch],
+    events: Sequence[Event],
+    duration: float,
+    bandwidth: float | None,
+    engine_plan: str,
+    adaptation: str,
+    progress: Callable[[float], None] | None,
+    capacity: CapacityModel | None,
+) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
+    """Install the epochs' plans on a fresh SimPy network, feed ``events``, run to the end."""
+    env = simpy.Environment()
+    sim = SimNetwork(env, network, bandwidth=bandwidth)
+    tally = Tally()
+    executions: list[PlanExecution] = []
+    for k, (start, stop, net_k, plan_k, _) in enumerate(epochs):
+        for u, v, latency in net_k.links:
+            sim.latency.setdefault(link_key(u, v), latency)
+        last = k == len(epochs) - 1
+        executions.append(
+            PlanExecution(
+                k,
+                sim,
+                net_k,
+                wl,
+                plan_k,
+                tally,
+                feed=(start, math.inf if last else stop + wl.window),
+                record=(start, math.inf if last else stop),
+                engine_plan=engine_plan,
+                adaptation=adaptation,
+                capacity=capacity,
+            )
+        )
+    for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
+        sim.on_receive(
+            node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
+        )
+    marks: list[int] = []
+
+    def change_at(k: int) -> None:
+        marks.append(sim.messages)
+        previous, current = epochs[k - 1][2], epochs[k][2]
+        old = {link_key(u, v) for u, v, _ in previous.links}
+        new = {link_key(u, v) for u, v, _ in current.links}
+        sim.down |= old - new
+        sim.down -= new
+        lost = set(previous.nodes) - set(current.nodes)
+        for execution in executions:
+            execution.dead |= lost
+
+    for k in range(1, len(epochs)):
+        env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
+
+    def sources():  # type: ignore[no-untyped-def]
+        step = max(duration / 100.0, 1e-9)
+        next_report = step
+        for event in events:
+            if event.time > env.now:
+                yield env.timeout(event.time - env.now)
+            for execution in executions:
+                execution.source(event)
+            if progress is not None and env.now >= next_report:
+                progress(env.now)
+                next_report = env.now + step
+
+    env.process(sources())
+    env.run()
+    for execution in executions:
+        execution.flush()
+
+    return sim, tally, executions, marks
+
+
 def simulate(
     network: Network,
     workload: Workload,
@@ -96,6 +183,7 @@ def simulate(
     adaptation: str = "invariant",
     progress: Callable[[float], None] | None = None,
     check: bool = True,
+    capacity: CapacityOptions | None = None,
 ) -> SimulationResult:
     """Run ``plan`` on ``network`` for ``duration`` time units and measure it (module doc).
 
@@ -104,6 +192,9 @@ def simulate(
     entries applied at their times. ``progress(t)`` is called with the simulation time as the
     sources advance. With ``check`` (the default), a run whose estimated size would exhaust
     memory is refused before it starts (:func:`inev.simulator.estimate.check_size`).
+    ``capacity`` gives the nodes a processing capacity (and load shedding): the trace is run
+    once with unlimited capacity as the reference, then with the capacity; the result's
+    ``shedding`` entry compares the two (:mod:`inev.simulator.capacity`).
     """
     started = time.perf_counter()
     wl = workload.split_or()
@@ -144,65 +235,29 @@ def simulate(
         events.sort(key=lambda e: (e.time, e.id))
         if events:
             duration = max(duration, events[-1].time)
-    env = simpy.Environment()
-    sim = SimNetwork(env, network, bandwidth=bandwidth)
-    tally = Tally()
-    executions: list[PlanExecution] = []
-    for k, (start, stop, net_k, plan_k, _) in enumerate(epochs):
-        for u, v, latency in net_k.links:
-            sim.latency.setdefault(link_key(u, v), latency)
-        last = k == len(epochs) - 1
-        executions.append(
-            PlanExecution(
-                k,
-                sim,
-                net_k,
-                wl,
-                plan_k,
-                tally,
-                feed=(start, math.inf if last else stop + wl.window),
-                record=(start, math.inf if last else stop),
-                engine_plan=engine_plan,
-                adaptation=adaptation,
-            )
+    reference: tuple[Tally, float] | None = None
+    capacity_model = None
+    if capacity is not None:
+        _, ref_tally, ref_executions, _ = _execute(
+            network, wl, epochs, events, duration, bandwidth, engine_plan, adaptation, None, None
         )
-    for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
-        sim.on_receive(
-            node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
-        )
-    marks: list[int] = []
-
-    def change_at(k: int) -> None:
-        marks.append(sim.messages)
-        previous, current = epochs[k - 1][2], epochs[k][2]
-        old = {link_key(u, v) for u, v, _ in previous.links}
-        new = {link_key(u, v) for u, v, _ in current.links}
-        sim.down |= old - new
-        sim.down -= new
-        lost = set(previous.nodes) - set(current.nodes)
-        for execution in executions:
-            execution.dead |= lost
-
-    for k in range(1, len(epochs)):
-        env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
-
-    def sources():  # type: ignore[no-untyped-def]
-        step = max(duration / 100.0, 1e-9)
-        next_report = step
-        for event in events:
-            if event.time > env.now:
-                yield env.timeout(event.time - env.now)
-            for execution in executions:
-                execution.source(event)
-            if progress is not None and env.now >= next_report:
-                progress(env.now)
-                next_report = env.now + step
-
-    env.process(sources())
-    env.run()
-    for execution in executions:
-        execution.flush()
-
+        needed = needed_node_capacity(node_work(ref_executions), duration)
+        reference = (ref_tally, needed)
+        nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
+        capacities = resolve_capacities(capacity, nodes, needed)
+        capacity_model = CapacityModel(capacity, capacities, wl.window)
+    sim, tally, executions, marks = _execute(
+        network,
+        wl,
+        epochs,
+        events,
+        duration,
+        bandwidth,
+        engine_plan,
+        adaptation,
+        progress,
+        capacity_model,
+    )
     central = centralized_matches(wl, events, plan=engine_plan)
     missing, extra = compare_matches(tally.sink_found, central)
     centralized_messages = sum(
@@ -240,10 +295,19 @@ def simulate(
         unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
         changes=report,
+        shedding=None
+        if capacity_model is None or reference is None
+        else shedding_report(
+            capacity_model,
+            tally.sink_found,
+            reference[0].sink_found,
+            {q.name: q.weight for q in wl.queries},
+            tally.latencies,
+            reference[1],
+            duration,
+            tally.late,
+        ),
     )
-
-
-Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
 
 
 def _epochs(

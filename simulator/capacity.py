@@ -301,6 +301,10 @@ class CapacityModel:
         }
 
 
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
 def _known(execution: Any, name: str) -> bool:
     return any(q.name == name for q in execution.workload.queries)
 
@@ -356,24 +360,36 @@ def shedding_report(
     reference: Mapping[str, Counter],
     weights: Mapping[str, float],
     latencies: Mapping[str, Sequence[float]],
-    needed: float,
+    reference_work: Mapping[Hashable, float],
     duration: float,
     late: int,
 ) -> dict[str, Any]:
-    """The ``shedding`` entry of an ``inev-sim/1`` result (see the SPEC extension)."""
+    """The ``shedding`` entry of an ``inev-sim/1`` result (see the SPEC extension).
+
+    ``needed_capacity`` is the busiest node's work per time unit in the unlimited run,
+    ``capacity`` that node's capacity, ``load`` the largest need / capacity over the nodes.
+    """
     per_query, share = quality(found, reference, weights)
     nodes = model.node_figures(duration)
-    finite = [c for c in model.capacities.values() if math.isfinite(c)]
+    span = max(duration, 1e-12)
+    loads = {n: w / span / model.capacities.get(n, math.inf) for n, w in reference_work.items()}
+    busiest = max(reference_work, key=lambda n: (reference_work[n], str(n)), default=None)
+    for figures in nodes.values():
+        figures["needed_capacity"] = 0.0
+        figures["load"] = 0.0
+    for node, work in reference_work.items():
+        if str(node) in nodes:
+            nodes[str(node)]["needed_capacity"] = work / span
+            nodes[str(node)]["load"] = loads[node]
     values = [x for v in latencies.values() for x in v]
-    busiest = max((n["utilisation"] for n in nodes.values()), default=0.0)
     return {
         "strategy": model.options.shed,
         "latency_bound": model.options.latency_bound,
         "cost_per_unit": model.options.cost_per_unit,
         "stage_slack": model.slack,
-        "capacity": min(finite) if finite else None,
-        "needed_capacity": needed,
-        "load": needed / min(finite) if finite else 0.0,
+        "capacity": None if busiest is None else _finite(model.capacities.get(busiest)),
+        "needed_capacity": needed_node_capacity(reference_work, duration),
+        "load": max(loads.values(), default=0.0),
         "false_negatives": sum(q["false_negatives"] for q in per_query.values()),
         "false_positives": sum(q["false_positives"] for q in per_query.values()),
         "false_negative_share": share,
@@ -381,7 +397,7 @@ def shedding_report(
         "shed_partial_matches": sum(n["shed_partial_matches"] for n in nodes.values()),
         "shed_events": sum(n["shed_events"] for n in nodes.values()),
         "late": late,
-        "max_utilisation": busiest,
+        "max_utilisation": max((n["utilisation"] for n in nodes.values()), default=0.0),
         "max_queue_latency": max((n["max_queue_latency"] for n in nodes.values()), default=0.0),
         "latency": latency_summary(values),
         "queries": per_query,

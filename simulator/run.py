@@ -235,14 +235,15 @@ def simulate(
         events.sort(key=lambda e: (e.time, e.id))
         if events:
             duration = max(duration, events[-1].time)
-    reference: tuple[Tally, float] | None = None
+    reference: tuple[Tally, Counter] | None = None
     capacity_model = None
     if capacity is not None:
         _, ref_tally, ref_executions, _ = _execute(
             network, wl, epochs, events, duration, bandwidth, engine_plan, adaptation, None, None
         )
-        needed = needed_node_capacity(node_work(ref_executions), duration)
-        reference = (ref_tally, needed)
+        work = node_work(ref_executions)
+        needed = needed_node_capacity(work, duration)
+        reference = (ref_tally, work)
         nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
         capacities = resolve_capacities(capacity, nodes, needed)
         capacity_model = CapacityModel(capacity, capacities, wl.window)

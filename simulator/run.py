@@ -307,6 +307,7 @@ def simulate(
             reference[1],
             duration,
             tally.late,
+            central,
         ),
     )
 

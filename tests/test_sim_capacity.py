@@ -87,6 +87,12 @@ def test_quality_counts_false_negatives_weighted_and_false_positives():
     assert per_query["b"]["weighted_false_negatives"] == 6.0
     # (1·1 + 3·2) / (1·2 + 3·2)
     assert share == pytest.approx(7 / 8)
+    # a match the lossy reference lacks but the centralized truth has is no false positive
+    truth = {"a": Counter({(1, 2): 1, (3, 4): 1, (5, 6): 1})}
+    per_query, _ = quality(found, ref, {}, truth)
+    assert per_query["a"]["false_positives"] == 0 and per_query["a"]["false_negatives"] == 1
+    twice = {"a": Counter({(5, 6): 2})}
+    assert quality(twice, ref, {}, truth)[0]["a"]["false_positives"] == 1
 
 
 def test_queueing_at_the_central_node_by_hand():

@@ -217,6 +217,7 @@ class CapacityModel:
             self.slack = window
         self.servers: dict[Hashable, NodeServer] = {}
         self.queued: dict[int, _Queued] = {}
+        self.query_violations: Counter = Counter()
         self._order = itertools.count()
 
     def server(self, node: Hashable) -> NodeServer:
@@ -285,6 +286,10 @@ class CapacityModel:
             if not done.outputs:
                 continue
             outputs = [out for _, out in done.outputs]
+            bound = self.options.latency_bound
+            if bound is not None and run.queries and done.finish - done.arrival > bound:
+                for q in run.queries:
+                    self.query_violations[q] += len(outputs)
             if done.finish <= now:
                 execution._emit(run, outputs)
             else:
@@ -376,10 +381,16 @@ def shedding_report(
 ) -> dict[str, Any]:
     """The ``shedding`` entry of an ``inev-sim/1`` result (see the SPEC extension).
 
+    Per query, ``bound_violations`` counts the query's matches whose item at the sink
+    waited and was processed longer than the latency bound (queueing + service at the
+    sink's node; network and watermark delays are not part of the bound).
+
     ``needed_capacity`` is the busiest node's work per time unit in the unlimited run,
     ``capacity`` that node's capacity, ``load`` the largest need / capacity over the nodes.
     """
     per_query, share = quality(found, reference, weights, truth)
+    for q, figures in per_query.items():
+        figures["bound_violations"] = model.query_violations.get(q, 0)
     nodes = model.node_figures(duration)
     span = max(duration, 1e-12)
     loads = {n: w / span / model.capacities.get(n, math.inf) for n, w in reference_work.items()}

@@ -123,6 +123,14 @@ def test_queueing_at_the_central_node_by_hand():
     assert result.shedding["needed_capacity"] == pytest.approx(7.0)
     assert result.shedding["load"] == pytest.approx(3.5)
     assert result.shedding["false_negatives"] == 0 and result.shedding["false_positives"] == 0
+    assert result.shedding["queries"]["q"]["bound_violations"] == 0  # no bound
+    bounded = simulate(
+        PATH, wl, plan, duration=1.0, trace=trace, capacity=options("2", latency_bound=3.0)
+    )
+    # B's queueing 1.1 + service 2 = 3.1 > 3: its three matches violate the bound; no A
+    # item did (latencies 0.5, 0.9, 1.3)
+    assert bounded.shedding["queries"]["q"]["bound_violations"] == 3
+    assert bounded.shedding["nodes"]["4"]["bound_violations"] == 1
     assert "4" in result.shedding["nodes"] and "0" not in result.shedding["nodes"]
     plain = simulate(PATH, wl, plan, duration=1.0, trace=trace)
     assert plain.latency["q"]["max"] == pytest.approx(4.0)

@@ -122,7 +122,9 @@ def simulate_command(
     With --capacity every node queues its items FIFO in front of its engines (service time =
     work units x cost per unit / capacity); with --latency-bound and --shed each node sheds
     load; the result's "shedding" entry compares with an unlimited run of the same trace."""
-    options = capacity_options(capacity, latency_bound, shed, cost_per_unit, safety, stage_slack)
+    options = capacity_options(
+        capacity, latency_bound, shed, cost_per_unit, safety, stage_slack, seed=seed
+    )
     network = load_network(network_file)
     workload = load_workload(workload_file)
     workload.check_network(network)

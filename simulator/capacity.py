@@ -17,7 +17,11 @@ processing stage on its longest input chain (a sink fed by events only waits not
 The default ``stage_slack`` is twice the latency bound when there is one (with shedding each
 node keeps its items within the bound, up to one service time), otherwise one window. An item
 that still comes after its vertex has processed a later one is *late*: counted (``late``)
-and lost, as with any fixed watermark; it shows up among the false negatives.
+and lost, as with any fixed watermark; it shows up among the false negatives. Unless the
+slack is given, a run with more late items than the unlimited run is repeated (at most
+:data:`SLACK_RETRIES` times) with a larger slack (:meth:`CapacityModel.next_slack`), so
+overloaded multi-stage plans wait longer instead of losing matches; the slack finally
+used is reported (``stage_slack``).
 
 **Capacity values.** A number is work units per time unit. ``auto:F`` is F times the
 *needed capacity*: the work units per time unit of the busiest node in an unshedded run with
@@ -50,6 +54,9 @@ from inev.common.errors import InevError
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.processing import Completion, Processor, parse_capacity
 from inev.simulator.result import latency_summary
+
+SLACK_RETRIES = 3
+"""Runs repeated with a larger stage slack at most, when items came late."""
 
 
 @dataclass(frozen=True)
@@ -201,15 +208,22 @@ class CapacityModel:
     """The node servers of one simulation, and the hook :class:`PlanExecution` calls.
 
     ``capacities`` maps nodes to work units per time unit (``math.inf``: that node works in
-    zero time); ``window`` gives the default stage slack without a latency bound.
+    zero time); ``window`` gives the default stage slack without a latency bound; ``slack``
+    overrides the stage slack (a retry, see :meth:`next_slack`).
     """
 
     def __init__(
-        self, options: CapacityOptions, capacities: Mapping[Hashable, float], window: float
+        self,
+        options: CapacityOptions,
+        capacities: Mapping[Hashable, float],
+        window: float,
+        slack: float | None = None,
     ) -> None:
         self.options = options
         self.capacities = dict(capacities)
-        if options.stage_slack is not None:
+        if slack is not None:
+            self.slack = slack
+        elif options.stage_slack is not None:
             self.slack = options.stage_slack
         elif options.latency_bound is not None:
             self.slack = 2.0 * options.latency_bound
@@ -219,6 +233,12 @@ class CapacityModel:
         self.queued: dict[int, _Queued] = {}
         self.query_violations: Counter = Counter()
         self._order = itertools.count()
+
+    def next_slack(self) -> float:
+        """The stage slack of a retry after items came late: twice this one, and at least
+        1.5 times the largest queueing + processing latency any node saw."""
+        worst = max((s.max_latency for s in self.servers.values()), default=0.0)
+        return max(2.0 * self.slack, 1.5 * worst)
 
     def server(self, node: Hashable) -> NodeServer:
         """The server of ``node`` (created on first use)."""

@@ -42,6 +42,7 @@ from inev.common.errors import InevError
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.capacity import (
+    SLACK_RETRIES,
     CapacityModel,
     CapacityOptions,
     needed_node_capacity,
@@ -259,6 +260,23 @@ def simulate(
         progress,
         capacity_model,
     )
+    for _ in range(SLACK_RETRIES if capacity is not None and capacity.stage_slack is None else 0):
+        if capacity_model is None or reference is None or tally.late <= reference[0].late:
+            break
+        slack = capacity_model.next_slack()
+        capacity_model = CapacityModel(capacity, capacities, wl.window, slack=slack)
+        sim, tally, executions, marks = _execute(
+            network,
+            wl,
+            epochs,
+            events,
+            duration,
+            bandwidth,
+            engine_plan,
+            adaptation,
+            None,
+            capacity_model,
+        )
     central = centralized_matches(wl, events, plan=engine_plan)
     missing, extra = compare_matches(tally.sink_found, central)
     centralized_messages = sum(

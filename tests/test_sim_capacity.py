@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.common.errors import InevError
-from inev.experiments.measure import simulation_network
+from inev.experiments.measure import simulation_network, task_inputs
+from inev.experiments.spec import DEFAULTS
 from inev.planner.planning import plan_workload
 from inev.simulator.capacity import (
     CapacityOptions,
@@ -247,3 +248,21 @@ def test_simulate_command_with_capacity(run_cli, tmp_path, write_json):
     code, _, err = run_cli(*args, "-o", tmp_path / "x.json", "--capacity", "7=3")
     assert code == 1 and "'7'" in err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_late_items_make_the_run_wait_longer_instead_of_losing_matches():
+    # A multi-stage INEv plan at 200 % without a bound: upstream queues delay matches beyond
+    # one window, so with the slack fixed at one window downstream vertices receive items
+    # late and lose matches; by default the run is repeated with a larger slack until no
+    # item comes late, and then nothing is lost (nothing was shed).
+    net, wl = task_inputs(dict(DEFAULTS, nodes=10, length=3), 0)
+    net = simulation_network(net, wl, 30.0)
+    plan = plan_workload(net, wl, "inev")
+    fixed = simulate(
+        net, wl, plan, duration=10.0, seed=0, capacity=options("auto:0.5", stage_slack=1.0)
+    )
+    assert fixed.shedding["late"] > 0 and fixed.shedding["false_negatives"] > 0
+    retried = simulate(net, wl, plan, duration=10.0, seed=0, capacity=options("auto:0.5"))
+    assert retried.shedding["late"] == 0 and retried.shedding["false_negatives"] == 0
+    assert retried.shedding["stage_slack"] > 1.0
+    assert sum(retried.matches.values()) == retried.shedding["queries"]["q1"]["reference"]

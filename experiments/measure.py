@@ -21,10 +21,19 @@ skip-till-any-match, so the simulated rows use the same network with its rates r
 proportions) to ``sim_rate`` events per time unit over the workload's types, planned again on
 those rates; ``sim_ratio`` is measured messages over the messages of gathering the same trace
 at the centralized node.
+
+With ``capacity`` or ``overload`` (simulated rows only) every node of the simulation gets a
+processing capacity, with ``latency_bound`` and ``shed`` load shedding
+(:mod:`inev.simulator.capacity`); the rows then carry the load of the busiest node, its
+utilisation and queueing, false negatives / positives against the unlimited run of the same
+trace, bound violations and shed counts (``sim_load`` … ``sim_shed_events``). With
+``capacity_from = "centralized"`` the capacity is the centralized plan's need divided by
+``overload``, the same for every method (the INEv paper's Fig. 11 comparison).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import networkx as nx
@@ -32,6 +41,7 @@ import numpy as np
 
 from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
+from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.run import simulate
 from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
@@ -136,11 +146,18 @@ def simulated_metrics(
     scaled = rescale_rates(network, workload.types, config["sim_rate"])
     factor = config["latency_factor"] or 1.0
     out: dict[str, dict[str, Any]] = {}
-    for method in methods:
-        if method == "lower_bound":
-            continue
+    shared = config.get("overload", 0.0) > 0 and config.get("capacity_from") == "centralized"
+    order = sorted((m for m in methods if m != "lower_bound"), key=lambda m: m != "centralized")
+    capacity = capacity_options(config, seed)
+    for method in order:
         plan = plan_workload(scaled, workload, method, latency_factor=factor)
-        result = simulate(scaled, workload, plan, duration=config["duration"], seed=seed)
+        if shared and method != "centralized" and capacity is not None and capacity.auto:
+            capacity = _centralized_capacity(scaled, workload, config, seed, capacity)
+        result = simulate(
+            scaled, workload, plan, duration=config["duration"], seed=seed, capacity=capacity
+        )
+        if shared and method == "centralized" and result.shedding:
+            capacity = _fixed(capacity, result.shedding["needed_capacity"] / config["overload"])
         out[method] = {
             "sim_messages": result.messages,
             "sim_ratio": result.ratio,
@@ -148,9 +165,72 @@ def simulated_metrics(
             "sim_equal": result.equal_to_centralized,
             "sim_latency_p50": _worst(result, "p50"),
             "sim_latency_p99": _worst(result, "p99"),
+            "sim_latency_mean": _mean_latency(result),
             "sim_matches": sum(result.matches.values()),
+            "sim_late": result.late,
+            **overload_metrics(result.shedding),
         }
     return out
+
+
+def _fixed(options: CapacityOptions, capacity: float) -> CapacityOptions:
+    return replace(options, capacity={"*": ("fixed", capacity)})
+
+
+def _centralized_capacity(
+    network: Network,
+    workload: Workload,
+    config: dict[str, Any],
+    seed: int,
+    options: CapacityOptions,
+) -> CapacityOptions:
+    """``options`` with the capacity ``overload`` puts on the centralized plan's busiest node."""
+    plan = plan_workload(network, workload, "centralized")
+    probe = replace(options, latency_bound=None, shed="none")
+    result = simulate(
+        network, workload, plan, duration=config["duration"], seed=seed, capacity=probe
+    )
+    return _fixed(options, result.shedding["needed_capacity"] / config["overload"])
+
+
+def capacity_options(config: dict[str, Any], seed: int) -> CapacityOptions | None:
+    """The simulator's capacity options of a configuration (``None``: unlimited)."""
+    if config.get("overload", 0.0) > 0:
+        entry = f"auto:{1.0 / config['overload']!r}"
+    elif config.get("capacity", 0.0) > 0:
+        entry = repr(float(config["capacity"]))
+    else:
+        return None
+    bound = config.get("latency_bound", 0.0)
+    return CapacityOptions(
+        parse_node_capacities([entry]),
+        latency_bound=bound if bound > 0 else None,
+        shed=config.get("shed", "none"),
+        seed=seed,
+    )
+
+
+def overload_metrics(shedding: dict[str, Any] | None) -> dict[str, Any]:
+    """The ``sim_*`` overload columns of a simulation's ``shedding`` entry (empty: none)."""
+    if not shedding:
+        return {}
+    return {
+        "sim_load": shedding["load"],
+        "sim_utilisation": shedding["max_utilisation"],
+        "sim_queue_latency": shedding["max_queue_latency"],
+        "sim_false_negatives": shedding["false_negatives"],
+        "sim_false_negative_share": shedding["false_negative_share"],
+        "sim_false_positives": shedding["false_positives"],
+        "sim_bound_violations": shedding["bound_violations"],
+        "sim_shed_partial_matches": shedding["shed_partial_matches"],
+        "sim_shed_events": shedding["shed_events"],
+    }
+
+
+def _mean_latency(result: Any) -> float | None:
+    total = sum(s["mean"] * s["count"] for s in result.latency.values() if s["count"])
+    count = sum(s["count"] for s in result.latency.values())
+    return total / count if count else None
 
 
 def _worst(result: Any, key: str) -> float | None:

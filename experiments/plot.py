@@ -42,6 +42,15 @@ LABELS = {
     "replanned_ratio": "ratio after re-planning",
     "sim_ratio": "simulated transmission ratio",
     "sim_latency_p99": "detection latency p99",
+    "sim_latency_mean": "mean detection latency",
+    "sim_rate": "input rate (events / time unit)",
+    "overload": "input as a share of capacity",
+    "latency_bound": "latency bound",
+    "capacity": "node capacity (work units / time unit)",
+    "sim_false_negative_share": "false negatives (weighted share)",
+    "sim_bound_violations": "latency-bound violations",
+    "sim_utilisation": "utilisation of the busiest node",
+    "sim_load": "load of the busiest node",
 }
 FORMATS = (".png", ".svg", ".pdf")
 

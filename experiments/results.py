@@ -46,6 +46,17 @@ METRICS: dict[str, pa.DataType] = {
     "sim_latency_p50": pa.float64(),
     "sim_latency_p99": pa.float64(),
     "sim_matches": pa.int64(),
+    "sim_latency_mean": pa.float64(),
+    "sim_late": pa.int64(),
+    "sim_load": pa.float64(),
+    "sim_utilisation": pa.float64(),
+    "sim_queue_latency": pa.float64(),
+    "sim_false_negatives": pa.int64(),
+    "sim_false_negative_share": pa.float64(),
+    "sim_false_positives": pa.int64(),
+    "sim_bound_violations": pa.int64(),
+    "sim_shed_partial_matches": pa.int64(),
+    "sim_shed_events": pa.int64(),
 }
 """Metric columns and their Parquet types."""
 

@@ -71,8 +71,20 @@ DEFAULTS: dict[str, Any] = {
     "simulate": False,
     "duration": 20.0,
     "sim_rate": 20.0,
+    # overload (simulated rows only; 0 = off): every node gets ``capacity`` work units per
+    # time unit, or, with ``overload``, the capacity that puts the busiest node of the
+    # unlimited run at that share (capacity = auto:1/overload); ``latency_bound`` per node and
+    # the ``shed`` strategy (none, pspice, random-pm, random-event, type-utility);
+    # ``capacity_from = "centralized"``: ``overload`` is relative to the busiest node of the
+    # centralized plan's unlimited run, and every method gets that same capacity
+    "capacity": 0.0,
+    "overload": 0.0,
+    "capacity_from": "self",
+    "latency_bound": 0.0,
+    "shed": "none",
 }
-"""Every configuration key with its default; ``latency_factor = 0`` means no latency bound."""
+"""Every configuration key with its default; ``latency_factor = 0`` means no latency bound
+for planning, ``capacity = overload = 0`` no processing capacity."""
 
 METHODS = ("inev", "centralized", "ppop", "isolated", "lower_bound")
 """Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
@@ -191,6 +203,8 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         if key not in DEFAULTS:
             raise InevError(f"{origin}: unknown parameter {key!r} in [axes]")
         axes[key] = _axis_values(key, value, origin)
+    for point in _corners(base, axes):
+        check_overload(point, origin)
     methods = document.get("methods", ["inev", "centralized"])
     if isinstance(methods, str):
         methods = [methods]
@@ -222,6 +236,39 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         first_seed=first,
         plot=plot,
     )
+
+
+def _corners(base: dict[str, Any], axes: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the overload keys' values (the other keys do not interact)."""
+    keys = [
+        k for k in ("capacity", "overload", "latency_bound", "shed", "capacity_from") if k in axes
+    ]
+    out = []
+    for values in itertools.product(*(axes[k] for k in keys)):
+        out.append({**DEFAULTS, **base, **dict(zip(keys, values, strict=True))})
+    return out
+
+
+def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
+    """Refuse inconsistent overload settings (unknown strategy, shedding without a bound or
+    a capacity, both ``capacity`` and ``overload``)."""
+    from inev.simulator.engine.shedding.shedders import STRATEGIES
+
+    shed = point.get("shed", "none")
+    if shed not in STRATEGIES:
+        raise InevError(f"{origin}: unknown shed strategy {shed!r} ({', '.join(STRATEGIES)})")
+    if point.get("capacity_from", "self") not in ("self", "centralized"):
+        raise InevError(f"{origin}: capacity_from must be self or centralized")
+    capacity, overload = point.get("capacity", 0.0), point.get("overload", 0.0)
+    if capacity > 0 and overload > 0:
+        raise InevError(f"{origin}: give capacity or overload, not both")
+    limited = capacity > 0 or overload > 0
+    if (shed != "none" or point.get("latency_bound", 0.0) > 0) and not limited:
+        raise InevError(f"{origin}: shed and latency_bound need capacity or overload")
+    if shed != "none" and not point.get("latency_bound", 0.0) > 0:
+        raise InevError(f"{origin}: shed {shed} needs latency_bound > 0")
+    if limited and not point.get("simulate", False):
+        raise InevError(f"{origin}: capacity and overload need simulate = true")
 
 
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:

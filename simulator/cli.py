@@ -9,6 +9,8 @@ from inev.common.errors import InevError
 from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
+from inev.simulator.capacity import CapacityOptions, parse_node_capacities
+from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.engine.trace import read_trace
 from inev.simulator.result import save_result
 from inev.simulator.run import simulate
@@ -65,6 +67,42 @@ from inev.workloads.io import load_workload
     "many events per time unit in all; needs --method.",
 )
 @click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
+@click.option(
+    "--capacity",
+    multiple=True,
+    help="Processing capacity: work units per time unit of every node, auto:F (F times what "
+    "the busiest node needs in an unlimited run), or NODE=C / NODE=auto:F for one node "
+    "(repeatable).",
+)
+@click.option(
+    "--latency-bound", type=float, default=None, help="Latency bound per node (time units)."
+)
+@click.option(
+    "--shed",
+    type=click.Choice(list(STRATEGIES)),
+    default=None,
+    help="Load shedding strategy (needs --capacity; default pspice with a bound, else none).",
+)
+@click.option(
+    "--cost-per-unit",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Service time per work unit, times the capacity.",
+)
+@click.option(
+    "--safety",
+    type=float,
+    default=None,
+    help="Safety buffer of the overload detector (default: 10% of the bound).",
+)
+@click.option(
+    "--stage-slack",
+    type=float,
+    default=None,
+    help="Extra watermark wait per upstream processing stage (default: 2x the bound, else "
+    "one window).",
+)
 def simulate_command(
     network_file: str,
     workload_file: str,
@@ -80,8 +118,21 @@ def simulate_command(
     adaptive: str,
     total_rate: float | None,
     no_size_check: bool,
+    capacity: tuple[str, ...],
+    latency_bound: float | None,
+    shed: str | None,
+    cost_per_unit: float,
+    safety: float | None,
+    stage_slack: float | None,
 ) -> None:
-    """Run a plan node by node; count messages, check matches against centralized evaluation."""
+    """Run a plan node by node; count messages, check matches against centralized evaluation.
+
+    With --capacity every node queues its items FIFO in front of its engines (service time =
+    work units x cost per unit / capacity); with --latency-bound and --shed each node sheds
+    load; the result's "shedding" entry compares with an unlimited run of the same trace."""
+    options = capacity_options(
+        capacity, latency_bound, shed, cost_per_unit, safety, stage_slack, seed=seed
+    )
     network = load_network(network_file)
     workload = load_workload(workload_file)
     workload.check_network(network)
@@ -120,6 +171,40 @@ def simulate_command(
             adaptation=adaptive,
             progress=lambda t: progress.update(task, completed=t),
             check=not no_size_check,
+            capacity=options,
         )
     save_result(result, out)
     click.echo(result.summary())
+
+
+def capacity_options(
+    capacity: tuple[str, ...],
+    latency_bound: float | None,
+    shed: str | None,
+    cost_per_unit: float,
+    safety: float | None,
+    stage_slack: float | None,
+    seed: int = 0,
+) -> CapacityOptions | None:
+    """The :class:`CapacityOptions` of ``inev simulate``'s flags (``None`` without --capacity)."""
+    if not capacity:
+        if shed is not None or latency_bound is not None:
+            raise InevError("--shed and --latency-bound need --capacity")
+        return None
+    strategy = shed or ("pspice" if latency_bound is not None else "none")
+    if strategy != "none" and latency_bound is None:
+        raise InevError(f"--shed {strategy} needs --latency-bound")
+    share = 0.1
+    if safety is not None:
+        if latency_bound is None or not 0 <= safety < latency_bound:
+            raise InevError("--safety needs --latency-bound and must lie in [0, bound)")
+        share = safety / latency_bound
+    return CapacityOptions(
+        parse_node_capacities(capacity),
+        latency_bound=latency_bound,
+        shed=strategy,
+        cost_per_unit=cost_per_unit,
+        stage_slack=stage_slack,
+        safety=share,
+        seed=seed,
+    )

@@ -83,6 +83,8 @@ class _VertexRun:
     stage: PullStage | None = None
     arrivals: tuple[tuple[int, float], ...] = ()
     """Per input vertex, how much older than its emission an item can be (0 or a window)."""
+    slack: float = 0.0
+    """Extra watermark wait for upstream processing (set by a capacity model)."""
 
 
 def _time(event: Event) -> float:
@@ -125,8 +127,10 @@ class PlanExecution:
         record: tuple[float, float] = (float("-inf"), float("inf")),
         engine_plan: str = "greedy",
         adaptation: str = "invariant",
+        capacity: Any = None,
     ) -> None:
         self.index = index
+        self.capacity = capacity  # a CapacityModel (inev.simulator.capacity) or None
         self.sim = sim
         self.env = sim.env
         self.network = network
@@ -209,7 +213,7 @@ class PlanExecution:
                 output=None,
                 plan=engine_plan,
                 adaptation=adapt,
-                lateness=None,
+                lateness=None if capacity is None else 0.0,
             )
             self.runs[v.id] = _VertexRun(
                 v,
@@ -225,6 +229,8 @@ class PlanExecution:
         delays, self.horizon = self._delays(reach)
         for vid, run in self.runs.items():
             run.delay = delays[vid]
+        if capacity is not None:
+            capacity.install(self)
 
     def _delays(self, reach: dict[int, dict[Hashable, float]]) -> tuple[dict[int, float], float]:
         """D of every engine under the path latencies ``reach``, and the pull buffer horizon.
@@ -266,7 +272,7 @@ class PlanExecution:
         }
         delays, horizon = self._delays(reach)
         for vid, run in self.runs.items():
-            run.delay = max(run.delay, delays[vid])
+            run.delay = max(run.delay, delays[vid] + run.slack)
         self.horizon = max(self.horizon, horizon)
 
     def _install_pulls(self, engine_plan: str, adapt: Adaptation) -> None:
@@ -289,7 +295,7 @@ class PlanExecution:
                 output=None,
                 plan=engine_plan,
                 adaptation=adapt,
-                lateness=None,
+                lateness=None if self.capacity is None else 0.0,
             )
             vertex = Vertex(-1 - k, str(stage.prefix), stage.node)
             self.runs[vertex.id] = _VertexRun(vertex, engine, 0.0, (), set(), {}, stage=stage)
@@ -397,6 +403,10 @@ class PlanExecution:
             t = item.time
         else:
             t = max(e.time for e in item)
+        if self.capacity is not None:  # queued at the node's server (inev.simulator.capacity)
+            self.tally.processed[node] += 1
+            self.capacity.push(self, run, item, t)
+            return
         engine = run.engine
         self.tally.processed[node] += 1
         if t < engine.watermark:  # the engine would refuse it: count it as late

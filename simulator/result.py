@@ -80,6 +80,7 @@ class SimulationResult:
     check_seconds: float = 0.0
     """Wall seconds of the centralized reference evaluation, part of ``wall_seconds``."""
     changes: list[dict[str, Any]] = field(default_factory=list)
+    shedding: dict[str, Any] | None = None  # with a capacity (inev.simulator.capacity)
 
     @property
     def equal_to_centralized(self) -> bool:
@@ -110,6 +111,8 @@ class SimulationResult:
         document = asdict(self)
         document.pop("wall_seconds")
         document.pop("check_seconds")
+        if document.get("shedding") is None:
+            document.pop("shedding", None)
         document["messages_by_vertex"] = {str(k): v for k, v in self.messages_by_vertex.items()}
         return {
             "format": FORMAT,
@@ -127,7 +130,20 @@ class SimulationResult:
             f"method={self.method} messages={self.messages} ratio={self.ratio:.4g} "
             f"model_deviation={'n/a' if deviation is None else f'{deviation:+.3f}'} "
             f"matches={sum(self.matches.values())} equal={str(self.equal_to_centralized).lower()} "
-            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}"
+            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}" + self._shedding_summary()
+        )
+
+    def _shedding_summary(self) -> str:
+        s = self.shedding
+        if not s:
+            return ""
+        return (
+            f" shed={s['strategy']} load={s['load']:.3g} "
+            f"max_utilisation={s['max_utilisation']:.3g} "
+            f"false_negatives={s['false_negatives']} ({s['false_negative_share']:.3g}) "
+            f"false_positives={s['false_positives']} bound_violations={s['bound_violations']} "
+            f"shed_partial_matches={s['shed_partial_matches']} shed_events={s['shed_events']} "
+            f"late={s['late']}"
         )
 
 

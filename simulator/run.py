@@ -41,6 +41,15 @@ import simpy
 from inev.common.errors import InevError
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
+from inev.simulator.capacity import (
+    SLACK_RETRIES,
+    CapacityModel,
+    CapacityOptions,
+    needed_node_capacity,
+    node_work,
+    resolve_capacities,
+    shedding_report,
+)
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event, make_event
 from inev.simulator.estimate import check_size
@@ -84,67 +93,22 @@ def centralized_matches(
     return out
 
 
-def simulate(
-    network: Network,
-    workload: Workload,
-    plan: Plan,
-    duration: float = 100.0,
-    seed: int = 0,
-    trace: Sequence[Any] | None = None,
-    changes: Sequence[Mapping[str, Any]] = (),
-    bandwidth: float | None = None,
-    engine_plan: str = "greedy",
-    adaptation: str = "invariant",
-    progress: Callable[[float], None] | None = None,
-    check: bool = True,
-) -> SimulationResult:
-    """Run ``plan`` on ``network`` for ``duration`` time units and measure it (module doc).
+Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
 
-    ``trace`` replays given events (``SourceEvent`` or engine ``Event`` objects, any order)
-    instead of Poisson sources drawn with ``seed``. ``changes`` are ``inev-changes/1``
-    entries applied at their times. ``progress(t)`` is called with the simulation time as the
-    sources advance. With ``check`` (the default), a run whose estimated size would exhaust
-    memory is refused before it starts (:func:`inev.simulator.estimate.check_size`).
-    """
-    started = time.perf_counter()
-    wl = workload.split_or()
-    wl.check_network(network)
-    for name in plan.sinks:
-        wl.query(name)
-    epochs = _epochs(network, wl, plan, changes, duration)
-    if trace is None:
-        events = []
-        for k, (start, stop, net_k, _, _) in enumerate(epochs):
-            if check:
-                check_size(net_k, workload, duration)
-            drawn = poisson_trace(
-                net_k,
-                stop,
-                seed + 7919 * k,
-                types=wl.types,
-                attributes=workload_attributes(wl),
-                start=start,
-            )
-            events.extend(_as_events(drawn))
-        events = [
-            e._replace(id=i) for i, e in enumerate(sorted(events, key=lambda e: (e.time, e.id)))
-        ]
-        events = [make_event(e.time, e.type, e.node, e.id, e.attrs) for e in events]
-    else:
-        used = set(wl.types)
-        events = []
-        for event in _as_events(trace):
-            if event.type not in used:
-                continue
-            if event.node not in network.event_types[event.type].sources:
-                raise InevError(
-                    f"trace event {event.id!r}: node {event.node!r} is not a source of "
-                    f"{event.type} in the network"
-                )
-            events.append(event)
-        events.sort(key=lambda e: (e.time, e.id))
-        if events:
-            duration = max(duration, events[-1].time)
+
+def _execute(
+    network: Network,
+    wl: Workload,
+    epochs: list[Epoch],
+    events: Sequence[Event],
+    duration: float,
+    bandwidth: float | None,
+    engine_plan: str,
+    adaptation: str,
+    progress: Callable[[float], None] | None,
+    capacity: CapacityModel | None,
+) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
+    """Install the epochs' plans on a fresh SimPy network, feed ``events``, run to the end."""
     env = simpy.Environment()
     sim = SimNetwork(env, network, bandwidth=bandwidth)
     tally = Tally()
@@ -165,6 +129,7 @@ def simulate(
                 record=(start, math.inf if last else stop),
                 engine_plan=engine_plan,
                 adaptation=adaptation,
+                capacity=capacity,
             )
         )
     for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
@@ -214,6 +179,115 @@ def simulate(
     for execution in executions:
         execution.flush()
 
+    return sim, tally, executions, marks
+
+
+def simulate(
+    network: Network,
+    workload: Workload,
+    plan: Plan,
+    duration: float = 100.0,
+    seed: int = 0,
+    trace: Sequence[Any] | None = None,
+    changes: Sequence[Mapping[str, Any]] = (),
+    bandwidth: float | None = None,
+    engine_plan: str = "greedy",
+    adaptation: str = "invariant",
+    progress: Callable[[float], None] | None = None,
+    check: bool = True,
+    capacity: CapacityOptions | None = None,
+) -> SimulationResult:
+    """Run ``plan`` on ``network`` for ``duration`` time units and measure it (module doc).
+
+    ``trace`` replays given events (``SourceEvent`` or engine ``Event`` objects, any order)
+    instead of Poisson sources drawn with ``seed``. ``changes`` are ``inev-changes/1``
+    entries applied at their times. ``progress(t)`` is called with the simulation time as the
+    sources advance. With ``check`` (the default), a run whose estimated size would exhaust
+    memory is refused before it starts (:func:`inev.simulator.estimate.check_size`).
+    ``capacity`` gives the nodes a processing capacity (and load shedding): the trace is run
+    once with unlimited capacity as the reference, then with the capacity; the result's
+    ``shedding`` entry compares the two (:mod:`inev.simulator.capacity`).
+    """
+    started = time.perf_counter()
+    wl = workload.split_or()
+    wl.check_network(network)
+    for name in plan.sinks:
+        wl.query(name)
+    epochs = _epochs(network, wl, plan, changes, duration)
+    if trace is None:
+        events = []
+        for k, (start, stop, net_k, _, _) in enumerate(epochs):
+            if check:
+                check_size(net_k, workload, duration)
+            drawn = poisson_trace(
+                net_k,
+                stop,
+                seed + 7919 * k,
+                types=wl.types,
+                attributes=workload_attributes(wl),
+                start=start,
+            )
+            events.extend(_as_events(drawn))
+        events = [
+            e._replace(id=i) for i, e in enumerate(sorted(events, key=lambda e: (e.time, e.id)))
+        ]
+        events = [make_event(e.time, e.type, e.node, e.id, e.attrs) for e in events]
+    else:
+        used = set(wl.types)
+        events = []
+        for event in _as_events(trace):
+            if event.type not in used:
+                continue
+            if event.node not in network.event_types[event.type].sources:
+                raise InevError(
+                    f"trace event {event.id!r}: node {event.node!r} is not a source of "
+                    f"{event.type} in the network"
+                )
+            events.append(event)
+        events.sort(key=lambda e: (e.time, e.id))
+        if events:
+            duration = max(duration, events[-1].time)
+    reference: tuple[Tally, Counter] | None = None
+    capacity_model = None
+    if capacity is not None:
+        _, ref_tally, ref_executions, _ = _execute(
+            network, wl, epochs, events, duration, bandwidth, engine_plan, adaptation, None, None
+        )
+        work = node_work(ref_executions)
+        needed = needed_node_capacity(work, duration)
+        reference = (ref_tally, work)
+        nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
+        capacities = resolve_capacities(capacity, nodes, needed)
+        capacity_model = CapacityModel(capacity, capacities, wl.window)
+    sim, tally, executions, marks = _execute(
+        network,
+        wl,
+        epochs,
+        events,
+        duration,
+        bandwidth,
+        engine_plan,
+        adaptation,
+        progress,
+        capacity_model,
+    )
+    for _ in range(SLACK_RETRIES if capacity is not None and capacity.stage_slack is None else 0):
+        if capacity_model is None or reference is None or tally.late <= reference[0].late:
+            break
+        slack = capacity_model.next_slack()
+        capacity_model = CapacityModel(capacity, capacities, wl.window, slack=slack)
+        sim, tally, executions, marks = _execute(
+            network,
+            wl,
+            epochs,
+            events,
+            duration,
+            bandwidth,
+            engine_plan,
+            adaptation,
+            None,
+            capacity_model,
+        )
     checking = time.perf_counter()
     central = centralized_matches(wl, events, plan=engine_plan)
     check_seconds = time.perf_counter() - checking
@@ -254,10 +328,20 @@ def simulate(
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         changes=report,
+        shedding=None
+        if capacity_model is None or reference is None
+        else shedding_report(
+            capacity_model,
+            tally.sink_found,
+            reference[0].sink_found,
+            {q.name: q.weight for q in wl.queries},
+            tally.latencies,
+            reference[1],
+            duration,
+            tally.late,
+            central,
+        ),
     )
-
-
-Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
 
 
 def _epochs(

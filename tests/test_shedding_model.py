@@ -199,3 +199,32 @@ def test_processor_routes_sub_projection_matches():
     # the match joins the one buffered A: 2 work units, from 2.5 to 4.5
     assert (second.start, second.finish, second.cost) == (2.5, 4.5, 2.0)
     assert [tuple(e.id for e in m) for _, m in second.outputs] == [(1, 2, 3)]
+
+
+def test_an_extension_completed_in_the_same_item_completes_its_partial_match():
+    # SEQ(A, C, B) evaluated as ((A B) C): a B event joins the buffered A events and the
+    # new AB partial matches at once with the buffered C events, completing matches in one
+    # event. The A events must therefore be learnt as completable (they were learnt as
+    # moving to state AB, which no later event ever extends, i.e. as hopeless), while AB
+    # partial matches left in their buffer are hopeless indeed (a C after the B cannot
+    # complete them).
+    rng = random.Random(3)
+    engine = Engine("SEQ(A, C, B)", window=6.0, plan=OrderPlan((0, 2, 1)))
+    model = PatternModel(engine)
+    t = 0.0
+    for i in range(6000):
+        t += 0.5
+        model.before(t)
+        engine.push(make_event(t, "ABC"[rng.randrange(3)], 0, i))
+        model.after()
+    model.build()
+    state = {tuple(sorted(k[1])): v for k, v in model.states.items()}
+    P = model.matrix
+    a, ab, c = state[("A",)], state[("A", "B")], state[("C",)]
+    # an A event completes when a B comes after some C that follows it: at least with the
+    # probability 1/3 of the next event being a B, times the chance a C is already there
+    assert P[a, 0] > 0.1 and P[c, 0] > 0.1
+    assert P[a, ab] < 0.05
+    assert P[ab, ab] == 1.0
+    assert model.table.lookup(a, 12) > 0 and model.table.lookup(c, 12) > 0
+    assert model.table.lookup(ab, 12) == 0.0

@@ -12,9 +12,12 @@ whose window is still open is *exposed* to the item (the engine purges expired o
 every half window); a join step that extends ``k`` of the ``size`` buffered partial
 matches of a node moves ``min(k, size)`` of them to the parent's state (exact when one new
 item enters the step, an upper bound otherwise), and the ``new × size`` pairs examined are
-the work charged to that state (the reward of :mod:`.reward`). A step's outputs continuing
-to the next step in the same event are not chained as a two-state jump: the chain advances
-one state per event (an approximation the paper's one-event state machine also makes).
+the work charged to that state (the reward of :mod:`.reward`). A step's outputs that
+continue to the next steps in the same item carry the extended partial matches there: ``min(moved, outs_l)`` of the ``moved`` ones reach the parent
+of each later step ``l`` (an upper bound, as above). In a tree plan whose order differs from
+the pattern's (SEQ(A, D, C, B) evaluated as ((A B) C) D), a buffered A event is completed by
+the one B event that joins it with buffered C and D events; counting it as a move to state AB
+only (where no later event ever extends it) made every A and C event look hopeless.
 
 :meth:`PatternModel.build` turns the counts into a transition matrix, completion and
 remaining-time tables over the events left in a window (``window × observed item rate``,
@@ -149,7 +152,8 @@ class PatternModel:
                 m[2] += x * x
                 if outs:
                     outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
-                    moves[(s, t)] = moves.get((s, t), 0.0) + min(outs, size)
+            for segment in _cascades(info, trace):
+                _record_moves(info, segment, moves)
         self._traced = []
         self.items += 1
 
@@ -287,6 +291,53 @@ class PatternModel:
                     yield info.runner, node, np.full(len(buf), np.inf)
                 else:
                     yield info.runner, node, table.lookup_many(state, left)
+
+
+def _cascades(info: _RunnerInfo, trace: Any) -> Iterator[list[tuple[int, int, int, int]]]:
+    """Split a runner's join trace into cascades: the steps of one item up its plan path
+    (a step continues the previous one when it joins the previous step's new partial
+    matches, i.e. its node's parent is the parent of the previous step's parent)."""
+    current: list[tuple[int, int, int, int]] = []
+    for entry in trace:
+        if current:
+            previous = current[-1]
+            upper = info.parent.get(info.parent[previous[0]])
+            if not (previous[3] == entry[2] and upper == info.parent[entry[0]]):
+                yield current
+                current = []
+        current.append(entry)
+    if current:
+        yield current
+
+
+def _record_moves(
+    info: _RunnerInfo,
+    segment: list[tuple[int, int, int, int]],
+    moves: dict[tuple[int, int], float],
+) -> None:
+    """Moves of one cascade: the ``min(outs, size)`` buffered partial matches a step
+    extends move to the state where the cascade of their extensions stops in this same
+    item: ``min(moved, outs_l)`` of them reach the parent of each later step ``l`` (an
+    extension completed by later joins of the same item completes in this one event)."""
+    for j, (sibling, size, _count, outs) in enumerate(segment):
+        if not size or not outs:
+            continue
+        s = info.state_of[sibling]
+        moved = float(min(outs, size))
+        where = info.parent[sibling]
+        for later_sibling, _size, _c, later_outs in segment[j + 1 :]:
+            reached = min(moved, float(later_outs))
+            stop = moved - reached
+            if stop > 0:
+                key = (s, info.state_of[where])
+                moves[key] = moves.get(key, 0.0) + stop
+            moved = reached
+            where = info.parent[later_sibling]
+            if moved <= 0:
+                break
+        if moved > 0:
+            key = (s, info.state_of[where])
+            moves[key] = moves.get(key, 0.0) + moved
 
 
 def _alive(engine: Any, runner: Any) -> bool:

@@ -71,6 +71,7 @@ class _VertexRun:
     seen: dict[tuple[str, Any], float]
     unfold: frozenset[int] = frozenset()
     purge_at: int = 1024
+    collect: list[Any] | None = None  # items received, for GRETA at sinks (aggregation.py)
 
 
 def tree_latency(network: Network, tree: dict, root: Hashable) -> dict[Hashable, float]:
@@ -192,6 +193,8 @@ class PlanExecution:
             self.runs[v.id] = _VertexRun(
                 v, engine, delay, tuple(sinks.get(v.projection, ())), set(), {}, frozenset(unfold)
             )
+            if any(workload.query(q).returns is not None for q in self.runs[v.id].queries):
+                self.runs[v.id].collect = []
             emission[v.id] = delay
 
     # ------------------------------------------------------------------ dynamics
@@ -229,6 +232,8 @@ class PlanExecution:
                 self._push(run, node, item)
 
     def _push(self, run: _VertexRun, node: Hashable, item: Any) -> None:
+        if run.collect is not None:
+            run.collect.append(item)
         if isinstance(item, Event):
             key = (item.type, item.id)
             if key in run.seen:

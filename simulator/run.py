@@ -41,6 +41,7 @@ import simpy
 from inev.common.errors import InevError
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
+from inev.simulator.aggregation import aggregate_run, result_fields
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event, make_event
 from inev.simulator.estimate import check_size
@@ -204,6 +205,7 @@ def simulate(
         execution.flush()
 
     central = centralized_matches(wl, events, plan=engine_plan)
+    aggregations = aggregate_run(wl, executions, tally.sink_found, events, bool(changes))
     missing, extra = compare_matches(tally.sink_found, central)
     centralized_messages = sum(
         _centralized_messages(net_k, wl, plan_k, [e for e in events if start <= e.time < stop])
@@ -240,6 +242,7 @@ def simulate(
         unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
         changes=report,
+        **result_fields(aggregations),
     )
 
 

@@ -100,10 +100,16 @@ def compile_query(query: Query, window: float, slide: float | None = None) -> Co
 
 
 class GretaQuery:
-    """Push-based GRETA evaluation of one query: ``push`` events, collect results."""
+    """Push-based GRETA evaluation of one query: ``push`` events, collect results.
 
-    def __init__(self, compiled: CompiledQuery) -> None:
+    With ``vectors=True`` every result also carries ``"final"``, the window's final
+    aggregate vector (component 0 the trend count; see :mod:`.aggregates`), so partial
+    results of disjoint sub-streams can be combined with ``spec.combine``.
+    """
+
+    def __init__(self, compiled: CompiledQuery, vectors: bool = False) -> None:
         self.compiled = compiled
+        self.vectors = vectors
         self.groups: dict[tuple[Any, ...], GroupGraphs] = {}
         self.seen: dict[int, set[tuple[Any, ...]]] = {}  # window -> groups with events
         self.time: float | None = None
@@ -166,15 +172,16 @@ class GretaQuery:
                 break
             for group in sorted(self.seen.pop(w), key=repr):
                 final = self.groups[group].close(w)
-                out.append(
-                    {
-                        "query": c.query.name,
-                        "window_start": start,
-                        "window_end": end,
-                        "group": list(group),
-                        "value": c.spec.value(final),
-                    }
-                )
+                result = {
+                    "query": c.query.name,
+                    "window_start": start,
+                    "window_end": end,
+                    "group": list(group),
+                    "value": c.spec.value(final),
+                }
+                if self.vectors:
+                    result["final"] = final
+                out.append(result)
         if out or time == float("inf"):
             self._purge(time)
         self.next_close = (

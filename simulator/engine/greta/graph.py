@@ -79,6 +79,18 @@ class Graph:
         for x in template.transitions:
             if x.guard is not None:
                 self.guarded.setdefault(x.guard, []).append((x.source, x.target))
+        # per type: incoming and outgoing transitions, whether it starts and ends a trend
+        self.roles = {
+            t: (self.incoming[t], self.outgoing[t], t in template.starts, t in template.ends)
+            for t in template.types
+        }
+        # stores that lose vertices one by one: guarded ones, and all of a negative graph
+        # (expiry); a positive graph's other stores are only dropped whole with their window
+        self.removable = (
+            {(x.source, x.target) for x in template.transitions}
+            if not windowed
+            else {key for keys in self.guarded.values() for key in keys}
+        )
         self.stores: dict[int, dict[tuple[str, str], Store]] = {}
         self.final: dict[int, Vector] = {}
         self.final_ends: dict[int, TotalStore] = {}  # with a trailing negation
@@ -123,6 +135,48 @@ class Graph:
                 out.append((w, total))
         return out
 
+    def add(
+        self, type_name: str, attributes: Mapping[str, Any], time: float, windows: range
+    ) -> None:
+        """Compute and insert the vectors of one event alone at its time stamp (fast path).
+
+        The same as :meth:`vectors` then :meth:`insert` per window: a window's vector reads
+        only that window's stores, so inserting window by window changes nothing. Only for
+        the windowed positive graph without leading or trailing negation.
+        """
+        incoming, outgoing, start, end = self.roles[type_name]
+        spec = self.spec
+        combine, identity, all_stores = spec.combine, spec.identity, self.stores
+        edges, removable = self.predicates.edges, self.removable
+        single = len(incoming) == 1
+        for w in windows:
+            stores = all_stores.get(w)
+            total = None
+            if stores:
+                if single:
+                    store = stores.get(incoming[0])
+                    if store is not None:
+                        total = store.query(attributes)
+                else:
+                    for key in incoming:
+                        store = stores.get(key)
+                        if store is not None:
+                            found = store.query(attributes)
+                            total = found if total is None else combine(total, found)
+            vector = spec.vertex(identity if total is None else total, start, type_name, attributes)
+            if vector is None:
+                continue
+            if stores is None:
+                stores = all_stores[w] = {}
+            for key in outgoing:
+                store = stores.get(key)
+                if store is None:
+                    store = stores[key] = make_store(spec, edges.get(key), key in removable)
+                store.add(time, attributes, vector)
+            if end:
+                old = self.final.get(w)
+                self.final[w] = vector if old is None else combine(old, vector)
+
     def insert(
         self,
         type_name: str,
@@ -138,7 +192,9 @@ class Graph:
         for key in self.outgoing[type_name]:
             store = stores.get(key)
             if store is None:
-                store = stores[key] = make_store(self.spec, self.predicates.edges.get(key))
+                store = stores[key] = make_store(
+                    self.spec, self.predicates.edges.get(key), key in self.removable
+                )
             store.add(time, attributes, vector)
         if type_name in self.template.ends:
             if not self.windowed:
@@ -229,6 +285,47 @@ class GroupGraphs:
                 cuts.append((graph.parent, latest))
         for (parent, guard), latest in cuts:
             parent.invalidate(guard, latest)
+
+    def run(
+        self,
+        items: list[tuple[float, str, Mapping[str, Any]]],
+        windows_at: Callable[[float], range],
+        positive: frozenset[str],
+    ) -> set[int]:
+        """Process a group's events in time order; return the windows given positive events.
+
+        Events sharing a time stamp go through :meth:`batch`; a lone event of a graph
+        without negation takes the fast path :meth:`Graph.add`.
+        """
+        root = self.root
+        simple = len(self.graphs) == 1
+        touched: set[int] = set()
+        last: range | None = None
+        i, n = 0, len(items)
+        time = self.last_time
+        while i < n:
+            time, type_name, attributes = items[i]
+            windows = windows_at(time)
+            if i + 1 < n and items[i + 1][0] == time:
+                j = i + 1
+                while j < n and items[j][0] == time:
+                    j += 1
+                batch = [(t, a) for _, t, a in items[i:j]]
+                self.batch(time, batch, windows)
+                hit = any(t in positive for t, _ in batch)
+                i = j
+            else:
+                if simple:
+                    root.add(type_name, attributes, time, windows)
+                else:
+                    self.batch(time, [(type_name, attributes)], windows)
+                hit = type_name in positive
+                i += 1
+            if hit and windows is not last:
+                touched.update(windows)
+                last = windows
+        self.last_time = time
+        return touched
 
     def close(self, window: int) -> Vector:
         """Close a window of the positive graph; return its final vector."""

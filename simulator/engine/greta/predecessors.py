@@ -117,30 +117,58 @@ class ScanStore:
 class RangeStore:
     """Predecessors are the stored vertices whose key is in range: sorted blocks with totals."""
 
-    __slots__ = ("blocks", "keys", "log", "maxes", "ops", "range", "seq", "spec", "totals")
+    __slots__ = (
+        "all_sum",
+        "blocks",
+        "components",
+        "count",
+        "keys",
+        "log",
+        "maxes",
+        "next_key",
+        "ops",
+        "prefix",
+        "prev_key",
+        "range",
+        "removable",
+        "seq",
+        "spec",
+        "totals",
+    )
 
-    def __init__(self, spec: AggregateSpec, range_key: RangeKey) -> None:
+    def __init__(self, spec: AggregateSpec, range_key: RangeKey, removable: bool = True) -> None:
         self.spec = spec
         self.ops = spec.ops
         self.range = range_key
+        # Without removals (a window's stores are dropped whole) neither the time log nor
+        # the seq column is kept: two list operations less per vertex (speed).
+        self.removable = removable
+        self.count = 0
         self.keys: list[list[Any]] = []  # per block, sorted keys
-        # per block, one column of values per component, then a column of seq numbers
+        # per block, one column of values per component, then (removable) a column of seqs
         self.blocks: list[list[list[Any]]] = []
         self.totals: list[list[Any]] = [[] for _ in spec.ops]  # per component, per block
         self.maxes: list[Any] = []  # last key of each block
         self.log: deque[tuple[float, Any, int]] = deque()  # (time, key, seq) in time order
         self.seq = 0
+        self.all_sum = spec.all_sum
+        self.components = range(len(spec.ops))
+        self.prefix = range_key.op in ("<", "<=")
+        self.prev_key, self.next_key = range_key.prev_key, range_key.next_key
 
     def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
         """Store a vertex under ``prev_key(attributes)`` (not stored when undefined)."""
-        key = self.range.prev_key(attributes)
+        key = self.prev_key(attributes)
         if key is None:
             return
-        self.seq += 1
-        self.log.append((time, key, self.seq))
+        self.count += 1
+        removable = self.removable
+        if removable:
+            self.seq += 1
+            self.log.append((time, key, self.seq))
         if not self.keys:
             self.keys.append([key])
-            self.blocks.append([*([v] for v in vector), [self.seq]])
+            self.blocks.append([*([v] for v in vector), *([[self.seq]] if removable else [])])
             for c, v in enumerate(vector):
                 self.totals[c].append(v)
             self.maxes.append(key)
@@ -153,6 +181,17 @@ class RangeStore:
         i = bisect_right(keys, key)
         keys.insert(i, key)
         block = self.blocks[b]
+        if self.all_sum:
+            totals = self.totals
+            for c in self.components:
+                v = vector[c]
+                block[c].insert(i, v)
+                totals[c][b] += v
+            if removable:
+                block[-1].insert(i, self.seq)
+            if len(keys) > 2 * LOAD:
+                self._split(b)
+            return
         for c, o in enumerate(self.ops):
             v = vector[c]
             block[c].insert(i, v)
@@ -162,7 +201,8 @@ class RangeStore:
                 totals[b] = t + v
             elif (v < t) if o == MIN else (v > t):
                 totals[b] = v
-        block[-1].insert(i, self.seq)
+        if removable:
+            block[-1].insert(i, self.seq)
         if len(keys) > 2 * LOAD:
             self._split(b)
 
@@ -179,7 +219,7 @@ class RangeStore:
 
     def query(self, attributes: Mapping[str, Any]) -> Vector:
         """The combined vector of the stored vertices whose key is in range of the event's."""
-        x = self.range.next_key(attributes)
+        x = self.next_key(attributes)
         if x is None or not self.keys:
             return self.spec.identity
         op = self.range.op
@@ -189,8 +229,28 @@ class RangeStore:
         else:
             b = bisect_right(self.maxes, x)
             i = bisect_right(self.keys[b], x) if b < len(self.keys) else 0
-        prefix = op == "<" or op == "<="
+        prefix = self.prefix
         inside = b < len(self.blocks)
+        if self.all_sum and inside:
+            totals, block = self.totals, self.blocks[b]
+            n = len(totals)
+            if n == 1:  # COUNT(*), without a comprehension (speed)
+                if prefix:
+                    return (sum(totals[0][:b]) + sum(block[0][:i]),)
+                return (sum(totals[0][b + 1 :]) + sum(block[0][i:]),)
+            if n == 2:  # COUNT(E), SUM
+                if prefix:
+                    return (
+                        sum(totals[0][:b]) + sum(block[0][:i]),
+                        sum(totals[1][:b]) + sum(block[1][:i]),
+                    )
+                return (
+                    sum(totals[0][b + 1 :]) + sum(block[0][i:]),
+                    sum(totals[1][b + 1 :]) + sum(block[1][i:]),
+                )
+            if prefix:
+                return tuple([sum(totals[c][:b]) + sum(block[c][:i]) for c in self.components])
+            return tuple([sum(totals[c][b + 1 :]) + sum(block[c][i:]) for c in self.components])
         out = []
         for c, o in enumerate(self.ops):
             if prefix:
@@ -209,10 +269,13 @@ class RangeStore:
 
     def remove_before(self, time: float) -> None:
         """Drop the vertices older than ``time``."""
+        if not self.removable:
+            raise RuntimeError("this range store was built without removals")
         log = self.log
         while log and log[0][0] < time:
             _, key, seq = log.popleft()
             self._remove(key, seq)
+            self.count -= 1
 
     def _remove(self, key: Any, seq: int) -> None:
         b = bisect_left(self.maxes, key)
@@ -241,7 +304,7 @@ class RangeStore:
             self.maxes[b] = keys[-1]
 
     def __len__(self) -> int:
-        return len(self.log)
+        return self.count
 
 
 class PartitionStore:
@@ -284,16 +347,17 @@ class PartitionStore:
 
 
 def make_store(
-    spec: AggregateSpec, edge: EdgePredicate | None
+    spec: AggregateSpec, edge: EdgePredicate | None, removable: bool = True
 ) -> TotalStore | RangeStore | ScanStore | PartitionStore:
-    """The store fitting a transition's edge predicates."""
+    """The store fitting a transition's edge predicates (``removable``: ``remove_before``
+    may be called on it)."""
     if edge is None:
         return TotalStore(spec)
     if edge.equal is not None:
         range_key = edge.range
         if range_key is None:
             return PartitionStore(edge.equal, lambda: TotalStore(spec))
-        return PartitionStore(edge.equal, lambda: RangeStore(spec, range_key))
+        return PartitionStore(edge.equal, lambda: RangeStore(spec, range_key, removable))
     if edge.range is not None:
-        return RangeStore(spec, edge.range)
+        return RangeStore(spec, edge.range, removable)
     return ScanStore(spec, edge)

@@ -218,6 +218,11 @@ def compile_expr(expr: Expr, numeric: bool = True) -> KeyFunction:
             value = inner(attributes)
         except (KeyError, TypeError, ArithmeticError):
             return None
+        kind = value.__class__
+        if kind is int:  # the common cases first (speed)
+            return value
+        if kind is float:
+            return None if value != value else value
         if not numeric and isinstance(value, str | bool):
             return value
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -234,8 +239,7 @@ def _compile(expr: Expr) -> Callable[[Mapping[str, Any]], Any]:
         value = expr.value
         return lambda _a: value
     if isinstance(expr, Attr):
-        name = expr.name
-        return lambda a: a[name]
+        return operator.itemgetter(expr.name)
     if isinstance(expr, Negate):
         operand = _compile(expr.operand)
         return lambda a: -operand(a)
@@ -243,6 +247,9 @@ def _compile(expr: Expr) -> Callable[[Mapping[str, Any]], Any]:
         left, right, fn = _compile(expr.left), _compile(expr.right), _ARITH[expr.op]
         if isinstance(expr.right, Const) and expr.op == "*":
             factor = expr.right.value
+            if isinstance(expr.left, Attr):  # E.a * c, one call per key (speed)
+                name = expr.left.name
+                return lambda a: a[name] * factor
             return lambda a: left(a) * factor
         return lambda a: fn(left(a), right(a))
     raise TypeError(f"not an expression: {expr!r}")

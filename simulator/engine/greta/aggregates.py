@@ -21,7 +21,7 @@ With no trend in a window, ``COUNT``/``SUM`` give 0 and ``MIN``/``MAX``/``AVG`` 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from operator import add
@@ -64,6 +64,16 @@ class AggregateSpec:
             for o, a, b in zip(self.ops, left, right, strict=True)
         )
 
+    def combine_all(self, vectors: Iterable[Vector]) -> Vector:
+        """The combination of many vectors (the identity for none)."""
+        columns = list(zip(*vectors, strict=True))
+        if not columns:
+            return self.identity
+        return tuple(
+            sum(col) if o == SUM else min(col) if o == MIN else max(col)
+            for o, col in zip(self.ops, columns, strict=True)
+        )
+
     def vertex(
         self, incoming: Vector, start: bool, type_name: str, attributes: Mapping[str, Any]
     ) -> Vector | None:
@@ -75,7 +85,9 @@ class AggregateSpec:
         if not count:
             return None
         agg = self.aggregate
-        if agg.type != type_name or agg.type is None:
+        if agg.type is None:  # COUNT(*): one component
+            return (count,)
+        if agg.type != type_name:
             return (count, *incoming[1:])
         function = agg.function
         if function == "COUNT":

@@ -92,7 +92,9 @@ class Graph:
             else {key for keys in self.guarded.values() for key in keys}
         )
         self.stores: dict[int, dict[tuple[str, str], Store]] = {}
-        self.final: dict[int, Vector] = {}
+        # per window, the vectors of its END events, combined when the window closes (an
+        # append per END event instead of a combination: speed)
+        self.final: dict[int, list[Vector]] = {}
         self.final_ends: dict[int, TotalStore] = {}  # with a trailing negation
         self.window_start = window_start
         self.lead_cut = float("-inf")  # latest start of a finished leading negative trend
@@ -174,8 +176,11 @@ class Graph:
                     store = stores[key] = make_store(spec, edges.get(key), key in removable)
                 store.add(time, attributes, vector)
             if end:
-                old = self.final.get(w)
-                self.final[w] = vector if old is None else combine(old, vector)
+                ends = self.final.get(w)
+                if ends is None:
+                    self.final[w] = [vector]
+                else:
+                    ends.append(vector)
 
     def insert(
         self,
@@ -205,8 +210,11 @@ class Graph:
                     ends = self.final_ends[window] = TotalStore(self.spec)
                 ends.add(time, attributes, vector)
                 return None
-            old = self.final.get(window)
-            self.final[window] = vector if old is None else self.spec.combine(old, vector)
+            ends = self.final.get(window)
+            if ends is None:
+                self.final[window] = [vector]
+            else:
+                ends.append(vector)
         return None
 
     def invalidate(self, guard: int, before: float) -> None:
@@ -240,7 +248,7 @@ class Graph:
         ends = self.final_ends.pop(window, None)
         if ends is not None:
             return ends.total
-        return self.final.pop(window, self.spec.identity)
+        return self.spec.combine_all(self.final.pop(window, ()))
 
     def size(self) -> int:
         """Number of stored vertex entries (over stores and windows)."""
@@ -289,23 +297,26 @@ class GroupGraphs:
     def run(
         self,
         items: list[tuple[float, str, Mapping[str, Any]]],
-        windows_at: Callable[[float], range],
+        windows_at: Callable[[float], tuple[range, float, float]],
         positive: frozenset[str],
     ) -> set[int]:
         """Process a group's events in time order; return the windows given positive events.
 
-        Events sharing a time stamp go through :meth:`batch`; a lone event of a graph
-        without negation takes the fast path :meth:`Graph.add`.
+        ``windows_at(t)`` gives the windows of time ``t`` and the interval of times that
+        share them. Events sharing a time stamp go through :meth:`batch`; a lone event of a
+        graph without negation takes the fast path :meth:`Graph.add`.
         """
-        root = self.root
+        add = self.root.add
         simple = len(self.graphs) == 1
         touched: set[int] = set()
         last: range | None = None
+        windows, low, high = range(0), 1.0, 0.0
         i, n = 0, len(items)
         time = self.last_time
         while i < n:
             time, type_name, attributes = items[i]
-            windows = windows_at(time)
+            if not low <= time < high:
+                windows, low, high = windows_at(time)
             if i + 1 < n and items[i + 1][0] == time:
                 j = i + 1
                 while j < n and items[j][0] == time:
@@ -316,7 +327,7 @@ class GroupGraphs:
                 i = j
             else:
                 if simple:
-                    root.add(type_name, attributes, time, windows)
+                    add(type_name, attributes, time, windows)
                 else:
                     self.batch(time, [(type_name, attributes)], windows)
                 hit = type_name in positive

@@ -30,7 +30,11 @@ from typing import Any
 from .aggregates import MIN, SUM, AggregateSpec, Vector
 from .predicates import EdgePredicate, EqualKey, RangeKey
 
-LOAD = 256  # block size of the range store; blocks split at twice this
+# Smallest block size of the range store. A block splits when it holds more than twice
+# max(LOAD, sqrt(n)) keys (n: the store's size at the last split), so a query adds up
+# O(sqrt n) totals and values. Measured on the GRETA benchmark's stores (100 to 10k
+# vertices): 64 beats 8-32 and the former fixed 256 (about 20-30% faster per event at 1k-10k).
+LOAD = 64
 
 
 def _reduce(op: str, values: list[Any]) -> Any:
@@ -121,8 +125,8 @@ class RangeStore:
         "all_sum",
         "blocks",
         "components",
-        "count",
         "keys",
+        "limit",
         "log",
         "maxes",
         "next_key",
@@ -143,7 +147,7 @@ class RangeStore:
         # Without removals (a window's stores are dropped whole) neither the time log nor
         # the seq column is kept: two list operations less per vertex (speed).
         self.removable = removable
-        self.count = 0
+        self.limit = 2 * LOAD  # a block splits above this many keys
         self.keys: list[list[Any]] = []  # per block, sorted keys
         # per block, one column of values per component, then (removable) a column of seqs
         self.blocks: list[list[list[Any]]] = []
@@ -161,7 +165,6 @@ class RangeStore:
         key = self.prev_key(attributes)
         if key is None:
             return
-        self.count += 1
         removable = self.removable
         if removable:
             self.seq += 1
@@ -189,7 +192,7 @@ class RangeStore:
                 totals[c][b] += v
             if removable:
                 block[-1].insert(i, self.seq)
-            if len(keys) > 2 * LOAD:
+            if len(keys) > self.limit:
                 self._split(b)
             return
         for c, o in enumerate(self.ops):
@@ -203,10 +206,11 @@ class RangeStore:
                 totals[b] = v
         if removable:
             block[-1].insert(i, self.seq)
-        if len(keys) > 2 * LOAD:
+        if len(keys) > self.limit:
             self._split(b)
 
     def _split(self, b: int) -> None:
+        self.limit = 2 * max(LOAD, math.isqrt(sum(map(len, self.keys))))
         keys, block = self.keys[b], self.blocks[b]
         half = len(keys) // 2
         self.keys[b : b + 1] = [keys[:half], keys[half:]]
@@ -232,25 +236,23 @@ class RangeStore:
         prefix = self.prefix
         inside = b < len(self.blocks)
         if self.all_sum and inside:
+            # Sums subtract: within the block, add up the shorter side of position i (speed).
+            # Only for integer totals, so float sums keep their order of additions.
             totals, block = self.totals, self.blocks[b]
-            n = len(totals)
-            if n == 1:  # COUNT(*), without a comprehension (speed)
+            short = 2 * i <= len(block[0])
+            found = []
+            for c in self.components:
+                t, col = totals[c], block[c]
                 if prefix:
-                    return (sum(totals[0][:b]) + sum(block[0][:i]),)
-                return (sum(totals[0][b + 1 :]) + sum(block[0][i:]),)
-            if n == 2:  # COUNT(E), SUM
-                if prefix:
-                    return (
-                        sum(totals[0][:b]) + sum(block[0][:i]),
-                        sum(totals[1][:b]) + sum(block[1][:i]),
-                    )
-                return (
-                    sum(totals[0][b + 1 :]) + sum(block[0][i:]),
-                    sum(totals[1][b + 1 :]) + sum(block[1][i:]),
-                )
-            if prefix:
-                return tuple([sum(totals[c][:b]) + sum(block[c][:i]) for c in self.components])
-            return tuple([sum(totals[c][b + 1 :]) + sum(block[c][i:]) for c in self.components])
+                    if short or t[b].__class__ is not int:
+                        found.append(sum(t[:b]) + sum(col[:i]))
+                    else:
+                        found.append(sum(t[: b + 1]) - sum(col[i:]))
+                elif not short or t[b].__class__ is not int:
+                    found.append(sum(t[b + 1 :]) + sum(col[i:]))
+                else:
+                    found.append(sum(t[b:]) - sum(col[:i]))
+            return tuple(found)
         out = []
         for c, o in enumerate(self.ops):
             if prefix:
@@ -275,7 +277,6 @@ class RangeStore:
         while log and log[0][0] < time:
             _, key, seq = log.popleft()
             self._remove(key, seq)
-            self.count -= 1
 
     def _remove(self, key: Any, seq: int) -> None:
         b = bisect_left(self.maxes, key)
@@ -304,7 +305,7 @@ class RangeStore:
             self.maxes[b] = keys[-1]
 
     def __len__(self) -> int:
-        return self.count
+        return len(self.log) if self.removable else sum(map(len, self.keys))
 
 
 class PartitionStore:

@@ -207,6 +207,11 @@ class GretaQuery:
         self.windows_until = min(windows.stop * c.slide, windows.start * c.slide + c.window)
         return windows
 
+    def _windows_span(self, time: float) -> tuple[range, float, float]:
+        """``windows_of(time)`` and the interval of times ``[from, until)`` sharing them."""
+        windows = self._windows_at(time)
+        return windows, self.windows_from, self.windows_until
+
     def _process(self) -> None:
         """Move the pending events into their groups' graphs."""
         if not self.pending:
@@ -217,7 +222,7 @@ class GretaQuery:
             graphs = groups.get(group)
             if graphs is None:
                 graphs = groups[group] = GroupGraphs(c.pattern, self.start_of)
-            for w in graphs.run(items, self._windows_at, positive):
+            for w in graphs.run(items, self._windows_span, positive):
                 found = seen.get(w)
                 if found is None:
                     seen[w] = {group}

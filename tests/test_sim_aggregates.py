@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from inev.common.errors import InevError
 from inev.planner.planning import plan_workload
+from inev.simulator.aggregation import SinkInput, aggregate_query, match_cells
 from inev.simulator.engine.events import make_event
+from inev.simulator.engine.greta import compile_query
 from inev.simulator.estimate import check_size
 from inev.simulator.run import simulate
 from inev.topologies.generate import generate_network
@@ -43,8 +45,8 @@ def test_kleene_counts_and_sums_by_hand(method):
     # SEQ(KL(A), B): the trends ending at B@3 are the non-empty subsets of {A1, A2} (3),
     # those ending at B@5 the non-empty subsets of {A1, A2, A3} (7): 10 trends in [0, 10).
     # SUM(A.v): each A is in half of the subsets: (2+3)*2 + (2+3+5)*4 = 10 + 40 = 50.
-    # MAX(A.v) over all trends: 5; AVG(A.v) = SUM / COUNT(A): COUNT(A) = 1*2+1*2... computed
-    # as Σ|subset| = 2*2^1 + 3*2^2 = 4 + 12 = 16, so AVG = 50 / 16.
+    # MAX(A.v) over all trends: 5. AVG(A.v) = SUM(A.v) / COUNT(A), and COUNT(A) adds the
+    # subset sizes: 2 A's in 2 subsets each (4) + 3 A's in 4 subsets each (12) = 16.
     returns = {"c": "COUNT(*)", "s": "SUM(A.v)", "m": "MAX(A.v)", "a": "AVG(A.v)"}
     wl = Workload.build(
         10.0, [Query.build(name, "SEQ(KL(A), B)", returns=r) for name, r in returns.items()]
@@ -180,3 +182,74 @@ def test_selectivities_below_one_are_reported_not_hidden():
     found = result.aggregates["q"][0]["value"] if result.aggregates["q"] else 0
     assert result.aggregates_equal_to_centralized is (found == 20)
     assert dataclasses.asdict(result)["aggregate_differences"]["q"] == (0 if found == 20 else 1)
+
+
+def _query(pattern, returns, group_by=()):
+    return Query.build("q", pattern, returns=returns, group_by=group_by)
+
+
+def test_multi_node_partials_combine_by_hand():
+    # SEQ(A, B) partitioned by B over two nodes; every member gets all A events and its own
+    # B events. A@1 (v=4), A@2 (v=1); B@3 at node 1, B@4 at node 2 (window 10).
+    # Member 1: trends A1-B3, A2-B3; member 2: A1-B4, A2-B4. In total 4 trends.
+    # SUM(A.v) = 2 * (4 + 1) = 10, MIN(A.v) = 1, AVG(A.v) = 10 / 4.
+    a = [make_event(1.0, "A", 0, 0, {"v": 4}), make_event(2.0, "A", 0, 1, {"v": 1})]
+    b1, b2 = make_event(3.0, "B", 1, 2), make_event(4.0, "B", 2, 3)
+    members = [
+        SinkInput(1, "B", frozenset({"A", "B"}), [*a, b1]),
+        SinkInput(2, "B", frozenset({"A", "B"}), [*a, b2]),
+    ]
+    trace = [*a, b1, b2]
+    for returns, want in (("COUNT(*)", 4), ("SUM(A.v)", 10), ("MIN(A.v)", 1), ("AVG(A.v)", 2.5)):
+        wl = Workload.build(10.0, [_query("SEQ(A, B)", returns)])
+        agg = aggregate_query(wl.queries[0], wl, members, [], trace)
+        assert agg.mode == "sinks"
+        assert [r["value"] for r in agg.rows()] == [want]
+        assert agg.differences() == 0
+    # each member alone has half of the trends: combining is needed
+    wl = Workload.build(10.0, [_query("SEQ(A, B)", "COUNT(*)")])
+    alone = aggregate_query(wl.queries[0], wl, members[:1], [], trace)
+    assert [r["value"] for r in alone.rows()] == [2] and alone.differences() == 1
+
+
+def test_members_partitioned_by_a_kleene_type_are_merged():
+    # SEQ(KL(A), B) "partitioned" by A: the trend A1 A2 B mixes both members' A events;
+    # the members' events are united: 3 trends (A1 B, A2 B, A1 A2 B).
+    a1, a2, b = make_event(1.0, "A", 1, 0), make_event(2.0, "A", 2, 1), make_event(3.0, "B", 0, 2)
+    members = [
+        SinkInput(1, "A", frozenset({"A", "B"}), [a1, b]),
+        SinkInput(2, "A", frozenset({"A", "B"}), [a2, b]),
+    ]
+    wl = Workload.build(10.0, [_query("SEQ(KL(A), B)", "COUNT(*)")])
+    agg = aggregate_query(wl.queries[0], wl, members, [], [a1, a2, b])
+    assert agg.mode == "merged" and [r["value"] for r in agg.rows()] == [3]
+
+
+def test_sink_without_negated_events_aggregates_its_matches_by_hand():
+    # NSEQ(A, C, B) at a sink fed with matches only (no C events): GRETA over the events
+    # would accept A1-B5 across C@4; the matches (A1-B3, A4.5-B5) are aggregated instead.
+    # Windows of 4 sliding by 2: [0,4) holds A1-B3 (SUM 7); [2,6) starts after A1, so it
+    # holds only A4.5-B5 (SUM 2); so does [4,8) (SUM 2).
+    e = {
+        "A1": make_event(1.0, "A", 0, 0, {"v": 7}),
+        "B3": make_event(3.0, "B", 0, 1),
+        "C4": make_event(4.0, "C", 0, 2),
+        "A45": make_event(4.5, "A", 0, 3, {"v": 2}),
+        "B5": make_event(5.0, "B", 0, 4),
+    }
+    sink = SinkInput(0, None, frozenset(), [(e["A1"], e["B3"]), (e["A45"], e["B5"])])
+    matches = [((e["A1"], e["B3"]), 1), ((e["A45"], e["B5"]), 1)]
+    wl = Workload.build(4.0, [_query("NSEQ(A, C, B)", "SUM(A.v)")], slide=2.0)
+    agg = aggregate_query(wl.queries[0], wl, [sink], matches, list(e.values()))
+    assert agg.mode == "matches" and "C" in agg.note
+    assert [(r["window_start"], r["value"]) for r in agg.rows()] == [(0.0, 7), (2.0, 2), (4.0, 2)]
+    assert agg.differences() == 0
+
+
+def test_grouped_matches_count_only_within_one_group():
+    a = make_event(1.0, "A", 0, 0, {"g": 1})
+    b_same, b_other = make_event(2.0, "B", 0, 1, {"g": 1}), make_event(3.0, "B", 0, 2, {"g": 2})
+    wl = Workload.build(10.0, [_query("SEQ(A, B)", "COUNT(*)", group_by=("g",))])
+    compiled = compile_query(wl.queries[0], wl.window, wl.slide)
+    cells = match_cells(compiled, [((a, b_same), 1), ((a, b_other), 1)])
+    assert cells == {(0.0, 10.0, (1,)): (1,)}

@@ -26,6 +26,11 @@ values), the GRETA graph of the positive pattern and one graph per negative sub-
 - **Purging.** A closed window's stores and final aggregate are dropped; negative-graph
   vertices older than the oldest open window are dropped (a negative trend that starts
   before it cannot lie between two events of an open window).
+- **Speed.** :meth:`GroupGraphs.run` takes a group's events in one loop; a lone event of a
+  graph without negation goes through :meth:`Graph.add` (vectors and insertion in one
+  pass). END vectors are kept per window and combined once when it closes. Stores that
+  never lose single vertices (unguarded transitions of the positive graph) keep no
+  removal log.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from inev.simulator.estimate import check_size
 from inev.simulator.run import simulate
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
-from inev.workloads.query import event_types, negated_types
+from inev.workloads.query import event_types, kleene_types, negated_types
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
 
@@ -135,7 +135,23 @@ def _instance(seed: int, queries: int):
         t = positive[int(rng.integers(len(positive)))]
         returns = AGGREGATES[int(rng.integers(len(AGGREGATES)))].format(t=t)
         group_by = ("g",) if rng.random() < 0.3 else ()
-        out.append(Query.build(f"q{k}", pattern, returns=returns, group_by=group_by))
+        # where conjuncts on which GRETA and the engine agree: a local predicate, and a
+        # NEXT predicate between adjacent events of a Kleene type
+        where = []
+        if rng.random() < 0.3:
+            where.append(f"{positive[int(rng.integers(len(positive)))]}.w > 30")
+        kleene = sorted(kleene_types(tree))
+        if kleene and rng.random() < 0.4:
+            where.append(f"{kleene[0]}.w < NEXT({kleene[0]}).w")
+        out.append(
+            Query.build(
+                f"q{k}",
+                pattern,
+                returns=returns,
+                group_by=group_by,
+                where=" AND ".join(where) or None,
+            )
+        )
     slide = None if rng.random() < 0.5 else 0.5
     return net, Workload.build(1.0, out, slide=slide)
 
@@ -162,6 +178,8 @@ def test_distributed_aggregates_equal_centralized_greta(seed, queries, method):
             event("multi-node sink")
     if any(result.aggregates.values()):
         event("some trend")
+    if any(q.where is not None for q in wl.queries):
+        event("where")
     assert result.equal_to_centralized
     assert result.aggregate_differences == {q.name: 0 for q in wl.queries}
     assert result.aggregates == result.centralized_aggregates

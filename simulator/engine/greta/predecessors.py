@@ -126,6 +126,7 @@ class RangeStore:
         "blocks",
         "components",
         "keys",
+        "left",
         "limit",
         "log",
         "maxes",
@@ -158,6 +159,7 @@ class RangeStore:
         self.all_sum = spec.all_sum
         self.components = range(len(spec.ops))
         self.prefix = range_key.op in ("<", "<=")
+        self.left = range_key.op in ("<", ">=")  # the bound itself is excluded
         self.prev_key, self.next_key = range_key.prev_key, range_key.next_key
 
     def add(self, time: float, attributes: Mapping[str, Any], vector: Vector) -> None:
@@ -226,8 +228,7 @@ class RangeStore:
         x = self.next_key(attributes)
         if x is None or not self.keys:
             return self.spec.identity
-        op = self.range.op
-        if op == "<" or op == ">=":
+        if self.left:
             b = bisect_left(self.maxes, x)
             i = bisect_left(self.keys[b], x) if b < len(self.keys) else 0
         else:
@@ -240,6 +241,15 @@ class RangeStore:
             # Only for integer totals, so float sums keep their order of additions.
             totals, block = self.totals, self.blocks[b]
             short = 2 * i <= len(block[0])
+            if len(totals) == 1:  # COUNT(*): the same without a list (speed)
+                t, col = totals[0], block[0]
+                if prefix:
+                    if short or t[b].__class__ is not int:
+                        return (sum(t[:b]) + sum(col[:i]),)
+                    return (sum(t[: b + 1]) - sum(col[i:]),)
+                if not short or t[b].__class__ is not int:
+                    return (sum(t[b + 1 :]) + sum(col[i:]),)
+                return (sum(t[b:]) - sum(col[:i]),)
             found = []
             for c in self.components:
                 t, col = totals[c], block[c]

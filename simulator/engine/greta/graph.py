@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .aggregates import LATEST_START, AggregateSpec, Vector
+from .aggregates import LATEST_START, SUM, AggregateSpec, Vector
 from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
 from .predicates import Predicates
 from .template import Template
@@ -86,9 +86,17 @@ class Graph:
                 self.guarded.setdefault(x.guard, []).append((x.source, x.target))
         # per type: incoming and outgoing transitions, whether it starts and ends a trend
         self.roles = {
-            t: (self.incoming[t], self.outgoing[t], t in template.starts, t in template.ends)
+            t: (
+                self.incoming[t],
+                self.outgoing[t],
+                t in template.starts,
+                t in template.ends,
+                self.incoming[t][0] if len(self.incoming[t]) == 1 else None,
+            )
             for t in template.types
         }
+        # COUNT(*) on the positive graph: the vertex vector is the trend count alone
+        self.count_only = windowed and spec.aggregate.function == "COUNT" and spec.ops == (SUM,)
         # stores that lose vertices one by one: guarded ones, and all of a negative graph
         # (expiry); a positive graph's other stores are only dropped whole with their window
         self.removable = (
@@ -151,17 +159,16 @@ class Graph:
         only that window's stores, so inserting window by window changes nothing. Only for
         the windowed positive graph without leading or trailing negation.
         """
-        incoming, outgoing, start, end = self.roles[type_name]
+        incoming, outgoing, start, end, single = self.roles[type_name]
         spec = self.spec
-        combine, identity, all_stores = spec.combine, spec.identity, self.stores
-        edges, removable = self.predicates.edges, self.removable
-        single = len(incoming) == 1
+        all_stores = self.stores
+        count_only = self.count_only
         for w in windows:
             stores = all_stores.get(w)
             total = None
             if stores:
-                if single:
-                    store = stores.get(incoming[0])
+                if single is not None:
+                    store = stores.get(single)
                     if store is not None:
                         total = store.query(attributes)
                 else:
@@ -169,16 +176,28 @@ class Graph:
                         store = stores.get(key)
                         if store is not None:
                             found = store.query(attributes)
-                            total = found if total is None else combine(total, found)
-            vector = spec.vertex(identity if total is None else total, start, type_name, attributes)
-            if vector is None:
-                continue
+                            total = found if total is None else spec.combine(total, found)
+            if count_only:  # COUNT(*): spec.vertex inlined (speed)
+                count = 0 if total is None else total[0]
+                if start:
+                    count += 1
+                if not count:
+                    continue
+                vector: Vector | None = (count,)
+            else:
+                vector = spec.vertex(
+                    spec.identity if total is None else total, start, type_name, attributes
+                )
+                if vector is None:
+                    continue
             if stores is None:
                 stores = all_stores[w] = {}
             for key in outgoing:
                 store = stores.get(key)
                 if store is None:
-                    store = stores[key] = make_store(spec, edges.get(key), key in removable)
+                    store = stores[key] = make_store(
+                        spec, self.predicates.edges.get(key), key in self.removable
+                    )
                 store.add(time, attributes, vector)
             if end:
                 ends = self.final.get(w)

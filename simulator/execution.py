@@ -85,6 +85,7 @@ class _VertexRun:
     """Per input vertex, how much older than its emission an item can be (0 or a window)."""
     slack: float = 0.0
     """Extra watermark wait for upstream processing (set by a capacity model)."""
+    collect: list[Any] | None = None  # items received, for GRETA at sinks (aggregation.py)
 
 
 def _time(event: Event) -> float:
@@ -225,6 +226,8 @@ class PlanExecution:
                 frozenset(unfold),
                 arrivals=tuple(arrivals),
             )
+            if any(workload.query(q).returns is not None for q in self.runs[v.id].queries):
+                self.runs[v.id].collect = []
         self._install_pulls(engine_plan, adapt)
         delays, self.horizon = self._delays(reach)
         for vid, run in self.runs.items():
@@ -391,6 +394,8 @@ class PlanExecution:
                 self._push(run, node, item)
 
     def _push(self, run: _VertexRun, node: Hashable, item: Any) -> None:
+        if run.collect is not None:
+            run.collect.append(item)
         if isinstance(item, Event):
             key = (item.type, item.id)
             if key in run.seen:

@@ -81,6 +81,18 @@ class SimulationResult:
     """Wall seconds of the centralized reference evaluation, part of ``wall_seconds``."""
     changes: list[dict[str, Any]] = field(default_factory=list)
     shedding: dict[str, Any] | None = None  # with a capacity (inev.simulator.capacity)
+    # queries with a return clause (simulator/aggregation.py): rows per window and group
+    aggregates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    centralized_aggregates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    aggregate_differences: dict[str, int] = field(default_factory=dict)
+    aggregation: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def aggregates_equal_to_centralized(self) -> bool | None:
+        """Whether every aggregated query's cells equal centralized GRETA (``None``: none)."""
+        if not self.aggregate_differences:
+            return None
+        return not any(self.aggregate_differences.values())
 
     @property
     def equal_to_centralized(self) -> bool:
@@ -120,18 +132,27 @@ class SimulationResult:
             "ratio": self.ratio,
             "equal_to_centralized": self.equal_to_centralized,
             "model_deviation": self.model_deviation,
+            "aggregates_equal_to_centralized": self.aggregates_equal_to_centralized,
         }
 
     def summary(self) -> str:
         """The one line ``inev simulate`` prints."""
         p99 = self.latency_p99()
         deviation = self.model_deviation
-        return (
+        line = (
             f"method={self.method} messages={self.messages} ratio={self.ratio:.4g} "
             f"model_deviation={'n/a' if deviation is None else f'{deviation:+.3f}'} "
             f"matches={sum(self.matches.values())} equal={str(self.equal_to_centralized).lower()} "
-            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}" + self._shedding_summary()
+            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}"
         )
+        if self.aggregation:
+            equal = self.aggregates_equal_to_centralized
+            cells = sum(len(rows) for rows in self.aggregates.values())
+            line += (
+                f" aggregates={cells}"
+                f" aggregates_equal={'n/a' if equal is None else str(equal).lower()}"
+            )
+        return line + self._shedding_summary()
 
     def _shedding_summary(self) -> str:
         s = self.shedding

@@ -41,6 +41,7 @@ import simpy
 from inev.common.errors import InevError
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
+from inev.simulator.aggregation import aggregate_run, result_fields
 from inev.simulator.capacity import (
     SLACK_RETRIES,
     CapacityModel,
@@ -290,6 +291,7 @@ def simulate(
         )
     checking = time.perf_counter()
     central = centralized_matches(wl, events, plan=engine_plan)
+    aggregations = aggregate_run(wl, executions, tally.sink_found, events, bool(changes))
     check_seconds = time.perf_counter() - checking
     missing, extra = compare_matches(tally.sink_found, central)
     centralized_messages = sum(
@@ -341,6 +343,7 @@ def simulate(
             tally.late,
             central,
         ),
+        **result_fields(aggregations),
     )
 
 

@@ -26,6 +26,11 @@ values), the GRETA graph of the positive pattern and one graph per negative sub-
 - **Purging.** A closed window's stores and final aggregate are dropped; negative-graph
   vertices older than the oldest open window are dropped (a negative trend that starts
   before it cannot lie between two events of an open window).
+- **Speed.** :meth:`GroupGraphs.run` takes a group's events in one loop; a lone event of a
+  graph without negation goes through :meth:`Graph.add` (vectors and insertion in one
+  pass). END vectors are kept per window and combined once when it closes. Stores that
+  never lose single vertices (unguarded transitions of the positive graph) keep no
+  removal log.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .aggregates import LATEST_START, AggregateSpec, Vector
+from .aggregates import LATEST_START, SUM, AggregateSpec, Vector
 from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
 from .predicates import Predicates
 from .template import Template
@@ -79,8 +84,30 @@ class Graph:
         for x in template.transitions:
             if x.guard is not None:
                 self.guarded.setdefault(x.guard, []).append((x.source, x.target))
+        # per type: incoming and outgoing transitions, whether it starts and ends a trend
+        self.roles = {
+            t: (
+                self.incoming[t],
+                self.outgoing[t],
+                t in template.starts,
+                t in template.ends,
+                self.incoming[t][0] if len(self.incoming[t]) == 1 else None,
+            )
+            for t in template.types
+        }
+        # COUNT(*) on the positive graph: the vertex vector is the trend count alone
+        self.count_only = windowed and spec.aggregate.function == "COUNT" and spec.ops == (SUM,)
+        # stores that lose vertices one by one: guarded ones, and all of a negative graph
+        # (expiry); a positive graph's other stores are only dropped whole with their window
+        self.removable = (
+            {(x.source, x.target) for x in template.transitions}
+            if not windowed
+            else {key for keys in self.guarded.values() for key in keys}
+        )
         self.stores: dict[int, dict[tuple[str, str], Store]] = {}
-        self.final: dict[int, Vector] = {}
+        # per window, the vectors of its END events, combined when the window closes (an
+        # append per END event instead of a combination: speed)
+        self.final: dict[int, list[Vector]] = {}
         self.final_ends: dict[int, TotalStore] = {}  # with a trailing negation
         self.window_start = window_start
         self.lead_cut = float("-inf")  # latest start of a finished leading negative trend
@@ -123,6 +150,62 @@ class Graph:
                 out.append((w, total))
         return out
 
+    def add(
+        self, type_name: str, attributes: Mapping[str, Any], time: float, windows: range
+    ) -> None:
+        """Compute and insert the vectors of one event alone at its time stamp (fast path).
+
+        The same as :meth:`vectors` then :meth:`insert` per window: a window's vector reads
+        only that window's stores, so inserting window by window changes nothing. Only for
+        the windowed positive graph without leading or trailing negation.
+        """
+        incoming, outgoing, start, end, single = self.roles[type_name]
+        spec = self.spec
+        all_stores = self.stores
+        count_only = self.count_only
+        for w in windows:
+            stores = all_stores.get(w)
+            total = None
+            if stores:
+                if single is not None:
+                    store = stores.get(single)
+                    if store is not None:
+                        total = store.query(attributes)
+                else:
+                    for key in incoming:
+                        store = stores.get(key)
+                        if store is not None:
+                            found = store.query(attributes)
+                            total = found if total is None else spec.combine(total, found)
+            if count_only:  # COUNT(*): spec.vertex inlined (speed)
+                count = 0 if total is None else total[0]
+                if start:
+                    count += 1
+                if not count:
+                    continue
+                vector: Vector | None = (count,)
+            else:
+                vector = spec.vertex(
+                    spec.identity if total is None else total, start, type_name, attributes
+                )
+                if vector is None:
+                    continue
+            if stores is None:
+                stores = all_stores[w] = {}
+            for key in outgoing:
+                store = stores.get(key)
+                if store is None:
+                    store = stores[key] = make_store(
+                        spec, self.predicates.edges.get(key), key in self.removable
+                    )
+                store.add(time, attributes, vector)
+            if end:
+                ends = self.final.get(w)
+                if ends is None:
+                    self.final[w] = [vector]
+                else:
+                    ends.append(vector)
+
     def insert(
         self,
         type_name: str,
@@ -138,7 +221,9 @@ class Graph:
         for key in self.outgoing[type_name]:
             store = stores.get(key)
             if store is None:
-                store = stores[key] = make_store(self.spec, self.predicates.edges.get(key))
+                store = stores[key] = make_store(
+                    self.spec, self.predicates.edges.get(key), key in self.removable
+                )
             store.add(time, attributes, vector)
         if type_name in self.template.ends:
             if not self.windowed:
@@ -149,8 +234,11 @@ class Graph:
                     ends = self.final_ends[window] = TotalStore(self.spec)
                 ends.add(time, attributes, vector)
                 return None
-            old = self.final.get(window)
-            self.final[window] = vector if old is None else self.spec.combine(old, vector)
+            ends = self.final.get(window)
+            if ends is None:
+                self.final[window] = [vector]
+            else:
+                ends.append(vector)
         return None
 
     def invalidate(self, guard: int, before: float) -> None:
@@ -184,7 +272,7 @@ class Graph:
         ends = self.final_ends.pop(window, None)
         if ends is not None:
             return ends.total
-        return self.final.pop(window, self.spec.identity)
+        return self.spec.combine_all(self.final.pop(window, ()))
 
     def size(self) -> int:
         """Number of stored vertex entries (over stores and windows)."""
@@ -229,6 +317,50 @@ class GroupGraphs:
                 cuts.append((graph.parent, latest))
         for (parent, guard), latest in cuts:
             parent.invalidate(guard, latest)
+
+    def run(
+        self,
+        items: list[tuple[float, str, Mapping[str, Any]]],
+        windows_at: Callable[[float], tuple[range, float, float]],
+        positive: frozenset[str],
+    ) -> set[int]:
+        """Process a group's events in time order; return the windows given positive events.
+
+        ``windows_at(t)`` gives the windows of time ``t`` and the interval of times that
+        share them. Events sharing a time stamp go through :meth:`batch`; a lone event of a
+        graph without negation takes the fast path :meth:`Graph.add`.
+        """
+        add = self.root.add
+        simple = len(self.graphs) == 1
+        touched: set[int] = set()
+        last: range | None = None
+        windows, low, high = range(0), 1.0, 0.0
+        i, n = 0, len(items)
+        time = self.last_time
+        while i < n:
+            time, type_name, attributes = items[i]
+            if not low <= time < high:
+                windows, low, high = windows_at(time)
+            if i + 1 < n and items[i + 1][0] == time:
+                j = i + 1
+                while j < n and items[j][0] == time:
+                    j += 1
+                batch = [(t, a) for _, t, a in items[i:j]]
+                self.batch(time, batch, windows)
+                hit = any(t in positive for t, _ in batch)
+                i = j
+            else:
+                if simple:
+                    add(type_name, attributes, time, windows)
+                else:
+                    self.batch(time, [(type_name, attributes)], windows)
+                hit = type_name in positive
+                i += 1
+            if hit and windows is not last:
+                touched.update(windows)
+                last = windows
+        self.last_time = time
+        return touched
 
     def close(self, window: int) -> Vector:
         """Close a window of the positive graph; return its final vector."""

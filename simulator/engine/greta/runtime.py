@@ -17,6 +17,10 @@ Choices, and why:
 - An event of the aggregated type whose attribute is not a real number is ignored, as
   if it failed a local predicate.
 - Results of one window are emitted in the order of the groups' ``repr``.
+- Admitted events wait in one list per group and enter that group's graphs when the
+  oldest window they touch closes (or at the end): groups are independent, so this gives
+  the results of processing each event at once, and the group's state stays at hand for a
+  run of its events (the grouped benchmark became about 2.5x faster per event).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from .graph import CompiledPattern, GroupGraphs
 from .predicates import classify_predicates
 from .template import build_template
 from .windows import first_open_window, window_bounds, windows_of
+
+_INF = float("inf")
 
 
 @dataclass(frozen=True)
@@ -100,63 +106,138 @@ def compile_query(query: Query, window: float, slide: float | None = None) -> Co
 
 
 class GretaQuery:
-    """Push-based GRETA evaluation of one query: ``push`` events, collect results."""
+    """Push-based GRETA evaluation of one query: ``push`` events, collect results.
 
-    def __init__(self, compiled: CompiledQuery) -> None:
+    With ``vectors=True`` every result also carries ``"final"``, the window's final
+    aggregate vector (component 0 the trend count; see :mod:`.aggregates`), so partial
+    results of disjoint sub-streams can be combined with ``spec.combine``.
+    """
+
+    def __init__(self, compiled: CompiledQuery, vectors: bool = False) -> None:
         self.compiled = compiled
+        self.vectors = vectors
         self.groups: dict[tuple[Any, ...], GroupGraphs] = {}
         self.seen: dict[int, set[tuple[Any, ...]]] = {}  # window -> groups with events
         self.time: float | None = None
-        self.batch: dict[tuple[Any, ...], list[tuple[str, Mapping[str, Any]]]] = {}
+        # admitted events per group, not yet in the graphs (see push)
+        self.pending: dict[tuple[Any, ...], list[tuple[float, str, Mapping[str, Any]]]] = {}
+        self.pending_close = float("inf")  # end of the oldest window of a pending event
         self.peak_vertices = 0
         self.next_close = float("-inf")  # end of the oldest window with results pending
+        # the windows of the current time stay valid until ``windows_until`` (speed)
+        self.windows: range = range(0)
+        self.windows_from = float("inf")
+        self.windows_until = float("-inf")
+        # admission, hoisted out of push (speed): types, local predicates, aggregate attribute
+        self.all_types = compiled.all_types
+        self.local = compiled.pattern.predicates.local
+        agg = compiled.spec.aggregate
+        self.checked_type = agg.type if agg.attribute is not None else None
+        self.checked_attribute = agg.attribute
+        self.group_by = compiled.query.group_by
+        self.group_attribute = self.group_by[0] if len(self.group_by) == 1 else None
+        self.start_of = lambda w: window_bounds(w, compiled.window, compiled.slide)[0]
 
     def push(self, event: Event) -> list[dict[str, Any]]:
-        """Add one event (time stamps must not decrease); return results of closed windows."""
+        """Add one event (time stamps must not decrease); return results of closed windows.
+
+        Admitted events wait in per-group lists and enter the graphs group by group when a
+        window closes (or at :meth:`finish`): groups are independent, so the results are
+        those of processing each event at once, at less cost per event.
+        """
         out: list[dict[str, Any]] = []
-        if self.time is None or event.time != self.time:
-            if self.time is not None and event.time < self.time:
-                raise InevError(
-                    f"event {event.id!r} at time {event.time} arrives after time {self.time}"
-                )
-            self._flush()
-            out = self._close_before(event.time)
-            self.time = event.time
-        c = self.compiled
-        if not c.admits(event):
+        time = event.time
+        if time != self.time:
+            if self.time is not None and time < self.time:
+                raise InevError(f"event {event.id!r} at time {time} arrives after time {self.time}")
+            if time >= self.pending_close or (self.seen and time >= self.next_close):
+                out = self._close_before(time)
+            self.time = time
+        type_name = event.type
+        if type_name not in self.all_types:
             return out
-        group = c.group_of(event)
-        if group is None:
+        attributes = event.attributes
+        if (
+            self.local
+            and type_name in self.local
+            and not self.compiled.pattern.predicates.admits(type_name, attributes)
+        ):
             return out
-        self.batch.setdefault(group, []).append((event.type, event.attributes))
+        if type_name == self.checked_type:
+            value = attributes.get(self.checked_attribute)
+            kind = value.__class__
+            # ints and non-NaN floats pass at once (speed); anything else is checked
+            if (
+                kind is not int
+                and (kind is not float or value != value)
+                and not self.compiled.spec.accepts(type_name, attributes)
+            ):
+                return out
+        if self.group_by:
+            if self.group_attribute is not None:  # one group_by attribute (speed)
+                if self.group_attribute not in attributes:
+                    return out
+                group = (attributes[self.group_attribute],)
+            else:
+                group = self.compiled.group_of(event)
+                if group is None:
+                    return out
+        else:
+            group = ()
+        events = self.pending.get(group)
+        if events is None:
+            self.pending[group] = [(time, type_name, attributes)]
+        else:
+            events.append((time, type_name, attributes))
+        if self.pending_close == _INF:
+            c = self.compiled
+            self.pending_close = window_bounds(self._windows_at(time).start, c.window, c.slide)[1]
         return out
 
     def finish(self) -> list[dict[str, Any]]:
         """End of stream: close every open window and return the results."""
-        self._flush()
         return self._close_before(float("inf"))
 
-    def _flush(self) -> None:
-        if not self.batch:
-            return
-        c, time = self.compiled, self.time
-        assert time is not None
+    def _windows_at(self, time: float) -> range:
+        """``windows_of(time)``, cached while ``time`` stays between two window bounds."""
+        if self.windows_from <= time < self.windows_until:
+            return self.windows
+        c = self.compiled
         windows = windows_of(time, c.window, c.slide)
-        for group, events in self.batch.items():
-            graphs = self.groups.get(group)
+        # the set changes when a window starts ((stop)*slide) or one ends (start*slide+window);
+        # the same expressions as windows_of's, so the cache agrees with it exactly
+        self.windows = windows
+        self.windows_from = time
+        self.windows_until = min(windows.stop * c.slide, windows.start * c.slide + c.window)
+        return windows
+
+    def _windows_span(self, time: float) -> tuple[range, float, float]:
+        """``windows_of(time)`` and the interval of times ``[from, until)`` sharing them."""
+        windows = self._windows_at(time)
+        return windows, self.windows_from, self.windows_until
+
+    def _process(self) -> None:
+        """Move the pending events into their groups' graphs."""
+        if not self.pending:
+            return
+        c = self.compiled
+        groups, seen, positive = self.groups, self.seen, c.positive_types
+        for group, items in self.pending.items():
+            graphs = groups.get(group)
             if graphs is None:
-                graphs = self.groups[group] = GroupGraphs(
-                    c.pattern, lambda w: window_bounds(w, c.window, c.slide)[0]
-                )
-            graphs.batch(time, events, windows)
-            positive = c.positive_types
-            if any(t in positive for t, _ in events):
-                for w in windows:
-                    self.seen.setdefault(w, set()).add(group)
-        self.batch = {}
+                graphs = groups[group] = GroupGraphs(c.pattern, self.start_of)
+            for w in graphs.run(items, self._windows_span, positive):
+                found = seen.get(w)
+                if found is None:
+                    seen[w] = {group}
+                else:
+                    found.add(group)
+        self.pending = {}
+        self.pending_close = float("inf")
 
     def _close_before(self, time: float) -> list[dict[str, Any]]:
         c = self.compiled
+        self._process()
         if not self.seen or time < self.next_close:
             return []
         out = []
@@ -166,15 +247,16 @@ class GretaQuery:
                 break
             for group in sorted(self.seen.pop(w), key=repr):
                 final = self.groups[group].close(w)
-                out.append(
-                    {
-                        "query": c.query.name,
-                        "window_start": start,
-                        "window_end": end,
-                        "group": list(group),
-                        "value": c.spec.value(final),
-                    }
-                )
+                result = {
+                    "query": c.query.name,
+                    "window_start": start,
+                    "window_end": end,
+                    "group": list(group),
+                    "value": c.spec.value(final),
+                }
+                if self.vectors:
+                    result["final"] = final
+                out.append(result)
         if out or time == float("inf"):
             self._purge(time)
         self.next_close = (
@@ -212,8 +294,11 @@ def greta_aggregates(
     [7]
     """
     runner = GretaQuery(compile_query(query, window, slide))
+    push = runner.push
     for item in events:
-        yield from runner.push(as_event(item))
+        out = push(item if item.__class__ is Event else as_event(item))
+        if out:
+            yield from out
     yield from runner.finish()
 
 

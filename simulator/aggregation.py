@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
@@ -75,6 +75,7 @@ from inev.simulator.engine.greta import GretaQuery, as_event, compile_query
 from inev.simulator.engine.greta.runtime import CompiledQuery
 from inev.simulator.engine.greta.windows import window_bounds, windows_of
 from inev.workloads.query import kleene_types, negated_types
+from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
 
 Cell = tuple[float, float, tuple[Any, ...]]  # window start, window end, group
@@ -251,8 +252,12 @@ def aggregate_query(
     sinks: Sequence[SinkInput],
     matches: Iterable[tuple[Sequence[Event], int]],
     trace: Sequence[Event],
+    alone: bool = False,
 ) -> QueryAggregation:
-    """Aggregate one ``return`` query from what its sinks received; compare with the trace."""
+    """Aggregate one ``return`` query from what its sinks received; compare with the trace.
+
+    ``alone``: the sinks aggregated instead of materialising (:func:`aggregates_alone`).
+    """
     try:
         compiled = compile_query(query, workload.window, workload.slide)
     except InevError as exc:
@@ -275,10 +280,63 @@ def aggregate_query(
     )
     if len(sinks) <= 1 or disjoint:
         parts = [greta_cells(compiled, _events_of(s.items)) for s in sinks]
-        return QueryAggregation(SINKS, "", combine_cells(compiled, parts), central, compiled)
+        note = "aggregated at the sink alone, no trend built" if alone else ""
+        return QueryAggregation(SINKS, note, combine_cells(compiled, parts), central, compiled)
     merged = greta_cells(compiled, [e for s in sinks for e in _events_of(s.items)])
     note = "multi-node sink partitioned by a type a trend may hold twice or not at all: merged"
+    if alone:
+        note += "; aggregated alone, no trend built"
     return QueryAggregation(MERGED, note, merged, central, compiled)
+
+
+def aggregates_alone(
+    workload: Workload, plan: Any, vertex: Any, queries: Sequence[str], feeds_others: bool
+) -> bool:
+    """Whether a sink vertex can aggregate *instead of* materialising its trends.
+
+    It can when every query it serves has a ``return`` clause GRETA accepts, it feeds no
+    other vertex, and it takes every negated type of those queries as a direct event input
+    (mode ``"sinks"`` or ``"merged"``: GRETA over the received events is exact). Such a sink
+    keeps no engine and no matches, so a Kleene query whose trends would never fit in memory
+    is still simulated; the query then has no ``matches`` entry and is checked by its
+    aggregates alone.
+    """
+    if feeds_others or not queries:
+        return False
+    direct = set()
+    for u_id in vertex.inputs:
+        u = next(x for x in plan.vertices if x.id == u_id)
+        info = plan.projections[u.projection]
+        if not u.inputs and len(info.types) == 1:
+            direct.add(info.types[0])
+    for name in queries:
+        query = workload.query(name)
+        if query.returns is None or not negated_types(query.pattern) <= direct:
+            return False
+        try:
+            compile_query(query, workload.window, workload.slide)
+        except InevError:
+            return False
+    return True
+
+
+def size_workload(workload: Workload) -> Workload:
+    """The workload whose size the simulator checks when return queries aggregate alone.
+
+    A query GRETA accepts is sized by its q_nKL (its sinks build no trends; the projections
+    feeding them are q_nKL projections at most), every other query as it is.
+    """
+    queries = []
+    for q in workload.queries:
+        if q.returns is not None:
+            try:
+                compile_query(q, workload.window, workload.slide)
+            except InevError:
+                queries.append(q)
+                continue
+            q = replace(q, pattern=strip_kleene(q.pattern))
+        queries.append(q)
+    return replace(workload, queries=tuple(queries))
 
 
 def aggregate_run(
@@ -302,6 +360,7 @@ def aggregate_run(
     by_id = {e.id: e for e in trace}
     for q in queries:
         sinks: list[SinkInput] = []
+        alone = False
         for execution in executions:
             plan = execution.plan
             for run in execution.runs.values():
@@ -315,8 +374,9 @@ def aggregate_run(
                     if not u.inputs and len(info.types) == 1:
                         direct.add(info.types[0])
                 sinks.append(SinkInput(v.node, v.partition, frozenset(direct), run.collect or ()))
+                alone = alone or run.alone
         matches = (([by_id[i] for i in ids], n) for ids, n in sink_found.get(q.name, {}).items())
-        out[q.name] = aggregate_query(q, workload, sinks, matches, trace)
+        out[q.name] = aggregate_query(q, workload, sinks, matches, trace, alone)
     return out
 
 

@@ -45,6 +45,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.planner.plan import Plan, Vertex
+from inev.simulator.aggregation import aggregates_alone
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.network import SimNetwork, forwarding_tree
@@ -85,6 +86,8 @@ class _VertexRun:
     """Per input vertex, how much older than its emission an item can be (0 or a window)."""
     slack: float = 0.0
     """Extra watermark wait for upstream processing (set by a capacity model)."""
+    alone: bool = False
+    """A sink that aggregates its queries GRETA-style and builds no trend (aggregation.py)."""
     collect: list[Any] | None = None  # items received, for GRETA at sinks (aggregation.py)
 
 
@@ -129,6 +132,7 @@ class PlanExecution:
         engine_plan: str = "greedy",
         adaptation: str = "invariant",
         capacity: Any = None,
+        aggregate_only: bool = False,
     ) -> None:
         self.index = index
         self.capacity = capacity  # a CapacityModel (inev.simulator.capacity) or None
@@ -226,8 +230,12 @@ class PlanExecution:
                 frozenset(unfold),
                 arrivals=tuple(arrivals),
             )
-            if any(workload.query(q).returns is not None for q in self.runs[v.id].queries):
-                self.runs[v.id].collect = []
+            run = self.runs[v.id]
+            if any(workload.query(q).returns is not None for q in run.queries):
+                run.collect = []
+                run.alone = aggregate_only and aggregates_alone(
+                    workload, plan, v, run.queries, bool(self.consumers.get(v.id))
+                )
         self._install_pulls(engine_plan, adapt)
         delays, self.horizon = self._delays(reach)
         for vid, run in self.runs.items():
@@ -396,6 +404,9 @@ class PlanExecution:
     def _push(self, run: _VertexRun, node: Hashable, item: Any) -> None:
         if run.collect is not None:
             run.collect.append(item)
+            if run.alone:
+                self.tally.processed[node] += 1
+                return
         if isinstance(item, Event):
             key = (item.type, item.id)
             if key in run.seen:

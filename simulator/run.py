@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
@@ -41,7 +41,7 @@ import simpy
 from inev.common.errors import InevError
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
-from inev.simulator.aggregation import aggregate_run, result_fields
+from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
 from inev.simulator.capacity import (
     SLACK_RETRIES,
     CapacityModel,
@@ -75,12 +75,18 @@ def _as_events(trace: Sequence[Any]) -> list[Event]:
 
 
 def centralized_matches(
-    workload: Workload, events: Sequence[Event], **options: Any
+    workload: Workload,
+    events: Sequence[Event],
+    skip: Iterable[str] = (),
+    **options: Any,
 ) -> dict[str, Counter]:
-    """Matches of every query evaluated by one engine over the whole (sorted) trace."""
+    """Matches of every query (but those in ``skip``) by one engine over the sorted trace."""
     ordered = sorted(events, key=lambda e: (e.time, e.id))
     out: dict[str, Counter] = {}
+    skipped = set(skip)
     for query in workload.queries:
+        if query.name in skipped:
+            continue
         engine = Engine.from_query(query, workload, **options)
         found: Counter = Counter()
         types = set(query.types)
@@ -108,6 +114,7 @@ def _execute(
     adaptation: str,
     progress: Callable[[float], None] | None,
     capacity: CapacityModel | None,
+    aggregate_only: bool = False,
 ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
     """Install the epochs' plans on a fresh SimPy network, feed ``events``, run to the end."""
     env = simpy.Environment()
@@ -131,6 +138,7 @@ def _execute(
                 engine_plan=engine_plan,
                 adaptation=adaptation,
                 capacity=capacity,
+                aggregate_only=aggregate_only,
             )
         )
     for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
@@ -208,6 +216,10 @@ def simulate(
     ``capacity`` gives the nodes a processing capacity (and load shedding): the trace is run
     once with unlimited capacity as the reference, then with the capacity; the result's
     ``shedding`` entry compares the two (:mod:`inev.simulator.capacity`).
+
+    Without a capacity and without changes, the sinks of ``return`` queries that GRETA can
+    aggregate exactly build no trends (:func:`inev.simulator.aggregation.aggregates_alone`):
+    such a query has no ``matches`` entry and is checked by its aggregates.
     """
     started = time.perf_counter()
     wl = workload.split_or()
@@ -215,11 +227,15 @@ def simulate(
     for name in plan.sinks:
         wl.query(name)
     epochs = _epochs(network, wl, plan, changes, duration)
+    # sinks of return queries aggregate instead of building trends, unless the run needs
+    # their matches (capacity: false negatives; changes: matches per epoch)
+    aggregate_only = capacity is None and not changes
+    sized = size_workload(workload) if aggregate_only else workload
     if trace is None:
         events = []
         for k, (start, stop, net_k, _, _) in enumerate(epochs):
             if check:
-                check_size(net_k, workload, duration)
+                check_size(net_k, sized, duration)
             drawn = poisson_trace(
                 net_k,
                 stop,
@@ -271,6 +287,7 @@ def simulate(
         adaptation,
         progress,
         capacity_model,
+        aggregate_only,
     )
     for _ in range(SLACK_RETRIES if capacity is not None and capacity.stage_slack is None else 0):
         if capacity_model is None or reference is None or tally.late <= reference[0].late:
@@ -289,8 +306,19 @@ def simulate(
             None,
             capacity_model,
         )
+    # queries whose sinks aggregated alone have no matches: they are checked by aggregates
+    alone = {
+        q
+        for execution in executions
+        for run in execution.runs.values()
+        if run.alone
+        for q in run.queries
+    }
+    for q in alone:
+        tally.sink_found.pop(q, None)
+        tally.latencies.pop(q, None)
     checking = time.perf_counter()
-    central = centralized_matches(wl, events, plan=engine_plan)
+    central = centralized_matches(wl, events, plan=engine_plan, skip=alone)
     aggregations = aggregate_run(wl, executions, tally.sink_found, events, bool(changes))
     check_seconds = time.perf_counter() - checking
     missing, extra = compare_matches(tally.sink_found, central)

@@ -271,3 +271,18 @@ def test_grouped_matches_count_only_within_one_group():
     compiled = compile_query(wl.queries[0], wl.window, wl.slide)
     cells = match_cells(compiled, [((a, b_same), 1), ((a, b_other), 1)])
     assert cells == {(0.0, 10.0, (1,)): (1,)}
+
+
+@pytest.mark.parametrize("method", ["inev", "centralized", "isolated", "ppop"])
+def test_a_sink_aggregates_alone_where_its_trends_could_never_be_built(method):
+    # 60 A events before one B in one window: SEQ(KL(A), B) has 2^60 - 1 trends (every
+    # non-empty subset of the A events, in order, followed by B), far too many to build.
+    wl = Workload.build(100.0, [Query.build("q", "SEQ(KL(A), B)", returns="COUNT(*)")])
+    trace = [make_event(0.5 * (i + 1), "A", 0, i) for i in range(60)]
+    trace.append(make_event(40.0, "B", 2, 60))
+    plan = plan_workload(LINE, wl, method)
+    result = simulate(LINE, wl, plan, duration=100.0, trace=trace)
+    assert result.aggregates["q"][0]["value"] == 2**60 - 1
+    assert result.aggregates_equal_to_centralized is True
+    assert "alone" in result.aggregation["q"]["note"]
+    assert "q" not in result.matches and result.equal_to_centralized

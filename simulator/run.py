@@ -264,37 +264,11 @@ def simulate(
         events.sort(key=lambda e: (e.time, e.id))
         if events:
             duration = max(duration, events[-1].time)
-    reference: tuple[Tally, Counter] | None = None
-    capacity_model = None
-    if capacity is not None:
-        _, ref_tally, ref_executions, _ = _execute(
-            network, wl, epochs, events, duration, bandwidth, engine_plan, adaptation, None, None
-        )
-        work = node_work(ref_executions)
-        needed = needed_node_capacity(work, duration)
-        reference = (ref_tally, work)
-        nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
-        capacities = resolve_capacities(capacity, nodes, needed)
-        capacity_model = CapacityModel(capacity, capacities, wl.window)
-    sim, tally, executions, marks = _execute(
-        network,
-        wl,
-        epochs,
-        events,
-        duration,
-        bandwidth,
-        engine_plan,
-        adaptation,
-        progress,
-        capacity_model,
-        aggregate_only,
-    )
-    for _ in range(SLACK_RETRIES if capacity is not None and capacity.stage_slack is None else 0):
-        if capacity_model is None or reference is None or tally.late <= reference[0].late:
-            break
-        slack = capacity_model.next_slack()
-        capacity_model = CapacityModel(capacity, capacities, wl.window, slack=slack)
-        sim, tally, executions, marks = _execute(
+
+    def execute(
+        model: CapacityModel | None, report: Callable[[float], None] | None, alone: bool = False
+    ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
+        return _execute(
             network,
             wl,
             epochs,
@@ -303,9 +277,28 @@ def simulate(
             bandwidth,
             engine_plan,
             adaptation,
-            None,
-            capacity_model,
+            report,
+            model,
+            alone,
         )
+
+    reference: tuple[Tally, Counter] | None = None
+    capacity_model = None
+    if capacity is not None:
+        _, ref_tally, ref_executions, _ = execute(None, None)
+        work = node_work(ref_executions)
+        needed = needed_node_capacity(work, duration)
+        reference = (ref_tally, work)
+        nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
+        capacities = resolve_capacities(capacity, nodes, needed)
+        capacity_model = CapacityModel(capacity, capacities, wl.window)
+    sim, tally, executions, marks = execute(capacity_model, progress, aggregate_only)
+    for _ in range(SLACK_RETRIES if capacity is not None and capacity.stage_slack is None else 0):
+        if capacity_model is None or reference is None or tally.late <= reference[0].late:
+            break
+        slack = capacity_model.next_slack()
+        capacity_model = CapacityModel(capacity, capacities, wl.window, slack=slack)
+        sim, tally, executions, marks = execute(capacity_model, None)
     # queries whose sinks aggregated alone have no matches: they are checked by aggregates
     alone = {
         q

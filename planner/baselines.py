@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inev.planner.model import Combination
-from inev.planner.plan import Node
+from inev.planner.plan import Node, Plan
 from inev.planner.projections import (
     Projection,
     make_projection,
@@ -170,6 +170,23 @@ def push_pull(
                     query.name, network.nodes[m], order, j, float(total[m]), tuple(rates)
                 )
     return best
+
+
+def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
+    """The pulled types per query of a ppop plan, from its ``"<query>: pull <type>"`` notes.
+
+    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
+    >>> from inev.planner.planning import plan_workload
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    >>> pulled_types(plan_workload(net, wl, "ppop"))
+    {'q': ('B',)}
+    """
+    out: dict[str, list[str]] = {}
+    for note in plan.notes:
+        name, sep, rest = note.partition(": pull ")
+        if sep and rest and " " not in rest:
+            out.setdefault(name, []).append(rest)
+    return {q: tuple(ts) for q, ts in out.items()}
 
 
 def push_pull_cost(

@@ -39,7 +39,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document
-from inev.planner.baselines import push_pull_cost, sink_projection
+from inev.planner.baselines import pulled_types, push_pull_cost, sink_projection
 from inev.planner.combination import multi_node_hops
 from inev.planner.costs import link_rate
 from inev.planner.model import Combination
@@ -364,15 +364,14 @@ def _replan_baseline(
     replanned = plan_workload(new_net, workload, plan.method, latency_factor=latency_factor)
     if plan.method == "ppop":
         wl = workload.split_or()
+        pulls = pulled_types(plan)
         psi = 0.0
         for name, key in plan.sinks.items():
             sink = next(v for v in plan.vertices if v.projection == key)
             if sink.node not in new_net.node_index:
                 continue
             order = plan.combination[key]
-            pulled = {
-                n.partition(": pull ")[2] for n in plan.notes if n.startswith(f"{name}: pull ")
-            }
+            pulled = set(pulls.get(name, ()))
             pushed = sum(1 for e in order if e not in pulled)
             psi += push_pull_cost(
                 new_net, wl.query(name), sink.node, order, pushed, wl.window, wl.selectivity_seed

@@ -31,6 +31,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
+from inev.planner.baselines import pulled_types
 from inev.planner.plan import Plan
 from inev.planner.projections import restrict
 from inev.workloads.query import Pattern, event_types
@@ -62,16 +63,6 @@ class PullRequest:
     node: Hashable
     low: float
     high: float
-
-
-def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
-    """The pulled types per query, from the plan's ``"<query>: pull <type>"`` notes."""
-    out: dict[str, list[str]] = {}
-    for note in plan.notes:
-        name, sep, rest = note.partition(": pull ")
-        if sep and rest and " " not in rest:
-            out.setdefault(name, []).append(rest)
-    return {q: tuple(ts) for q, ts in out.items()}
 
 
 def pull_stages(plan: Plan, workload: Workload) -> list[PullStage]:

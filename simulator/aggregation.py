@@ -289,8 +289,24 @@ def aggregate_query(
     return QueryAggregation(MERGED, note, merged, central, compiled)
 
 
+def direct_types(plan: Any, by_id: Mapping[int, Any], vertex: Any) -> frozenset[str]:
+    """The event types ``vertex`` takes directly from event vertices (not inside matches)."""
+    out = set()
+    for u_id in vertex.inputs:
+        u = by_id[u_id]
+        info = plan.projections[u.projection]
+        if not u.inputs and len(info.types) == 1:
+            out.add(info.types[0])
+    return frozenset(out)
+
+
 def aggregates_alone(
-    workload: Workload, plan: Any, vertex: Any, queries: Sequence[str], feeds_others: bool
+    workload: Workload,
+    plan: Any,
+    by_id: Mapping[int, Any],
+    vertex: Any,
+    queries: Sequence[str],
+    feeds_others: bool,
 ) -> bool:
     """Whether a sink vertex can aggregate *instead of* materialising its trends.
 
@@ -303,12 +319,7 @@ def aggregates_alone(
     """
     if feeds_others or not queries:
         return False
-    direct = set()
-    for u_id in vertex.inputs:
-        u = next(x for x in plan.vertices if x.id == u_id)
-        info = plan.projections[u.projection]
-        if not u.inputs and len(info.types) == 1:
-            direct.add(info.types[0])
+    direct = direct_types(plan, by_id, vertex)
     for name in queries:
         query = workload.query(name)
         if query.returns is None or not negated_types(query.pattern) <= direct:
@@ -367,13 +378,8 @@ def aggregate_run(
                 if q.name not in run.queries:
                     continue
                 v = run.vertex
-                direct = set()
-                for u_id in v.inputs:
-                    u = execution.by_id[u_id]
-                    info = plan.projections[u.projection]
-                    if not u.inputs and len(info.types) == 1:
-                        direct.add(info.types[0])
-                sinks.append(SinkInput(v.node, v.partition, frozenset(direct), run.collect or ()))
+                direct = direct_types(plan, execution.by_id, v)
+                sinks.append(SinkInput(v.node, v.partition, direct, run.collect or ()))
                 alone = alone or run.alone
         matches = (([by_id[i] for i in ids], n) for ids, n in sink_found.get(q.name, {}).items())
         out[q.name] = aggregate_query(q, workload, sinks, matches, trace, alone)

@@ -174,6 +174,7 @@ class PlanExecution:
                 self.consumers[u][v.node].append(v.id)
         self.runs: dict[int, _VertexRun] = {}
         adapt = Adaptation(adaptation)
+        alone: dict[str, bool] = {}
         for v in plan.vertices:  # inputs come first: a topological order
             if v.id in event_ids:
                 continue
@@ -233,9 +234,12 @@ class PlanExecution:
             run = self.runs[v.id]
             if any(workload.query(q).returns is not None for q in run.queries):
                 run.collect = []
-                run.alone = aggregate_only and aggregates_alone(
-                    workload, plan, v, run.queries, bool(self.consumers.get(v.id))
-                )
+                # the members of a multi-node sink share inputs and consumers: decide once
+                if v.projection not in alone:
+                    alone[v.projection] = aggregate_only and aggregates_alone(
+                        workload, plan, self.by_id, v, run.queries, bool(self.consumers.get(v.id))
+                    )
+                run.alone = alone[v.projection]
         self._install_pulls(engine_plan, adapt)
         delays, self.horizon = self._delays(reach)
         for vid, run in self.runs.items():

@@ -295,12 +295,15 @@ class PlanExecution:
         self.pulled: dict[int, PullStage] = {}
         self.buffers: dict[int, list[Event]] = {}
         self.received: dict[tuple[int, Any], float] = {}
+        self.request_trees: dict[int, dict] = {}
         self.stages = pull_stages(self.plan, self.workload)
         for k, stage in enumerate(self.stages):
             query = self.workload.query(stage.query)
             for u in stage.sources:
                 self.pulled[u] = stage
                 self.buffers[u] = []
+                # requests travel the source's forwarding path backwards, from m
+                self.request_trees[u] = forwarding_tree(stage.node, self.by_id[u].forwarding)
             types = [self.plan.projections[self.by_id[u].projection].types[0] for u in stage.inputs]
             engine = Engine.for_projection(
                 query,
@@ -339,7 +342,7 @@ class PlanExecution:
         for u in stage.sources:
             vertex = self.by_id[u]
             request = PullRequest(u, vertex.node, low, high)
-            tree = forwarding_tree(stage.node, vertex.forwarding)
+            tree = self.request_trees[u]
             self.sim.send(
                 stage.node, tree, (self.index, u, request), kind=vertex.projection, sender=u
             )

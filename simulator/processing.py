@@ -14,7 +14,11 @@ env.now)``). Arrival times must not decrease.
 
 With a ``latency_bound`` and a shedder, the overload detector checks each item before its
 service: if ``queueing + estimated processing + safety > latency_bound`` the shedder cuts
-the excess work (dropping partial matches, or the item itself for input shedders). Every
+the excess work (dropping partial matches, or the item itself for input shedders); when
+even that leaves the item unable to finish within the bound (the queue alone is too long:
+the items' own work exceeds the capacity, which no partial-match shedding can cure), the
+item is dropped as a last resort and counted in ``shed_events`` (unless it is of a negated
+type: dropping it could produce a false positive; then the bound gives way). Every
 ``sample_every``-th item is observed for the state models (:mod:`.engine.shedding.model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
@@ -253,6 +257,16 @@ class Processor:
                     estimate = self.detector.estimate(kind, explained)
                     if estimate <= budget or not buffers:
                         break
+                if queueing + estimate * unit_time > self.latency_bound and not any(
+                    kind in engine.neg_buffers for _, engine in targets
+                ):
+                    # Nothing left to shed makes the item fit: the queue alone is too long
+                    # (the items' own work exceeds the capacity). Drop the item as a last
+                    # resort, so that what is processed keeps the bound; never an event of a
+                    # negated type, whose loss could report a match that is none.
+                    shedder.shed_events += 1
+                    self.busy_until = start
+                    return Completion(item, time, start, start, 0.0, [], dropped=True)
         sample = bounded and stats.items % self.sample_every == 0
         if sample:
             for name, _ in targets:

@@ -8,8 +8,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+# The default profile is derandomized: every run of the suite (and CI) tries the same
+# examples, so a red run is reproducible. `pytest --hypothesis-profile=explore` draws new ones.
 settings.register_profile(
-    "inev", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow]
+    "inev",
+    deadline=None,
+    max_examples=100,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
+settings.register_profile(
+    "explore", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("inev")
 

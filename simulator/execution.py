@@ -89,6 +89,10 @@ class _VertexRun:
     alone: bool = False
     """A sink that aggregates its queries GRETA-style and builds no trend (aggregation.py)."""
     collect: list[Any] | None = None  # items received, for GRETA at sinks (aggregation.py)
+    lag: float = 0.0
+    """How long the engine may trail its release times (batched releases; 0: exact)."""
+    timer: float = float("inf")
+    """When the pending batched release fires."""
 
 
 def _time(event: Event) -> float:
@@ -133,6 +137,7 @@ class PlanExecution:
         adaptation: str = "invariant",
         capacity: Any = None,
         aggregate_only: bool = False,
+        batched: bool = False,
     ) -> None:
         self.index = index
         self.capacity = capacity  # a CapacityModel (inev.simulator.capacity) or None
@@ -244,8 +249,54 @@ class PlanExecution:
         delays, self.horizon = self._delays(reach)
         for vid, run in self.runs.items():
             run.delay = delays[vid]
+        self.batched = batched and capacity is None
+        if self.batched:
+            self._set_lags()
         if capacity is not None:
             capacity.install(self)
+
+    def _set_lags(self) -> None:
+        """Batched releases: how long each engine may trail its release times unobserved.
+
+        An engine's outputs are seen by its consumers at its own node at once, by the others
+        one link later at the earliest, and its sink records them with their own time. So a
+        vertex with a consumer at its node (or a PPoP prefix engine, whose requests the
+        sources answer by the clock) releases exactly on time; one without lags by its
+        shortest first link; a pure sink by max(D, window), which bounds what it buffers.
+        """
+        edges = self.network.graph.edges
+        for vid, run in self.runs.items():
+            node = run.vertex.node
+            consumers = self.consumers.get(vid)
+            if run.stage is not None:
+                run.lag = 0.0
+            elif not consumers:
+                run.lag = max(run.delay, self.workload.window)
+            elif node in consumers:
+                run.lag = 0.0
+            else:
+                run.lag = min(edges[node, child]["latency"] for child in self.trees[vid][node])
+
+    def source_slack(self, event_type: str, node: Hashable) -> float:
+        """How long after its time an event of ``event_type`` at ``node`` may be handed over.
+
+        Batched sources hand events over in groups; an event must reach its node's engines
+        before they release past its time (their D) and leave before its first link would
+        have delivered it. Pulled events are buffered on time (requests read the buffer by
+        the clock). Without batching: 0.
+        """
+        if not self.batched:
+            return 0.0
+        edges = self.network.graph.edges
+        slack = float("inf")
+        for vid in self.event_vertex.get((event_type, node), ()):
+            if vid in self.pulled:
+                return 0.0
+            for child in self.trees[vid][node]:
+                slack = min(slack, edges[node, child]["latency"])
+            for consumer in self.consumers[vid].get(node, ()):
+                slack = min(slack, self.runs[consumer].delay)
+        return slack
 
     def _delays(self, reach: dict[int, dict[Hashable, float]]) -> tuple[dict[int, float], float]:
         """D of every engine under the path latencies ``reach``, and the pull buffer horizon.
@@ -333,7 +384,7 @@ class PlanExecution:
             if vid in self.pulled:
                 self.buffers[vid].append(event)  # kept until requested (``_answer``)
             else:
-                self.send(self.by_id[vid], event)
+                self.send(self.by_id[vid], event, event.time)
 
     def _request(self, stage: PullStage, match: Any) -> None:
         """A prefix match at m asks every source of the pulled type for its window's events."""
@@ -372,12 +423,21 @@ class PlanExecution:
                 sender=vertex.id,
             )
 
-    def send(self, v: Vertex, item: Any) -> None:
-        """Deliver ``item`` of vertex ``v`` at its node and over its forwarding tree."""
+    def send(self, v: Vertex, item: Any, at: float | None = None) -> None:
+        """Deliver ``item`` of vertex ``v`` at its node and over its forwarding tree.
+
+        ``at`` is when it was sent, if earlier than now (batching; see :meth:`_set_lags`).
+        """
         self.deliver(v.node, v.id, item)
         if v.forwarding:
+            behind = self.env.now - at if self.batched and at is not None else 0.0
             self.sim.send(
-                v.node, self.trees[v.id], (self.index, v.id, item), kind=v.projection, sender=v.id
+                v.node,
+                self.trees[v.id],
+                (self.index, v.id, item),
+                kind=v.projection,
+                sender=v.id,
+                behind=behind if behind > 0.0 else 0.0,
             )
 
     def deliver(self, node: Hashable, sender: int, item: Any) -> None:
@@ -437,6 +497,15 @@ class PlanExecution:
             self.tally.late += 1
             return
         engine.push(item)
+        if run.lag:
+            deadline = t + run.delay + run.lag
+            if deadline < run.timer:
+                run.timer = deadline
+                wait = deadline - self.env.now
+                self.env.timeout(wait if wait > 0.0 else 0.0).callbacks.append(
+                    lambda _e, run=run, at=deadline: self._wake(run, at)
+                )
+            return
         wait = t + run.delay - self.env.now
         if wait <= 0:
             self._release(run, t)
@@ -454,9 +523,31 @@ class PlanExecution:
             return
         self._emit(run, run.engine.advance(max(watermark, self.env.now - run.delay)))
 
-    def _emit(self, run: _VertexRun, outputs: list[Any]) -> None:
-        v = run.vertex
+    def _wake(self, run: _VertexRun, at: float) -> None:
+        """A batched release (set for ``at``): process what is final, outputs at their times."""
         now = self.env.now
+        if run.timer == at:  # the pending timer (not one superseded by an earlier one)
+            run.timer = float("inf")
+        engine = run.engine
+        heap = engine.heap
+        delay = run.delay
+        watermark = now - delay
+        if heap and heap[0][0] + delay + run.lag <= max(now, at) and heap[0][0] > watermark:
+            watermark = heap[0][0]  # rounding: the head is due, release it
+        for t, outputs in engine.advance_timed(watermark):
+            self._emit(run, outputs, t + delay)
+        if heap:
+            deadline = heap[0][0] + delay + run.lag
+            if deadline < run.timer:
+                run.timer = deadline
+                wait = deadline - now
+                self.env.timeout(wait if wait > 0.0 else 0.0).callbacks.append(
+                    lambda _e, run=run, at=deadline: self._wake(run, at)
+                )
+
+    def _emit(self, run: _VertexRun, outputs: list[Any], at: float | None = None) -> None:
+        v = run.vertex
+        now = self.env.now if at is None else at
         tally = self.tally
         low, high = self.record
         if run.stage is not None:
@@ -475,12 +566,12 @@ class PlanExecution:
             if not self.consumers.get(v.id):
                 continue
             if v.output is None:
-                self.send(v, match)
+                self.send(v, match, at)
             else:
                 for e in match:
                     if e.type in v.output and (e.type, e.id) not in run.emitted:
                         run.emitted.add((e.type, e.id))
-                        self.send(v, e)
+                        self.send(v, e, at)
 
     def flush(self) -> None:
         """End of the run: release whatever an engine still holds (nothing, normally)."""

@@ -109,14 +109,34 @@ class SimNetwork:
         self.handlers[node] = handler
 
     def send(
-        self, root: Node, tree: Tree, payload: Any, kind: Hashable, sender: Hashable = None
+        self,
+        root: Node,
+        tree: Tree,
+        payload: Any,
+        kind: Hashable,
+        sender: Hashable = None,
+        behind: float = 0.0,
     ) -> None:
-        """Send ``payload`` from ``root`` down ``tree``; every node below the root receives it."""
+        """Send ``payload`` from ``root`` down ``tree``; every node below the root receives it.
+
+        ``behind`` says the message logically left ``behind`` time units ago (a sender that
+        batches its work, :mod:`inev.simulator.execution`): its first hops arrive that much
+        sooner, so every arrival time is the one of an immediate send. It must not exceed
+        the latency of the root's links; links with a bandwidth ignore it (their queue
+        order is their real send order).
+        """
         for child in tree.get(root, ()):
-            self._hop(root, child, tree, payload, kind, sender)
+            self._hop(root, child, tree, payload, kind, sender, behind)
 
     def _hop(
-        self, u: Node, v: Node, tree: Tree, payload: Any, kind: Hashable, sender: Hashable
+        self,
+        u: Node,
+        v: Node,
+        tree: Tree,
+        payload: Any,
+        kind: Hashable,
+        sender: Hashable,
+        behind: float = 0.0,
     ) -> None:
         key = link_key(u, v)
         latency = self.latency.get(key)
@@ -128,20 +148,26 @@ class SimNetwork:
                 self.dropped += 1
                 return
             self.detoured += 1
-            self._relay(detour, tree, payload, kind, sender)
+            self._relay(detour, tree, payload, kind, sender, behind)
             return
         if self.bandwidth is None:
-            timeout = self.env.timeout(latency)
+            timeout = self.env.timeout(max(latency - behind, 0.0) if behind else latency)
             timeout.callbacks.append(lambda _e: self._arrive(u, v, tree, payload, kind, sender))
         else:
             self.env.process(self._queued(key, u, v, tree, payload, kind, sender, latency))
 
     def _relay(
-        self, path: list[Node], tree: Tree, payload: Any, kind: Hashable, sender: Hashable
+        self,
+        path: list[Node],
+        tree: Tree,
+        payload: Any,
+        kind: Hashable,
+        sender: Hashable,
+        behind: float = 0.0,
     ) -> None:
         """Carry a message along ``path`` (a detour): intermediate nodes only relay it."""
         if len(path) == 2:
-            self._hop(path[0], path[1], tree, payload, kind, sender)
+            self._hop(path[0], path[1], tree, payload, kind, sender, behind)
             return
         u, w = path[0], path[1]
         key = link_key(u, w)
@@ -152,7 +178,7 @@ class SimNetwork:
             self.by_sender[sender] += 1
             self._relay(path[1:], tree, payload, kind, sender)
 
-        self.env.timeout(self.latency[key]).callbacks.append(onward)
+        self.env.timeout(max(self.latency[key] - behind, 0.0)).callbacks.append(onward)
 
     def _detour(self, u: Node, v: Node) -> list[Node] | None:
         """A hop-shortest path from ``u`` to ``v`` over links that are up (None if there is none).

@@ -137,6 +137,41 @@ def test_distributed_matches_equal_centralized_matches(seed, shape, queries, met
     assert result.matches == result.centralized_matches
 
 
+def _observables(result):
+    d = result.to_dict()
+    for key in ("wall_seconds", "latency"):
+        d.pop(key, None)
+    return d
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shape=st.sampled_from([(3, 0, 0), (3, 1, 0), (3, 0, 1), (4, 1, 1)]),
+    queries=st.integers(1, 3),
+    method=st.sampled_from(["inev", "centralized", "isolated", "ppop"]),
+)
+def test_batched_releases_change_nothing_observable(seed, shape, queries, method):
+    # batching only saves SimPy events: every count, match and latency stays the same
+    length, kleene, negation = shape
+    net, wl = small_instance(seed, length, kleene, negation, queries)
+    plan = plan_workload(net, wl, method)
+    try:
+        check_size(net, wl, 5.0, max_partial_matches=20_000, max_matches=200_000)
+    except InevError:
+        event("too big for a unit test")
+        return
+    batched = simulate(net, wl, plan, duration=5.0, seed=seed)
+    exact = simulate(net, wl, plan, duration=5.0, seed=seed, batch=False)
+    event("matches" if sum(exact.matches.values()) else "no match")
+    assert _observables(batched) == _observables(exact)
+    assert batched.latency.keys() == exact.latency.keys()
+    for q, summary in exact.latency.items():
+        for key, value in summary.items():
+            assert batched.latency[q][key] == pytest.approx(value, abs=1e-9), (q, key)
+    assert batched.late == exact.late == 0
+
+
 def test_same_seed_same_result():
     net, wl = small_instance(5, 3, 0, 0, 2)
     plan = plan_workload(net, wl, "inev")

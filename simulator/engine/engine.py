@@ -554,6 +554,24 @@ class Engine:
             out.extend(self._process(item, t))
         return out
 
+    def advance_timed(self, watermark: float) -> list[tuple[float, list[Any]]]:
+        """Like :meth:`advance`, but the outputs grouped by the time of the item that made them.
+
+        A caller that releases items later than their release time (a simulator batching its
+        watermarks) stamps each group with its own time: a match is final from the moment
+        its latest item is, whenever the engine gets to process it.
+        """
+        if watermark > self.watermark:
+            self.watermark = watermark
+        out: list[tuple[float, list[Any]]] = []
+        heap = self.heap
+        while heap and heap[0][0] <= self.watermark:
+            t, _, item = heapq.heappop(heap)
+            found = self._process(item, t)
+            if found:
+                out.append((t, found))
+        return out
+
     def flush(self) -> list[Any]:
         """Process every buffered item (end of input); later items must not be older."""
         if not self.heap:

@@ -93,6 +93,8 @@ class _VertexRun:
     """How long the engine may trail its release times (batched releases; 0: exact)."""
     timer: float = float("inf")
     """When the pending batched release fires."""
+    dedup: bool = True
+    """Whether an event can reach the vertex twice (see ``PlanExecution._needs_dedup``)."""
 
 
 def _time(event: Event) -> float:
@@ -150,6 +152,7 @@ class PlanExecution:
         self.feed = feed
         self.record = record
         self.dead: set[Hashable] = set()
+        self.local_runs: dict[int, list[_VertexRun]] = {}  # event vertex -> runs at its node
         self.by_id = {v.id: v for v in plan.vertices}
         sinks: dict[str, list[str]] = defaultdict(list)
         for q, key in plan.sinks.items():
@@ -245,6 +248,8 @@ class PlanExecution:
                         workload, plan, self.by_id, v, run.queries, bool(self.consumers.get(v.id))
                     )
                 run.alone = alone[v.projection]
+        for run in self.runs.values():
+            run.dedup = self._needs_dedup(run, event_ids)
         self._install_pulls(engine_plan, adapt)
         delays, self.horizon = self._delays(reach)
         for vid, run in self.runs.items():
@@ -297,6 +302,33 @@ class PlanExecution:
             for consumer in self.consumers[vid].get(node, ()):
                 slack = min(slack, self.runs[consumer].delay)
         return slack
+
+    def _needs_dedup(self, run: _VertexRun, event_ids: set[int]) -> bool:
+        """Whether ``run`` can receive one event twice and must filter duplicates.
+
+        An event vertex's events reach a node once (its forwarding tree reaches each node
+        once), and a vertex with an output selector sends each event once. So duplicates
+        need two inputs that can carry the same event (two event vertices of one type and
+        node, or a selector of a type beside another input of that type), or an input
+        whose matches are unfolded into events.
+        """
+        sources: dict[str, set[Hashable | None]] = defaultdict(set)
+        for u, _ in run.arrivals:
+            if u in run.unfold:
+                return True
+            v = self.by_id[u]
+            if u in event_ids:
+                carried = [(self.plan.projections[v.projection].types[0], v.node)]
+            elif v.output is not None:
+                carried = [(t, None) for t in v.output]  # selected events of any node
+            else:
+                continue  # matches, which are not filtered
+            for t, node in carried:
+                known = sources[t]
+                if node in known or (known and (node is None or None in known)):
+                    return True
+                known.add(node)
+        return False
 
     def _delays(self, reach: dict[int, dict[Hashable, float]]) -> tuple[dict[int, float], float]:
         """D of every engine under the path latencies ``reach``, and the pull buffer horizon.
@@ -383,8 +415,26 @@ class PlanExecution:
         for vid in senders:
             if vid in self.pulled:
                 self.buffers[vid].append(event)  # kept until requested (``_answer``)
-            else:
-                self.send(self.by_id[vid], event, event.time)
+                continue
+            # send(), unrolled for the hot path: the local consumers, then the tree
+            local = self.local_runs.get(vid)
+            if local is None:
+                local = self.local_runs[vid] = [
+                    self.runs[c] for c in self.consumers[vid].get(event.node, ())
+                ]
+            for run in local:
+                self._push(run, event.node, event)
+            v = self.by_id[vid]
+            if v.forwarding:
+                behind = self.env.now - event.time if self.batched else 0.0
+                self.sim.send(
+                    v.node,
+                    self.trees[vid],
+                    (self.index, vid, event),
+                    kind=v.projection,
+                    sender=vid,
+                    behind=behind if behind > 0.0 else 0.0,
+                )
 
     def _request(self, stage: PullStage, match: Any) -> None:
         """A prefix match at m asks every source of the pulled type for its window's events."""
@@ -474,18 +524,19 @@ class PlanExecution:
             if run.alone:
                 self.tally.processed[node] += 1
                 return
-        if isinstance(item, Event):
-            key = (item.type, item.id)
-            if key in run.seen:
-                return
-            run.seen[key] = item.time
-            if len(run.seen) > run.purge_at:  # forget events the watermark has passed
-                horizon = run.engine.watermark
-                run.seen = {k: t for k, t in run.seen.items() if t >= horizon}
-                run.purge_at = max(1024, 2 * len(run.seen))
-            t = item.time
+        if type(item) is Event:
+            t = item[0]
+            if run.dedup:
+                key = (item[1], item[3])
+                if key in run.seen:
+                    return
+                run.seen[key] = t
+                if len(run.seen) > run.purge_at:  # forget events the watermark has passed
+                    horizon = run.engine.watermark
+                    run.seen = {k: t for k, t in run.seen.items() if t >= horizon}
+                    run.purge_at = max(1024, 2 * len(run.seen))
         else:
-            t = max(e.time for e in item)
+            t = max(e[0] for e in item)
         if self.capacity is not None:  # queued at the node's server (inev.simulator.capacity)
             self.tally.processed[node] += 1
             self.capacity.push(self, run, item, t)
@@ -496,7 +547,7 @@ class PlanExecution:
             engine.counters["late"] += 1
             self.tally.late += 1
             return
-        engine.push(item)
+        engine.enqueue(item, t)
         if run.lag:
             deadline = t + run.delay + run.lag
             if deadline < run.timer:

@@ -152,7 +152,9 @@ class SimNetwork:
             return
         if self.bandwidth is None:
             timeout = self.env.timeout(max(latency - behind, 0.0) if behind else latency)
-            timeout.callbacks.append(lambda _e: self._arrive(u, v, tree, payload, kind, sender))
+            timeout.callbacks.append(
+                lambda _e: self._arrive(u, v, tree, payload, kind, sender, key)
+            )
         else:
             self.env.process(self._queued(key, u, v, tree, payload, kind, sender, latency))
 
@@ -225,9 +227,16 @@ class SimNetwork:
         self._arrive(u, v, tree, payload, kind, sender)
 
     def _arrive(
-        self, u: Node, v: Node, tree: Tree, payload: Any, kind: Hashable, sender: Hashable
+        self,
+        u: Node,
+        v: Node,
+        tree: Tree,
+        payload: Any,
+        kind: Hashable,
+        sender: Hashable,
+        key: tuple[Node, Node] | None = None,
     ) -> None:
-        self.by_link[link_key(u, v)] += 1
+        self.by_link[link_key(u, v) if key is None else key] += 1
         self.by_kind[kind] += 1
         self.by_sender[sender] += 1
         handler = self.handlers.get(v)

@@ -296,6 +296,8 @@ class Engine:
         self.selectivities = _pairs(selectivities)
         self.where = parse_condition(where) if isinstance(where, str) else where
         self.adaptation = Adaptation(adaptation) if isinstance(adaptation, str) else adaptation
+        self._adaptive = self.adaptation.kind != "off"
+        self._sample_every = self.adaptation.sample_every
         try:
             make_decision(self.adaptation.kind)  # validates the name
         except ValueError as exc:
@@ -543,6 +545,17 @@ class Engine:
             return self.advance(self.max_time - self.lateness)
         return []
 
+    def enqueue(self, item: Event | Sequence[Event], t: float) -> None:
+        """Buffer ``item`` of time ``t`` for :meth:`advance` (``push`` without its checks).
+
+        For a caller that already knows ``t`` (the item's latest event time) is not behind
+        the watermark and that no lateness bound is set (the simulator's releases).
+        """
+        self.arrivals += 1
+        heapq.heappush(self.heap, (t, self.arrivals, item))
+        if t > self.max_time:
+            self.max_time = t
+
     def advance(self, watermark: float) -> list[Any]:
         """Promise that no later item is older than ``watermark``; process what is final."""
         if watermark > self.watermark:
@@ -588,8 +601,8 @@ class Engine:
         out: list[Any] = []
         work = 0
         checked = 0
-        adaptive = self.adaptation.kind != "off"
-        if isinstance(item, Event):
+        adaptive = self._adaptive
+        if type(item) is Event:
             self.counters["events"] += 1
             typ = item[1]
             nb = self.neg_buffers.get(typ)
@@ -598,7 +611,12 @@ class Engine:
                 nb[1].append(item)
             routes = self.routes.get(typ, ())
             if adaptive and routes:
-                self._sample(item, typ, t)
+                # _sample's bookkeeping inlined (it runs for every event)
+                self.last_event[typ] = item
+                n = self.type_counts.get(typ, 0) + 1
+                self.type_counts[typ] = n
+                if not n % self._sample_every:
+                    self._sample(item, typ, t)
         else:
             self.counters["matches_in"] += 1
             kinds = frozenset(e[1] for e in item)
@@ -688,11 +706,7 @@ class Engine:
 
     # ---------------------------------------------------------------- adaptivity
     def _sample(self, event: Event, typ: str, t: float) -> None:
-        self.last_event[typ] = event
-        n = self.type_counts.get(typ, 0) + 1
-        self.type_counts[typ] = n
-        if n % self.adaptation.sample_every:
-            return
+        """Sample the monitored predicates on ``event`` (every ``sample_every``-th of a type)."""
         for branch in self.branches:
             for (a, b), check in branch.monitored:
                 if typ == a:

@@ -68,7 +68,7 @@ _TIME_ID = operator.attrgetter("time", "id")
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for the length of a simulation.
 
     A simulation holds the trace and the engines' buffers, hundreds of thousands of live
@@ -237,7 +237,7 @@ def _execute(
     return sim, tally, executions, marks
 
 
-@_collector_paused()
+@collector_paused()
 def simulate(
     network: Network,
     workload: Workload,

@@ -13,9 +13,20 @@ each vertex v a bound D_v says how late an input item can arrive after its times
 events at their source, the forwarding-tree path latency for items that travel, plus the
 upstream vertex's own D for matches (an upstream engine emits a match when its watermark
 passes the match's time), plus one window for events that leave inside a match (partial
-outputs of an output selector, unfolded matches). Every arriving item schedules the advance
-that releases it at its time + D_v, so no match is emitted before it is final and none is held
-back longer than D_v. When a link goes down, messages detour around it (more links, more
+outputs of an output selector, unfolded matches). Every arriving item is released at its
+time + D_v, so no match is emitted before it is final and none is held back longer than D_v.
+
+**Batched releases** (the default where nothing else reads the clock: no changes, no
+capacity, no bandwidth). Giving every item its own SimPy event for its release costs as much
+as the rest of the simulation. Yet an engine's processing time is observable only through
+its outputs: a consumer at the same node sees them at once, any other one link later, and a
+sink records them with a time. So an engine without a consumer at its node may trail its
+release times by its shortest first link (a pure sink by max(D_v, window)): one SimPy event
+releases everything due, each output is stamped with its own release time (its latest
+item's time + D_v), and a message leaves with the lag subtracted from its first link, so it
+arrives exactly when an immediate send would. Sources hand events over in batches on the
+same terms (:meth:`PlanExecution.source_slack`). Every count, match and latency equals the
+exact mode's (``simulate(..., batch=False)``; a property test checks it). When a link goes down, messages detour around it (more links, more
 latency): :meth:`PlanExecution.reroute` widens every D to the detoured path latencies and
 postpones releases already scheduled, so an item caught on a detour is still on time. An item
 that arrives later all the same (bandwidth queueing) is counted in ``late``, never hidden.
@@ -77,10 +88,12 @@ class _VertexRun:
     engine: Engine
     delay: float
     queries: tuple[str, ...]
-    emitted: set[tuple[str, Any]]
+    emitted: dict[tuple[str, Any], float]
+    """Selected events sent so far (by type and id, with their time; purged past a window)."""
     seen: dict[tuple[str, Any], float]
     unfold: frozenset[int] = frozenset()
     purge_at: int = 1024
+    emitted_at: int = 1024
     stage: PullStage | None = None
     arrivals: tuple[tuple[int, float], ...] = ()
     """Per input vertex, how much older than its emission an item can be (0 or a window)."""
@@ -234,7 +247,7 @@ class PlanExecution:
                 engine,
                 0.0,
                 tuple(sinks.get(v.projection, ())),
-                set(),
+                {},
                 {},
                 frozenset(unfold),
                 arrivals=tuple(arrivals),
@@ -288,7 +301,7 @@ class PlanExecution:
         Batched sources hand events over in groups; an event must reach its node's engines
         before they release past its time (their D) and leave before its first link would
         have delivered it. Pulled events are buffered on time (requests read the buffer by
-        the clock). Without batching: 0.
+        the clock). At most one window; without batching: 0.
         """
         if not self.batched:
             return 0.0
@@ -301,7 +314,8 @@ class PlanExecution:
                 slack = min(slack, edges[node, child]["latency"])
             for consumer in self.consumers[vid].get(node, ()):
                 slack = min(slack, self.runs[consumer].delay)
-        return slack
+        # an event nothing uses is handed over within a window, keeping the clock finite
+        return min(slack, self.workload.window)
 
     def _needs_dedup(self, run: _VertexRun, event_ids: set[int]) -> bool:
         """Whether ``run`` can receive one event twice and must filter duplicates.
@@ -399,7 +413,7 @@ class PlanExecution:
                 lateness=None if self.capacity is None else 0.0,
             )
             vertex = Vertex(-1 - k, str(stage.prefix), stage.node)
-            self.runs[vertex.id] = _VertexRun(vertex, engine, 0.0, (), set(), {}, stage=stage)
+            self.runs[vertex.id] = _VertexRun(vertex, engine, 0.0, (), {}, {}, stage=stage)
             for u in stage.inputs:
                 self.consumers[u][stage.node].append(vertex.id)
 
@@ -619,10 +633,17 @@ class PlanExecution:
             if v.output is None:
                 self.send(v, match, at)
             else:
+                emitted = run.emitted
                 for e in match:
-                    if e.type in v.output and (e.type, e.id) not in run.emitted:
-                        run.emitted.add((e.type, e.id))
+                    if e.type in v.output and (e.type, e.id) not in emitted:
+                        emitted[(e.type, e.id)] = e.time
                         self.send(v, e, at)
+                if len(emitted) > run.emitted_at:
+                    # matches come in time order: a later one holds no event more than a
+                    # window older than this one's latest
+                    horizon = max(e.time for e in match) - self.workload.window
+                    run.emitted = {k: t for k, t in emitted.items() if t >= horizon}
+                    run.emitted_at = max(1024, 2 * len(run.emitted))
 
     def flush(self) -> None:
         """End of the run: release whatever an engine still holds (nothing, normally)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 
 import numpy as np
 import pytest
@@ -12,7 +14,7 @@ from hypothesis import strategies as st
 from inev.common.errors import InevError
 from inev.planner.planning import plan_workload
 from inev.simulator.engine.events import make_event
-from inev.simulator.estimate import check_size
+from inev.simulator.estimate import check_size, estimate
 from inev.simulator.run import simulate
 from inev.simulator.sources import poisson_trace
 from inev.topologies.generate import generate_network
@@ -188,6 +190,22 @@ def test_runs_that_would_exhaust_memory_are_refused():
     plan = plan_workload(net, wl, "centralized")
     with pytest.raises(InevError, match="partial matches per window would exhaust memory"):
         simulate(net, wl, plan, duration=10.0)
+
+
+def test_the_size_estimate_holds_the_busiest_kleene_window_of_the_run():
+    # 11.7 A events per window on average: e^11.7 = 2^16.9 trends in a mean window, but a
+    # 20-time-unit run has busier windows (scan statistic); memory must hold those
+    net = Network.build([0, 1], [(0, 1)], {"A": (39.0, [0]), "B": (1.0, [1])})
+    wl = Workload.build(0.3, [Query.build("q", "SEQ(KL(A), B)")])
+    log2_estimate = math.log2(estimate(net, wl, 20.0).partial_matches_per_window["q"])
+    peaks = []
+    for seed in range(10):
+        times = [e.time for e in poisson_trace(net, 20.0, seed) if e.type == "A"]
+        peaks.append(max(bisect.bisect_right(times, t + 0.3) - i for i, t in enumerate(times)))
+    assert min(peaks) > 39.0 * 0.3 * math.log2(math.e) + 2  # the mean window is far off
+    assert sum(p <= log2_estimate for p in peaks) >= 7
+    with pytest.raises(InevError, match="partial matches per window would exhaust memory"):
+        check_size(net, wl, 20.0)
 
 
 def test_trace_events_at_a_non_source_node_are_refused():

@@ -14,7 +14,11 @@ request asks for exactly those events, and the source answers once its clock has
 t_min + W (every event of the range exists by then). Prefix matches are matches of the
 prefix's restriction of q_nKL (Kleene stripped, negated types kept only with both their
 sequence ends, :func:`inev.planner.projections.restrict`): every match of q contains one, so
-no match is lost; restricting may only add requests. A pulled type whose source is m itself
+no match is lost; restricting may only add requests. One exception needs care: a negated
+type tied by a predicate (a selectivity below 1 or a where conjunct) to a type outside the
+prefix cancels only matches whose events *with that type* satisfy it; the prefix cannot
+check that and would cancel more, losing matches. Such negated types are left out of the
+prefix (:func:`prefix_types`), which then only adds requests. A pulled type whose source is m itself
 costs nothing to pull and is simply delivered there.
 
 **Lateness bound.** A pulled event reaches m at most
@@ -27,16 +31,17 @@ pulled events, so pulled events are never late.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
 from inev.planner.baselines import pulled_types
 from inev.planner.plan import Plan
 from inev.planner.projections import restrict
-from inev.workloads.query import Pattern, event_types
+from inev.workloads.expressions import condition_types, conjuncts
+from inev.workloads.query import Pattern, event_types, negated_types
 from inev.workloads.rates import strip_kleene
-from inev.workloads.workload import Workload
+from inev.workloads.workload import Query, Workload
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,28 @@ class PullRequest:
     high: float
 
 
+def prefix_types(query: Query, types: Sequence[str]) -> list[str]:
+    """``types`` less every negated type tied by a predicate to a type not in the result.
+
+    >>> q = Query.build("q", "SEQ(A, NSEQ(B, C, D))", {"A C": 0.5})
+    >>> prefix_types(q, ["B", "C", "D"]), prefix_types(q, ["A", "B", "C", "D"])
+    (['B', 'D'], ['A', 'B', 'C', 'D'])
+    """
+    keep = set(types)
+    ties = [frozenset(pair) for pair, s in query.selectivities if s < 1.0]
+    if query.where is not None:
+        ties += [condition_types(c) for c in conjuncts(query.where)]
+    negated = negated_types(query.pattern)
+    changed = True
+    while changed:  # leaving one out can untie another from the prefix
+        changed = False
+        for n in sorted(negated & keep):
+            if any(n in scope and not scope <= keep for scope in ties):
+                keep.discard(n)
+                changed = True
+    return [t for t in types if t in keep]
+
+
 def pull_stages(plan: Plan, workload: Workload) -> list[PullStage]:
     """The pull stages of ``plan`` in evaluation order (none unless it pulls).
 
@@ -91,7 +118,7 @@ def pull_stages(plan: Plan, workload: Workload) -> list[PullStage]:
         for i, e in enumerate(order):
             if e not in types:
                 continue
-            prefix = restrict(base, order[:i])
+            prefix = restrict(base, prefix_types(workload.query(name), order[:i]))
             if prefix is None:
                 raise InevError(f"{name}: the prefix before pulled type {e} has no event type")
             used = set(event_types(prefix))

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from inev.common.errors import InevError
@@ -122,6 +122,9 @@ def small_instance(seed: int, length: int, kleene: int, negation: int, queries: 
     queries=st.integers(1, 3),
     method=st.sampled_from(["inev", "centralized", "isolated", "ppop"]),
 )
+# PPoP pulling A for SEQ(KL(A), NSEQ(B, C, D)) with a selectivity between A and C: the prefix
+# NSEQ(B, C, D) cancelled on every C and lost all 6 matches (pull.prefix_types)
+@example(seed=3641, shape=(4, 1, 1), queries=1, method="ppop")
 def test_distributed_matches_equal_centralized_matches(seed, shape, queries, method):
     length, kleene, negation = shape
     net, wl = small_instance(seed, length, kleene, negation, queries)

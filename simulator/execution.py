@@ -26,7 +26,9 @@ releases everything due, each output is stamped with its own release time (its l
 item's time + D_v), and a message leaves with the lag subtracted from its first link, so it
 arrives exactly when an immediate send would. Sources hand events over in batches on the
 same terms (:meth:`PlanExecution.source_slack`). Every count, match and latency equals the
-exact mode's (``simulate(..., batch=False)``; a property test checks it). When a link goes down, messages detour around it (more links, more
+exact mode's (``simulate(..., batch=False)``; a property test checks it).
+
+When a link goes down, messages detour around it (more links, more
 latency): :meth:`PlanExecution.reroute` widens every D to the detoured path latencies and
 postpones releases already scheduled, so an item caught on a detour is still on time. An item
 that arrives later all the same (bandwidth queueing) is counted in ``late``, never hidden.

@@ -9,7 +9,8 @@ query's pairwise selectivities over S and its window.
 Choices where the paper is vague:
 
 * **Negation closure** (§5.2): a projection that holds the negated type of an
-  ``NSEQ(first, negated, last)`` also holds every type of ``first`` and ``last``. A
+  ``NSEQ(first, negated, last)`` also holds every type of ``first`` and ``last``, and every
+  type a predicate ties to the negated type (:func:`negation_ties`). A
   projection that drops the negated type turns the NSEQ into ``SEQ(first, last)`` (a
   superset of the query's matches over those types, which is all a projection must give).
 * **Kleene** (§6.1): projections are taken of q_nKL (every ``KL(X)`` replaced by ``X``); the
@@ -31,6 +32,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from inev.workloads.expressions import condition_types, conjuncts
 from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
 from inev.workloads.rates import Pair, rate, strip_kleene
 from inev.workloads.workload import Query, Workload
@@ -101,9 +103,13 @@ def _join(kind: str, kids: list[Pattern]) -> Pattern | None:
     return Operator(kind, tuple(flat))  # type: ignore[arg-type]
 
 
-def negation_closed(pattern: Pattern, types: Iterable[str]) -> bool:
-    """Whether a type subset holds, with each negated type, every type of its NSEQ's ends."""
+def negation_closed(
+    pattern: Pattern, types: Iterable[str], ties: Mapping[str, frozenset[str]] | None = None
+) -> bool:
+    """Whether a type subset holds, with each negated type, every type of its NSEQ's ends
+    (and every type ``ties`` names for it: see :func:`negation_ties`)."""
     chosen = frozenset(types)
+    ties = ties or {}
     for node in _nseqs(pattern):
         neg = set(event_types(node.children[1]))
         ends = set(event_types(node.children[0])) | set(event_types(node.children[2]))
@@ -111,7 +117,40 @@ def negation_closed(pattern: Pattern, types: Iterable[str]) -> bool:
             return False
         if neg & chosen and not neg <= chosen:
             return False
+        if any(not ties.get(n, frozenset()) <= chosen for n in neg & chosen):
+            return False
     return True
+
+
+def negation_ties(query: Query) -> dict[str, frozenset[str]]:
+    """Per negated type, the other types its predicates read (selectivities below 1, where
+    conjuncts), as the engine's negation check does (:mod:`inev.simulator.engine.constraints`).
+
+    A negated event cancels a match only if it satisfies these predicates with the match's
+    events, so a projection can decide the negation only if it holds all of them; one that
+    cannot would cancel too much and lose matches. Such a projection keeps the negated type
+    out (its NSEQ becomes a SEQ) and the consumer checks the negation.
+
+    >>> q = Query.build("q", "AND(B, NSEQ(E, A, F))", {"A B": 0.5})
+    >>> negation_ties(q)
+    {'A': frozenset({'B'})}
+    """
+    negated = negated_types(query.pattern)
+    names = set(query.types)
+    out: dict[str, frozenset[str]] = {}
+    for n in sorted(negated):
+        tied: set[str] = set()
+        for (a, b), s in query.selectivities:
+            if s < 1.0 and n in (a, b) and not {a, b} <= negated:
+                tied.add(b if a == n else a)
+        if query.where is not None:
+            for c in conjuncts(query.where):
+                scope = condition_types(c)
+                if n in scope and scope <= names and not (scope - {n}) & negated:
+                    tied |= scope - {n}
+        if tied:
+            out[n] = frozenset(tied)
+    return out
 
 
 def _nseqs(pattern: Pattern) -> list[Operator]:
@@ -189,10 +228,11 @@ def all_projections(
     """
     base = strip_kleene(query.pattern)
     names = list(event_types(base))
+    ties = negation_ties(query)
     out = []
     for size in range(2, len(names) + 1):
         for subset in itertools.combinations(names, size):
-            if negation_closed(base, subset):
+            if negation_closed(base, subset, ties):
                 out.append(make_projection(query, subset, global_rates, selectivity_seed))
     return out
 

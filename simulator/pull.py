@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from inev.common.errors import InevError
 from inev.planner.baselines import pulled_types
 from inev.planner.plan import Plan
-from inev.planner.projections import restrict
-from inev.workloads.expressions import condition_types, conjuncts
-from inev.workloads.query import Pattern, event_types, negated_types
+from inev.planner.projections import negation_ties, restrict
+from inev.workloads.query import Pattern, event_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
 
@@ -78,17 +77,10 @@ def prefix_types(query: Query, types: Sequence[str]) -> list[str]:
     (['B', 'D'], ['A', 'B', 'C', 'D'])
     """
     keep = set(types)
-    ties = [frozenset(pair) for pair, s in query.selectivities if s < 1.0]
-    if query.where is not None:
-        ties += [condition_types(c) for c in conjuncts(query.where)]
-    negated = negated_types(query.pattern)
-    changed = True
-    while changed:  # leaving one out can untie another from the prefix
-        changed = False
-        for n in sorted(negated & keep):
-            if any(n in scope and not scope <= keep for scope in ties):
-                keep.discard(n)
-                changed = True
+    ties = negation_ties(query)
+    for n in sorted(set(ties) & keep):
+        if not ties[n] <= keep:  # ties name positive types only: no knock-on effects
+            keep.discard(n)
     return [t for t in types if t in keep]
 
 

@@ -144,6 +144,21 @@ def test_projections_and_negation_closure():
     )
 
 
+def test_a_negation_tied_to_an_outside_type_is_decided_by_the_consumer():
+    # C cancels a match only if it passes the predicate with A: a projection without A
+    # cannot decide that, so it drops C (its NSEQ becomes a SEQ) and the consumer gets C
+    q = Query.build("q", "SEQ(A, NSEQ(B, C, D), E)", selectivity={"A C": 0.5})
+    projections = all_projections(q, dict.fromkeys("ABCDE", 1.0))
+    keys = {p.key for p in projections}
+    assert "NSEQ(B, C, D)" not in keys and "SEQ(B, D)" in keys
+    assert "SEQ(A, NSEQ(B, C, D))" in keys  # A is in: the negation can be decided
+    assert all("A" in p.types for p in projections if "C" in p.types)
+    # the same with a where conjunct instead of a selectivity
+    q = Query.build("q", "SEQ(A, NSEQ(B, C, D), E)", where="C.v == E.v")
+    keys = {p.key for p in all_projections(q, dict.fromkeys("ABCDE", 1.0))}
+    assert "NSEQ(B, C, D)" not in keys and "SEQ(NSEQ(B, C, D), E)" in keys
+
+
 def test_suitable_projection_rates_by_hand():
     q = Query.build("q", "SEQ(A, B, C)", selectivity={"A B": 0.01, "B C": 0.5})
     rates = {"A": 10.0, "B": 20.0, "C": 30.0}

@@ -125,6 +125,9 @@ def small_instance(seed: int, length: int, kleene: int, negation: int, queries: 
 # PPoP pulling A for SEQ(KL(A), NSEQ(B, C, D)) with a selectivity between A and C: the prefix
 # NSEQ(B, C, D) cancelled on every C and lost all 6 matches (pull.prefix_types)
 @example(seed=3641, shape=(4, 1, 1), queries=1, method="ppop")
+# the projection NSEQ(E, A, F) of AND(B, NSEQ(E, A, F)) with a selectivity between A and B
+# could not decide its negation; the engine refused the plan (projections.negation_ties)
+@example(seed=12694, shape=(5, 1, 1), queries=2, method="isolated")
 def test_distributed_matches_equal_centralized_matches(seed, shape, queries, method):
     length, kleene, negation = shape
     net, wl = small_instance(seed, length, kleene, negation, queries)

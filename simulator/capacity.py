@@ -190,6 +190,7 @@ class NodeServer:
             "max_latency": self.max_latency,
             "max_service": max((p.stats.max_service for p in self.processors), default=0.0),
             "bound_violations": sum(p.stats.violations for p in self.processors),
+            "bound_forced": sum(p.stats.forced for p in self.processors),
             "shed_partial_matches": sum(p.shedder.shed_partial_matches for p in self.processors),
             "shed_events": sum(p.shedder.shed_events for p in self.processors),
         }
@@ -445,6 +446,7 @@ def shedding_report(
         "false_positives": sum(q["false_positives"] for q in per_query.values()),
         "false_negative_share": share,
         "bound_violations": sum(n["bound_violations"] for n in nodes.values()),
+        "bound_forced": sum(n["bound_forced"] for n in nodes.values()),
         "shed_partial_matches": sum(n["shed_partial_matches"] for n in nodes.values()),
         "shed_events": sum(n["shed_events"] for n in nodes.values()),
         "late": late,

@@ -18,7 +18,8 @@ the excess work (dropping partial matches, or the item itself for input shedders
 even that leaves the item unable to finish within the bound (the queue alone is too long:
 the items' own work exceeds the capacity, which no partial-match shedding can cure), the
 item is dropped as a last resort and counted in ``shed_events`` (unless it is of a negated
-type: dropping it could produce a false positive; then the bound gives way). Every
+type: dropping it could produce a false positive; then the bound gives way, and the item
+is counted in ``forced``). Every
 ``sample_every``-th item is observed for the state models (:mod:`.engine.shedding.model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
@@ -96,6 +97,8 @@ class ProcessingStats:
     latencies: list[float] = field(default_factory=list)
     match_latencies: list[float] = field(default_factory=list)
     max_service: float = 0.0
+    forced: int = 0
+    """Items of a negated type processed although they could not meet the bound."""
 
 
 def parse_capacity(text: str | float) -> tuple[str, float]:
@@ -257,16 +260,17 @@ class Processor:
                     estimate = self.detector.estimate(kind, explained)
                     if estimate <= budget or not buffers:
                         break
-                if queueing + estimate * unit_time > self.latency_bound and not any(
-                    kind in engine.neg_buffers for _, engine in targets
-                ):
+                if queueing + estimate * unit_time > self.latency_bound:
                     # Nothing left to shed makes the item fit: the queue alone is too long
                     # (the items' own work exceeds the capacity). Drop the item as a last
                     # resort, so that what is processed keeps the bound; never an event of a
                     # negated type, whose loss could report a match that is none.
-                    shedder.shed_events += 1
-                    self.busy_until = start
-                    return Completion(item, time, start, start, 0.0, [], dropped=True)
+                    if any(kind in engine.neg_buffers for _, engine in targets):
+                        stats.forced += 1
+                    else:
+                        shedder.shed_events += 1
+                        self.busy_until = start
+                        return Completion(item, time, start, start, 0.0, [], dropped=True)
         sample = bounded and stats.items % self.sample_every == 0
         if sample:
             for name, _ in targets:

@@ -163,7 +163,8 @@ class SimulationResult:
             f"max_utilisation={s['max_utilisation']:.3g} "
             f"false_negatives={s['false_negatives']} ({s['false_negative_share']:.3g}) "
             f"false_positives={s['false_positives']} bound_violations={s['bound_violations']} "
-            f"shed_partial_matches={s['shed_partial_matches']} shed_events={s['shed_events']} "
+            + (f"bound_forced={s['bound_forced']} " if s.get("bound_forced") else "")
+            + f"shed_partial_matches={s['shed_partial_matches']} shed_events={s['shed_events']} "
             f"late={s['late']}"
         )
 

@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from inev.common.errors import InevError
@@ -163,6 +163,10 @@ def test_a_huge_capacity_changes_nothing():
     load=st.sampled_from([1.2, 1.5, 1.8]),
     method=st.sampled_from(["inev", "centralized"]),
 )
+# the items' own work exceeds the capacity: dropped as a last resort (shed_events)
+@example(seed=5420, negation=0, load=1.8, method="centralized")
+# NSEQ(B, C, D) with frequent C: negated events cannot be dropped, the bound gives way
+@example(seed=798, negation=1, load=1.5, method="inev")
 def test_shedding_keeps_the_bound_and_partial_match_shedding_adds_no_match(
     seed, negation, load, method
 ):
@@ -182,8 +186,12 @@ def test_shedding_keeps_the_bound_and_partial_match_shedding_adds_no_match(
         )
         figures = result.shedding
         for node in figures["nodes"].values():
-            # the bound holds up to one item's service time
-            assert node["max_latency"] <= bound + node["max_service"] + 1e-9
+            # the bound holds up to one item's service time, unless negated events that
+            # cannot be shed without false matches had to be processed past it
+            if node["bound_forced"] == 0:
+                assert node["max_latency"] <= bound + node["max_service"] + 1e-9
+            else:
+                assert negation and strategy != "random-event"
         if strategy != "random-event":
             assert figures["false_positives"] == 0
             # what was found is a subset of the unlimited run's matches

@@ -222,6 +222,7 @@ def overload_metrics(shedding: dict[str, Any] | None) -> dict[str, Any]:
         "sim_false_negative_share": shedding["false_negative_share"],
         "sim_false_positives": shedding["false_positives"],
         "sim_bound_violations": shedding["bound_violations"],
+        "sim_bound_forced": shedding["bound_forced"],
         "sim_shed_partial_matches": shedding["shed_partial_matches"],
         "sim_shed_events": shedding["shed_events"],
     }

@@ -49,6 +49,7 @@ LABELS = {
     "capacity": "node capacity (work units / time unit)",
     "sim_false_negative_share": "false negatives (weighted share)",
     "sim_bound_violations": "latency-bound violations",
+    "sim_bound_forced": "negated events forced past the bound",
     "sim_utilisation": "utilisation of the busiest node",
     "sim_load": "load of the busiest node",
 }

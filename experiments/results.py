@@ -55,6 +55,7 @@ METRICS: dict[str, pa.DataType] = {
     "sim_false_negative_share": pa.float64(),
     "sim_false_positives": pa.int64(),
     "sim_bound_violations": pa.int64(),
+    "sim_bound_forced": pa.int64(),
     "sim_shed_partial_matches": pa.int64(),
     "sim_shed_events": pa.int64(),
 }

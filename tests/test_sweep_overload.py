@@ -17,6 +17,7 @@ OVERLOAD_COLUMNS = (
     "sim_false_negative_share",
     "sim_false_positives",
     "sim_bound_violations",
+    "sim_bound_forced",
     "sim_shed_partial_matches",
     "sim_shed_events",
 )

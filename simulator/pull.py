@@ -18,8 +18,8 @@ no match is lost; restricting may only add requests. One exception needs care: a
 type tied by a predicate (a selectivity below 1 or a where conjunct) to a type outside the
 prefix cancels only matches whose events *with that type* satisfy it; the prefix cannot
 check that and would cancel more, losing matches. Such negated types are left out of the
-prefix (:func:`prefix_types`), which then only adds requests. A pulled type whose source is m itself
-costs nothing to pull and is simply delivered there.
+prefix (:func:`prefix_types`), which then only adds requests. A pulled type whose source is
+m itself costs nothing to pull and is simply delivered there.
 
 **Lateness bound.** A pulled event reaches m at most
 ``max(D_prefix + 2·L + W, 2·W + L)`` after its time (L the longest source–m path latency,

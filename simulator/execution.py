@@ -442,15 +442,7 @@ class PlanExecution:
                 self._push(run, event.node, event)
             v = self.by_id[vid]
             if v.forwarding:
-                behind = self.env.now - event.time if self.batched else 0.0
-                self.sim.send(
-                    v.node,
-                    self.trees[vid],
-                    (self.index, vid, event),
-                    kind=v.projection,
-                    sender=vid,
-                    behind=behind if behind > 0.0 else 0.0,
-                )
+                self._forward(v, event, event.time)
 
     def _request(self, stage: PullStage, match: Any) -> None:
         """A prefix match at m asks every source of the pulled type for its window's events."""
@@ -481,13 +473,7 @@ class PlanExecution:
         first = bisect.bisect_left(buffer, request.low, key=_time)
         last = bisect.bisect_right(buffer, request.high, key=_time)
         for event in buffer[first:last]:
-            self.sim.send(
-                vertex.node,
-                self.trees[vertex.id],
-                (self.index, vertex.id, event),
-                kind=vertex.projection,
-                sender=vertex.id,
-            )
+            self._forward(vertex, event)
 
     def send(self, v: Vertex, item: Any, at: float | None = None) -> None:
         """Deliver ``item`` of vertex ``v`` at its node and over its forwarding tree.
@@ -496,15 +482,19 @@ class PlanExecution:
         """
         self.deliver(v.node, v.id, item)
         if v.forwarding:
-            behind = self.env.now - at if self.batched and at is not None else 0.0
-            self.sim.send(
-                v.node,
-                self.trees[v.id],
-                (self.index, v.id, item),
-                kind=v.projection,
-                sender=v.id,
-                behind=behind if behind > 0.0 else 0.0,
-            )
+            self._forward(v, item, at)
+
+    def _forward(self, v: Vertex, item: Any, at: float | None = None) -> None:
+        """Send ``item`` of vertex ``v`` over its forwarding tree, sent at ``at`` if given."""
+        behind = self.env.now - at if self.batched and at is not None else 0.0
+        self.sim.send(
+            v.node,
+            self.trees[v.id],
+            (self.index, v.id, item),
+            kind=v.projection,
+            sender=v.id,
+            behind=behind if behind > 0.0 else 0.0,
+        )
 
     def deliver(self, node: Hashable, sender: int, item: Any) -> None:
         """Hand an item of vertex ``sender`` to the vertices at ``node`` that consume it."""
@@ -566,12 +556,8 @@ class PlanExecution:
         engine.enqueue(item, t)
         if run.lag:
             deadline = t + run.delay + run.lag
-            if deadline < run.timer:
-                run.timer = deadline
-                wait = deadline - self.env.now
-                self.env.timeout(wait if wait > 0.0 else 0.0).callbacks.append(
-                    lambda _e, run=run, at=deadline: self._wake(run, at)
-                )
+            if deadline < run.timer:  # checked here too: this is the hot path
+                self._arm(run, deadline)
             return
         wait = t + run.delay - self.env.now
         if wait <= 0:
@@ -604,13 +590,16 @@ class PlanExecution:
         for t, outputs in engine.advance_timed(watermark):
             self._emit(run, outputs, t + delay)
         if heap:
-            deadline = heap[0][0] + delay + run.lag
-            if deadline < run.timer:
-                run.timer = deadline
-                wait = deadline - now
-                self.env.timeout(wait if wait > 0.0 else 0.0).callbacks.append(
-                    lambda _e, run=run, at=deadline: self._wake(run, at)
-                )
+            self._arm(run, heap[0][0] + delay + run.lag)
+
+    def _arm(self, run: _VertexRun, deadline: float) -> None:
+        """Make sure a batched release of ``run`` fires by ``deadline``."""
+        if deadline < run.timer:
+            run.timer = deadline
+            wait = deadline - self.env.now
+            self.env.timeout(wait if wait > 0.0 else 0.0).callbacks.append(
+                lambda _e, run=run, at=deadline: self._wake(run, at)
+            )
 
     def _emit(self, run: _VertexRun, outputs: list[Any], at: float | None = None) -> None:
         v = run.vertex

@@ -558,13 +558,9 @@ class Engine:
 
     def advance(self, watermark: float) -> list[Any]:
         """Promise that no later item is older than ``watermark``; process what is final."""
-        if watermark > self.watermark:
-            self.watermark = watermark
         out: list[Any] = []
-        heap = self.heap
-        while heap and heap[0][0] <= self.watermark:
-            t, _, item = heapq.heappop(heap)
-            out.extend(self._process(item, t))
+        for _, found in self.advance_timed(watermark):
+            out.extend(found)
         return out
 
     def advance_timed(self, watermark: float) -> list[tuple[float, list[Any]]]:

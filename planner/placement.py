@@ -154,7 +154,9 @@ class _Layout:
 
     def psi(self) -> float:
         """ψ of the layout: Σ_v |E_v| · rate(v)."""
-        return math.fsum(len(r.links) * b["rate"] for b, r in zip(self.builders, self.reaches))
+        return math.fsum(
+            len(r.links) * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
+        )
 
 
 def place(

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.generate import generate_network
 from inev.topologies.io import network_to_dict
@@ -263,7 +264,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--worst", type=int, default=10)
-    parser.add_argument("--effort", default=None)
+    parser.add_argument("--effort", type=float, default=None)
     args = parser.parse_args()
 
     indices = args.only if args.only else list(range(args.instances))
@@ -280,19 +281,20 @@ def main() -> None:
             net, wl = inst.build()
             net_doc, wl_doc = network_to_dict(net), workload_to_dict(wl)
             key = _key(net_doc, wl_doc, "kou|0|0d65d7b|combination")
-            options = {} if args.effort is None else {"effort": args.effort}
+            older = _key(net_doc, wl_doc, "kou|0|0d65d7b")  # ratios only, no combination
+            options = PlanOptions() if args.effort is None else PlanOptions(effort=args.effort)
             t0 = time.perf_counter()
-            plan = plan_workload(net, wl, **options)
+            plan = plan_workload(net, wl, options=options)
             seconds = time.perf_counter() - t0
             row = {
                 "inst": inst,
                 "plan": plan,
                 "seconds": seconds,
                 "key": key,
-                "ref": cache.get(key),
+                "ref": cache.get(key) or cache.get(older),
             }
             rows.append(row)
-            if row["ref"] is None and args.ref_git:
+            if cache.get(key) is None and args.ref_git:
                 pending[key] = pool.submit(
                     run_reference, net_doc, wl_doc, args.ref_git, args.timeout
                 )

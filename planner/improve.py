@@ -60,7 +60,9 @@ class Design:
         """What determines the placed graph: chosen inputs and partitions, pins, overrides."""
         keys = self.reached()
         return (
-            tuple(sorted((k, self.choices[k].inputs, self.choices[k].partition or "") for k in keys)),
+            tuple(
+                sorted((k, self.choices[k].inputs, self.choices[k].partition or "") for k in keys)
+            ),
             tuple(sorted(self.sinks.items())),
             tuple(sorted((k, str(n)) for k, n in self.pinned.items())),
             tuple(sorted(self.keep_matches & set(keys))),

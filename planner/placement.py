@@ -348,7 +348,9 @@ def _tree_nodes(network: Network, terminals: frozenset[Node]) -> frozenset[Node]
     cache = _cache(network).tree_nodes
     found = cache.get(terminals)
     if found is None:
-        found = cache[terminals] = frozenset(tree_nodes(steiner_links(network, terminals), terminals))
+        found = cache[terminals] = frozenset(
+            tree_nodes(steiner_links(network, terminals), terminals)
+        )
     return found
 
 

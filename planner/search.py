@@ -29,7 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from inev.planner.assemble import build_plan, explain_lines
-from inev.planner.baselines import centralized_plan, push_pull_plan, sink_projection
+from inev.planner.baselines import (
+    centralized_plan,
+    push_pull_floor,
+    push_pull_plan,
+    sink_projection,
+)
 from inev.planner.combination import Choice, Params, SharingState, combine_query
 from inev.planner.improve import Budget, Design, Evaluator, improve
 from inev.planner.isolated import side_by_side
@@ -183,6 +188,10 @@ class _Best:
     plan: Plan | None = None
     rejected: list[str] = field(default_factory=list)
 
+    def cost(self) -> float:
+        """ψ of the best plan so far (inf before the first)."""
+        return math.inf if self.plan is None else self.plan.psi
+
     def offer(self, plan: Plan, kept: str) -> None:
         if self.strict and plan.latency > self.tau * (1 + 1e-9):
             self.rejected.append(f"{kept}: latency {plan.latency:.6g} > tau {self.tau:.6g}")
@@ -239,7 +248,7 @@ def search(
     best = _Best(tau, options.strict_latency)
     best.offer(_realise(network, space, best_design, options), "inev")
     best.offer(central, "centralized")
-    if options.effort > 0:
+    if options.effort > 0 and push_pull_floor(network, wl) < best.cost():
         best.offer(push_pull_plan(network, wl, central), "ppop")
     if parts:
         named = [(q.name, r.plan) for q, r in zip(wl.queries, parts, strict=True)]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import click
-from rich.console import Console
-from rich.table import Table
 
+from inev.common.words import plural
 from inev.topologies.io import load_network
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload
@@ -57,7 +56,8 @@ def generate_command(
     )
     save_workload(workload, out)
     click.echo(
-        f"workload: {len(workload.queries)} queries over {len(workload.types)} types -> {out}"
+        f"workload: {plural(len(workload.queries), 'query', 'queries')} over "
+        f"{plural(len(workload.types), 'event type')} -> {out}"
     )
 
 
@@ -71,13 +71,17 @@ def generate_command(
 )
 def show_command(workload_file: str, network_file: str | None) -> None:
     """List each query with its pattern and, given a network, its rate."""
+    from rich.console import Console
+    from rich.table import Table
+
     workload = load_workload(workload_file)
     network = load_network(network_file) if network_file else None
     if network is not None:
         workload.check_network(network)
     console = Console()
     console.print(
-        f"[bold]{workload_file}[/]: {len(workload.queries)} queries, window {workload.window:g}"
+        f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "
+        f"window {workload.window:g} time units"
     )
     columns = ["query", "pattern", "types"] + (["r(q)", "R(q)"] if network else [])
     table = Table(*columns)

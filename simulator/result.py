@@ -136,37 +136,11 @@ class SimulationResult:
         }
 
     def summary(self) -> str:
-        """The one line ``inev simulate`` prints."""
-        p99 = self.latency_p99()
-        deviation = self.model_deviation
-        line = (
-            f"method={self.method} messages={self.messages} ratio={self.ratio:.4g} "
-            f"model_deviation={'n/a' if deviation is None else f'{deviation:+.3f}'} "
-            f"matches={sum(self.matches.values())} equal={str(self.equal_to_centralized).lower()} "
-            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}"
-        )
-        if self.aggregation:
-            equal = self.aggregates_equal_to_centralized
-            cells = sum(len(rows) for rows in self.aggregates.values())
-            line += (
-                f" aggregates={cells}"
-                f" aggregates_equal={'n/a' if equal is None else str(equal).lower()}"
-            )
-        return line + self._shedding_summary()
+        """The one line ``inev simulate`` prints (see :mod:`inev.simulator.figures`)."""
+        from inev.common.figures import summary_line
+        from inev.simulator.figures import simulation_figures
 
-    def _shedding_summary(self) -> str:
-        s = self.shedding
-        if not s:
-            return ""
-        return (
-            f" shed={s['strategy']} load={s['load']:.3g} "
-            f"max_utilisation={s['max_utilisation']:.3g} "
-            f"false_negatives={s['false_negatives']} ({s['false_negative_share']:.3g}) "
-            f"false_positives={s['false_positives']} bound_violations={s['bound_violations']} "
-            + (f"bound_forced={s['bound_forced']} " if s.get("bound_forced") else "")
-            + f"shed_partial_matches={s['shed_partial_matches']} shed_events={s['shed_events']} "
-            f"late={s['late']}"
-        )
+        return summary_line(simulation_figures(self))
 
 
 def save_result(result: SimulationResult, path: str | os.PathLike[str]) -> None:

@@ -7,7 +7,7 @@ entry here (``tests/test_cli_startup.py`` checks that every entry's line is the 
 short help).
 
 >>> sorted(COMMANDS)[:3]
-['demo', 'match', 'network']
+['demo', 'draw', 'match']
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "match": (
         "inev.simulator.engine.cli:match_command",
         "Evaluate every query of a workload over a trace; write one JSON line per match.",
+    ),
+    "draw": (
+        "inev.experiments.draw:draw_command",
+        "Draw a plan or a simulation result on its topology (PNG, SVG, HTML or --text).",
     ),
     "sweep": (
         "inev.experiments.commands:sweep_command",

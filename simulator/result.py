@@ -146,3 +146,36 @@ class SimulationResult:
 def save_result(result: SimulationResult, path: str | os.PathLike[str]) -> None:
     """Write the ``inev-sim/1`` JSON atomically."""
     write_json_document(path, result.to_dict())
+
+
+def result_from_dict(document: Mapping[str, Any], origin: str = "simulation") -> SimulationResult:
+    """Rebuild a :class:`SimulationResult` from an ``inev-sim/1`` document.
+
+    Derived keys (``ratio``, ``equal_to_centralized`` …) are recomputed, unknown keys
+    ignored, wall times are 0.
+
+    >>> r = SimulationResult("inev", 1.0, 3, 4, {}, {}, {}, 8, 4.0, {"q": 1}, {"q": 1}, 0, 0,
+    ...                      {}, {}, {}, {})
+    >>> result_from_dict(r.to_dict()).ratio
+    0.5
+    """
+    from dataclasses import fields
+
+    from inev.common.errors import InevError
+
+    names = {f.name for f in fields(SimulationResult)} - {"wall_seconds", "check_seconds"}
+    try:
+        values = {k: document[k] for k in names if k in document}
+        values["messages_by_vertex"] = {
+            int(k): v for k, v in document.get("messages_by_vertex", {}).items()
+        }
+        return SimulationResult(**values)
+    except (TypeError, ValueError) as exc:
+        raise InevError(f"{origin}: malformed simulation result ({exc})") from None
+
+
+def load_result(path: str | os.PathLike[str]) -> SimulationResult:
+    """Read an ``inev-sim/1`` file."""
+    from inev.common.files import read_json_document
+
+    return result_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))

@@ -19,9 +19,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from inev.common.errors import InevError
 from inev.experiments.results import finished_task_ids, read_parts, write_part, write_results
 from inev.experiments.spec import SweepSpec, Task, expand
+from inev.experiments.sweep_folder import claim_folder
 
 Measure = Callable[[dict[str, Any], int, tuple[str, ...]], dict[str, dict[str, Any]]]
 """``measure(config, seed, methods) -> {method: {metric: value}}``, one task's figures."""
@@ -84,18 +84,21 @@ def run_sweep(
     parallelism: int | None = None,
     measure: Measure | None = None,
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
+    document: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> SweepOutcome:
     """Run the pending tasks of ``spec`` into ``folder`` and write ``results.parquet``.
 
     ``master`` is a Spark master URL (``local[*]``, ``local[2]``, ``spark://…``) or ``serial``
     to run in this process without Spark. ``progress(total, already_done)`` may return a
-    callback advanced by the number of newly finished tasks.
+    callback advanced by the number of newly finished tasks. The folder records the sweep
+    (``document``, the spec as written, or one rebuilt from ``spec``); a folder of another
+    sweep is refused unless ``force`` starts it over
+    (:func:`inev.experiments.sweep_folder.claim_folder`).
     """
     started = time.perf_counter()
     out = Path(folder)
-    if out.exists() and not out.is_dir():
-        raise InevError(f"{folder}: exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, spec, document, force)
     all_tasks = expand(spec)
     done = finished_task_ids(out)
     todo = [t for t in all_tasks if t.task_id not in done]
@@ -116,7 +119,13 @@ def run_sweep(
             run_tasks(session, todo, batch, str(out), parallelism, advance)
     table = read_parts(out)
     wanted = {t.task_id for t in all_tasks}
-    table = table.filter(pa.array([tid in wanted for tid in table.column("task_id").to_pylist()]))
+    keep = [
+        tid in wanted and method in spec.methods
+        for tid, method in zip(
+            table.column("task_id").to_pylist(), table.column("method").to_pylist(), strict=True
+        )
+    ]
+    table = table.filter(pa.array(keep, type=pa.bool_()))
     path = write_results(out, table)
     return SweepOutcome(
         table, path, len(all_tasks), len(todo), skipped, time.perf_counter() - started

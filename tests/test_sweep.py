@@ -109,9 +109,39 @@ def test_rerun_skips_finished_tasks(tmp_path):
     again = run_sweep(spec, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
     assert again.ran == 0 and again.skipped == spec.size
     assert again.table.equals(first.table)
-    bigger = small_spec(seeds=4)
-    more = run_sweep(bigger, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
-    assert more.ran == 4 and more.table.num_rows == bigger.size * 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "difference"),
+    [
+        ({"seeds": 4}, "seeds: 3 there, 4 here"),
+        ({"methods": ["inev", "lower_bound"]}, "methods:"),
+        ({"axes": {"skew": [1.2, 1.8], "nodes": [10, 14]}}, "axis nodes: [10, 13] there"),
+        ({"base": {"nodes": 10, "length": 4}}, "base length: absent there, 4 here"),
+    ],
+)
+def test_a_folder_refuses_another_sweep_unless_forced(tmp_path, changes, difference):
+    first = run_sweep(small_spec(), tmp_path, master="serial", measure=sweep_helpers.toy_measure)
+    other = small_spec(**changes)
+    with pytest.raises(InevError, match="holds results of a different sweep") as info:
+        run_sweep(other, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
+    assert difference in str(info.value) and "--force" in str(info.value)
+    assert read_results(tmp_path).equals(first.table)  # nothing touched
+    again = run_sweep(
+        other, tmp_path, master="serial", measure=sweep_helpers.toy_measure, force=True
+    )
+    assert again.skipped == 0 and again.ran == other.size
+    assert set(again.table.column("method").to_pylist()) == set(other.methods)
+    # name and [plot] are not part of the sweep's identity
+    renamed = small_spec(**changes, name="renamed", plot={"x": "skew"})
+    assert run_sweep(renamed, tmp_path, master="serial", measure=sweep_helpers.toy_measure).ran == 0
+
+
+def test_a_folder_with_results_of_an_unknown_sweep_is_refused(tmp_path):
+    run_sweep(small_spec(), tmp_path, master="serial", measure=sweep_helpers.toy_measure)
+    (tmp_path / "spec.json").unlink()
+    with pytest.raises(InevError, match="unknown sweep"):
+        run_sweep(small_spec(), tmp_path, master="serial", measure=sweep_helpers.toy_measure)
 
 
 def test_resume_after_killing_the_driver(tmp_path):

@@ -67,7 +67,12 @@ def pending_tasks(spec: SweepSpec, folder: str | os.PathLike[str]) -> list[Task]
 
 @dataclass
 class SweepOutcome:
-    """What a sweep run did: the table, the path written, task counts and wall time."""
+    """What a sweep run did: the table, the path written, task counts and wall time.
+
+    After an interrupt (Ctrl-C) ``interrupted`` is true, ``table`` holds the finished rows,
+    ``path`` is the folder's ``parts`` (no ``results.parquet`` is written) and ``finished``
+    counts the tasks done so far, in this run and before.
+    """
 
     table: pa.Table
     path: Path
@@ -75,6 +80,8 @@ class SweepOutcome:
     ran: int
     skipped: int
     seconds: float
+    interrupted: bool = False
+    finished: int = 0
 
 
 def run_sweep(
@@ -105,18 +112,21 @@ def run_sweep(
     skipped = len(all_tasks) - len(todo)
     advance = progress(len(all_tasks), skipped) if progress else None
     batch = functools.partial(run_batch, measure=measure) if measure else run_batch
-    if todo:
-        if master == "serial":
+    interrupted = False
+    try:
+        if todo and master == "serial":
             for task in todo:
                 rows = batch([task])
                 write_part(out, rows)
                 if advance:
                     advance(1)
-        else:
+        elif todo:
             from inev.experiments.spark import run_tasks, spark_session
 
             session = spark_session(master)
             run_tasks(session, todo, batch, str(out), parallelism, advance)
+    except KeyboardInterrupt:
+        interrupted = True  # finished parts stay; the summary says how far it got
     table = read_parts(out)
     wanted = {t.task_id for t in all_tasks}
     keep = [
@@ -126,7 +136,15 @@ def run_sweep(
         )
     ]
     table = table.filter(pa.array(keep, type=pa.bool_()))
-    path = write_results(out, table)
+    finished = len(set(table.column("task_id").to_pylist()))
+    path = out / "parts" if interrupted else write_results(out, table)
     return SweepOutcome(
-        table, path, len(all_tasks), len(todo), skipped, time.perf_counter() - started
+        table,
+        path,
+        len(all_tasks),
+        finished - skipped,
+        skipped,
+        time.perf_counter() - started,
+        interrupted,
+        finished,
     )

@@ -227,7 +227,9 @@ def test_plot_series_medians_and_files(tmp_path):
     )
     table = rows_to_table(rows)
     data = series(table, "skew", "ratio", "selectivity")
-    assert data == {"selectivity = 0.1": [(1.0, 1.75, 2.5, 3.25), (2.0, 12.5, 15.0, 17.5)]}
+    assert data == {
+        "selectivity scale = 0.1": [(1.0, 1.75, 2.5, 3.25, 4), (2.0, 12.5, 15.0, 17.5, 2)]
+    }
     for suffix in (".png", ".svg", ".pdf"):
         path = plot(table, tmp_path / f"f{suffix}", x="skew", lines="selectivity")
         assert path.stat().st_size > 1000

@@ -238,3 +238,33 @@ def test_plot_series_medians_and_files(tmp_path):
     with pytest.raises(InevError, match="no column 'colour'"):
         plot(table, tmp_path / "g.png", x="colour")
     assert not (tmp_path / "g.png").exists()
+
+
+@pytest.mark.spark
+def test_an_interrupted_spark_sweep_keeps_its_finished_parts_and_resumes(tmp_path, spark):
+    spec = parse_spec({"seeds": 10, "axes": {"skew": [1.2, 1.4, 1.6, 1.8]}})
+
+    def interrupt_at_first_progress(total: int, done: int):
+        def advance(n: int) -> None:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the driver's wait loop
+
+        return advance
+
+    outcome = run_sweep(
+        spec,
+        tmp_path,
+        master="local[2]",
+        parallelism=2,
+        measure=sweep_helpers.toy_measure,
+        progress=interrupt_at_first_progress,
+    )
+    assert outcome.interrupted and 0 < outcome.finished < spec.size
+    assert not (tmp_path / "results.parquet").exists()
+    parts = list((tmp_path / "parts").glob("part-*.parquet"))
+    assert all(pq.read_table(p).num_rows <= 4 * len(spec.methods) for p in parts)
+    assert outcome.table.num_rows == outcome.finished * len(spec.methods)
+    resumed = run_sweep(
+        spec, tmp_path, master="local[2]", parallelism=2, measure=sweep_helpers.toy_measure
+    )
+    assert not resumed.interrupted and resumed.skipped >= outcome.finished
+    assert resumed.table.num_rows == spec.size * len(spec.methods)

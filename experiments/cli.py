@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "inev.simulator.engine.cli:match_command",
         "Evaluate every query of a workload over a trace; write one JSON line per match.",
     ),
+    "show": (
+        "inev.experiments.show:show_command",
+        "Print any inev file (network, workload, plan, simulation, changes, sweep results).",
+    ),
     "draw": (
         "inev.experiments.draw:draw_command",
         "Draw a plan or a simulation result on its topology (PNG, SVG, HTML or --text).",

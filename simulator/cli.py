@@ -13,6 +13,7 @@ from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
+from inev.simulator.engine.cli import engine_options
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.engine.trace import read_trace
 from inev.simulator.figures import simulation_figures
@@ -50,20 +51,7 @@ from inev.workloads.io import load_workload
     help="Changes at run time (inev-changes/1): rates, links, nodes.",
 )
 @click.option("--bandwidth", type=float, help="Messages per time unit a link carries (queueing).")
-@click.option(
-    "--engine-plan",
-    type=click.Choice(["greedy", "zstream"]),
-    default="greedy",
-    show_default=True,
-    help="Evaluation plans of the local engines.",
-)
-@click.option(
-    "--adaptive",
-    type=click.Choice(["invariant", "always", "threshold", "off"]),
-    default="invariant",
-    show_default=True,
-    help="Re-optimisation of the local engines.",
-)
+@engine_options
 @click.option(
     "--total-rate",
     type=float,

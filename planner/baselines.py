@@ -34,13 +34,19 @@ from inev.workloads.workload import Query, Workload
 
 
 def gather_costs(network: Network, types: Iterable[str]) -> np.ndarray:
-    """Per node m: Σ_e r(e) · Σ_{n ∈ f(e)} hops(n, m), the cost of gathering ``types`` at m."""
-    index = network.node_index
+    """Per node m: Σ_e Σ_{n ∈ f(e)} r(e, n) · hops(n, m), the cost of gathering ``types`` at m."""
     total = np.zeros(len(network.nodes))
     for e in dict.fromkeys(types):
-        rows = [index[n] for n in network.sources(e)]
-        total += network.rate(e) * network.hop_matrix[rows, :].sum(axis=0, dtype=np.float64)
+        total += weighted_hops(network, e, network.source_rates(e))
     return total
+
+
+def weighted_hops(network: Network, name: str, weights: Sequence[float]) -> np.ndarray:
+    """Per node m: Σ_{n ∈ f(e)} w(n) · hops(n, m), one weight per source of ``name``."""
+    index = network.node_index
+    rows = [index[n] for n in network.sources(name)]
+    w = np.asarray(weights, dtype=np.float64)
+    return w @ network.hop_matrix[rows, :].astype(np.float64)
 
 
 def centralized_node(network: Network, types: Iterable[str]) -> tuple[Node, float]:
@@ -94,8 +100,9 @@ class PushPullPlan:
     order: tuple[str, ...]
     pushed: int
     cost: float
-    link_rates: tuple[float, ...] = ()
-    """Per type in ``order``: the rate per hop per source (r(e) pushed, pull traffic pulled)."""
+    link_rates: tuple[tuple[float, ...], ...] = ()
+    """Per type in ``order``, per source of the type: the rate it sends per hop (r(e, n) when
+    pushed, R(prefix) · (1 + window · r(e, n)) when pulled)."""
 
 
 def push_pull(
@@ -120,11 +127,10 @@ def push_pull(
     """
     glob = network.global_rates()
     types = list(query.types)
-    index = network.node_index
-    hop_sum = {
-        e: network.hop_matrix[[index[n] for n in network.sources(e)], :].sum(
-            axis=0, dtype=np.float64
-        )
+    # per node m: Σ_n r(e, n) · hops(n, m) (push) and Σ_n (1 + window · r(e, n)) · hops(n, m)
+    push_hops = {e: weighted_hops(network, e, network.source_rates(e)) for e in types}
+    pull_hops = {
+        e: weighted_hops(network, e, [1.0 + window * r for r in network.source_rates(e)])
         for e in types
     }
     base = make_projection(query, types, glob, seed)
@@ -144,11 +150,10 @@ def push_pull(
         orders = [tuple(sorted(types, key=lambda e: (e in negated, glob[e], e)))]
     best = PushPullPlan(query.name, network.nodes[0], tuple(types), len(types), math.inf)
     for order in orders:
-        push = [network.rate(e) * hop_sum[e] for e in order]
+        push = [push_hops[e] for e in order]
         pull = [np.zeros(0)] * len(order)
         for i in range(1, len(order)):
-            factor = prefix_rate(frozenset(order[:i])) * (1.0 + window * network.rate(order[i]))
-            pull[i] = factor * hop_sum[order[i]]
+            pull[i] = prefix_rate(frozenset(order[:i])) * pull_hops[order[i]]
         # cost with j pushed: sum(push[:j]) + sum(pull[j:])
         suffix = np.zeros(len(network.nodes))
         suffix_list = [suffix]
@@ -162,8 +167,11 @@ def push_pull(
             total = prefix + suffix_list[j - 1]
             m = int(np.argmin(total))
             if total[m] < best.cost:
-                rates = [network.rate(e) for e in order[:j]] + [
-                    prefix_rate(frozenset(order[:i])) * (1.0 + window * network.rate(order[i]))
+                rates = [network.source_rates(e) for e in order[:j]] + [
+                    tuple(
+                        prefix_rate(frozenset(order[:i])) * (1.0 + window * r)
+                        for r in network.source_rates(order[i])
+                    )
                     for i in range(j, len(order))
                 ]
                 best = PushPullPlan(
@@ -211,12 +219,19 @@ def push_pull_cost(
     glob = network.global_rates()
     m = network.node_index[node]
 
-    def hops(e: str) -> float:
-        return float(sum(network.hop_matrix[network.node_index[n], m] for n in network.sources(e)))
+    def hops(e: str, weights: Iterable[float]) -> float:
+        index = network.node_index
+        return float(
+            sum(
+                w * float(network.hop_matrix[index[n], m])
+                for n, w in zip(network.sources(e), weights, strict=True)
+            )
+        )
 
     base = make_projection(query, order, glob, seed)
-    cost = sum(network.rate(e) * hops(e) for e in order[:pushed])
+    cost = sum(hops(e, network.source_rates(e)) for e in order[:pushed])
     for i in range(pushed, len(order)):
         prefix = projection_rate(base, frozenset(order[:i]), glob)
-        cost += prefix * (1.0 + window * network.rate(order[i])) * hops(order[i])
+        pulls = [1.0 + window * r for r in network.source_rates(order[i])]
+        cost += prefix * hops(order[i], pulls)
     return cost

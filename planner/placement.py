@@ -140,8 +140,8 @@ def place(
 
     for key in order:
         if projections[key].is_primitive:
-            for n in network.sources(key):
-                event_vertex[(key, n)] = new_vertex(key, n, [], local[key], None)
+            for n, r in zip(network.sources(key), network.source_rates(key), strict=True):
+                event_vertex[(key, n)] = new_vertex(key, n, [], r, None)
 
     fallback: dict[str, Node] = {}
     for key in order:

@@ -397,14 +397,13 @@ def _ppop(network: Network, wl: Workload, central: Plan) -> Plan:
             projections[key] = ProjectionInfo(
                 key, e, (e,), (), network.global_rate(e), ((e, 1.0),), (q.name,)
             )
-            for n in network.sources(e):
+            for n, rate in zip(network.sources(e), pp.link_rates[pos], strict=True):
                 links = tuple(
                     sorted(
                         {link(u, v) for u, v in network.path_links(n, pp.node)},
                         key=lambda x: (index[x[0]], index[x[1]]),
                     )
                 )
-                rate = pp.link_rates[pos]
                 vid = len(vertices)
                 vertices.append(
                     Vertex(

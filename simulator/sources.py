@@ -77,7 +77,9 @@ def poisson_trace(
 ) -> list[SourceEvent]:
     """The global trace over ``[start, duration)`` (see the module docstring).
 
-    ``types`` limits generation to the types a workload uses; ``rates`` overrides local rates.
+    ``types`` limits generation to the types a workload uses; ``rates`` overrides local rates
+    (a type's per-source rates are scaled so that their mean is the given rate). Each source
+    n of a type e emits at its own rate r(e, n).
     """
     if not (isinstance(duration, int | float) and math.isfinite(duration) and duration > start):
         raise InevError(f"duration must be a positive number, got {duration!r}")
@@ -89,11 +91,11 @@ def poisson_trace(
     attributes = attributes or {}
     rows: list[tuple[float, int, int, str, Any, dict[str, Any]]] = []
     for name in chosen:
-        rate = (rates or {}).get(name, network.rate(name))
+        scale = (rates or {}).get(name, network.rate(name)) / network.rate(name)
         names = attributes.get(name, ())
-        for node in network.sources(name):
+        for node, own in zip(network.sources(name), network.source_rates(name), strict=True):
             rng = np.random.default_rng([seed, type_index[name], node_index[node]])
-            expected = rate * (duration - start)
+            expected = own * scale * (duration - start)
             count = rng.poisson(expected)
             times = np.sort(rng.uniform(start, duration, size=count))
             values = rng.integers(0, ATTRIBUTE_RANGE, size=(count, len(names))) if names else None

@@ -1,7 +1,14 @@
-"""Reading and writing event networks (``inev-network/1`` JSON) and real topology files."""
+"""Reading and writing event networks (``inev-network/1`` JSON) and real topology files.
+
+An event type may carry per-source rates (an inev extension, docs/spec-extensions.md):
+``"rates": [r(e, n) for n in sources]``, aligned with ``"sources"``. ``"rate"`` may then be
+left out; when present it must be their mean, and it is always written as their mean, so a
+reader that knows only the SPEC still sees the right global rate R(e) = |f(e)| · r(e).
+"""
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -10,7 +17,7 @@ import networkx as nx
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
-from inev.topologies.network import DEFAULT_LATENCY, Network
+from inev.topologies.network import DEFAULT_LATENCY, EventType, Network
 
 FORMAT = "inev-network/1"
 
@@ -24,11 +31,15 @@ def network_to_dict(network: Network) -> dict[str, Any]:
         "format": FORMAT,
         "nodes": list(network.nodes),
         "links": links,
-        "event_types": {
-            name: {"rate": t.rate, "sources": list(t.sources)}
-            for name, t in network.event_types.items()
-        },
+        "event_types": {name: _type_entry(t) for name, t in network.event_types.items()},
     }
+
+
+def _type_entry(t: EventType) -> dict[str, Any]:
+    entry: dict[str, Any] = {"rate": t.rate, "sources": list(t.sources)}
+    if t.source_rates is not None:
+        entry["rates"] = list(t.source_rates)
+    return entry
 
 
 def network_from_dict(document: dict[str, Any], origin: str = "network") -> Network:
@@ -43,13 +54,18 @@ def network_from_dict(document: dict[str, Any], origin: str = "network") -> Netw
         raise InevError(f"{origin}: 'links' must be a list")
     if not isinstance(types, dict):
         raise InevError(f"{origin}: 'event_types' must be an object")
-    spec = {}
+    spec: dict[str, tuple[Any, ...]] = {}
     for name, entry in types.items():
-        if not isinstance(entry, dict) or "rate" not in entry or "sources" not in entry:
+        if not isinstance(entry, dict) or "sources" not in entry:
             raise InevError(f"{origin}: event type {name!r} needs 'rate' and 'sources'")
         if not isinstance(entry["sources"], list):
             raise InevError(f"{origin}: event type {name!r} 'sources' must be a list")
-        spec[name] = (entry["rate"], entry["sources"])
+        if "rates" in entry:
+            spec[name] = _per_source(origin, name, entry)
+        elif "rate" not in entry:
+            raise InevError(f"{origin}: event type {name!r} needs 'rate' and 'sources'")
+        else:
+            spec[name] = (entry["rate"], entry["sources"])
     try:
         return Network.build(nodes, links, spec)
     except InevError as exc:
@@ -57,6 +73,28 @@ def network_from_dict(document: dict[str, Any], origin: str = "network") -> Netw
         if message.startswith("network: "):
             message = message[len("network: ") :]
         raise InevError(f"{origin}: {message}") from None
+
+
+def _per_source(origin: str, name: str, entry: dict[str, Any]) -> tuple[Any, ...]:
+    """``(rate, sources, rates)`` of an entry with per-source rates, its mean checked."""
+    rates = entry["rates"]
+    if not isinstance(rates, list) or len(rates) != len(entry["sources"]):
+        raise InevError(
+            f"{origin}: event type {name!r} 'rates' must list one rate per source"
+            f" ({len(entry['sources'])})"
+        )
+    numbers = [r for r in rates if isinstance(r, int | float) and not isinstance(r, bool)]
+    if "rate" in entry and len(numbers) == len(rates) and rates:
+        mean = math.fsum(float(r) for r in numbers) / len(numbers)
+        given = entry["rate"]
+        if not isinstance(given, int | float) or not math.isclose(
+            float(given), mean, rel_tol=1e-9, abs_tol=1e-12
+        ):
+            raise InevError(
+                f"{origin}: event type {name!r} 'rate' {given!r} is not the mean of its"
+                f" per-source 'rates' ({mean:.12g}); leave 'rate' out or correct it"
+            )
+    return (None, entry["sources"], rates)
 
 
 def load_network(path: str | os.PathLike[str]) -> Network:

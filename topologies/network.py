@@ -4,6 +4,14 @@ A :class:`Network` couples an undirected, connected topology graph (a ``networkx
 whose links carry a ``latency``) with event types, each having a local rate r(e) and a
 set of source nodes f(e). The global rate is R(e) = |f(e)| · r(e).
 
+**Per-source rates.** The paper assumes every source of a type emits at the same local rate.
+Recorded traces do not (one station emits 3 events of a type per month, another 800), so a
+type may carry one rate per source, r(e, n) for n ∈ f(e). Then R(e) = Σ_n r(e, n) and r(e)
+is their mean R(e) / |f(e)|, so every formula of the paper that uses R(e) is unchanged and
+every formula that sums r(e) over sources sums the sources' own rates instead
+(:meth:`Network.rate_at`, :meth:`Network.source_rates`). A type without them has
+r(e, n) = r(e) at every source, exactly as before.
+
 Hop distances and shortest paths are computed once, on demand, by breadth-first search and
 cached on the instance: in pure Python up to :data:`PYTHON_BFS_UP_TO` nodes (importing
 ``scipy.sparse.csgraph`` costs 0.15 s, more than a small plan), with
@@ -76,16 +84,44 @@ def check_node_id(node: object, where: str = "node") -> Node:
 
 @dataclass(frozen=True)
 class EventType:
-    """An event type with its local rate r(e) and its source nodes f(e)."""
+    """An event type with its local rate r(e), its source nodes f(e) and, optionally, one
+    rate per source (``source_rates``, aligned with ``sources``; ``rate`` is then their mean).
+
+    >>> EventType("A", 2.0, (0, 1), (1.0, 3.0)).global_rate
+    4.0
+    """
 
     name: str
     rate: float
     sources: tuple[Node, ...]
+    source_rates: tuple[float, ...] | None = None
 
     @property
     def global_rate(self) -> float:
-        """R(e) = |f(e)| · r(e), the network-wide rate of the type."""
+        """R(e) = Σ_n r(e, n) (= |f(e)| · r(e) without per-source rates)."""
+        if self.source_rates is not None:
+            return math.fsum(self.source_rates)
         return len(self.sources) * self.rate
+
+    @property
+    def uniform(self) -> bool:
+        """Whether every source emits at r(e) (no per-source rates)."""
+        return self.source_rates is None
+
+    def rates(self) -> tuple[float, ...]:
+        """r(e, n) for every source n, in the order of ``sources``."""
+        if self.source_rates is not None:
+            return self.source_rates
+        return (self.rate,) * len(self.sources)
+
+    def scaled(self, rate: float) -> EventType:
+        """The type with mean local rate ``rate``; per-source rates keep their proportions."""
+        if self.source_rates is None:
+            return EventType(self.name, rate, self.sources)
+        factor = rate / self.rate
+        return EventType(
+            self.name, rate, self.sources, tuple(r * factor for r in self.source_rates)
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,13 +142,16 @@ class Network:
         cls,
         nodes: Iterable[Node],
         links: Iterable[Sequence[Any]],
-        event_types: Mapping[str, tuple[float, Iterable[Node]]],
+        event_types: Mapping[str, tuple[Any, ...]],
     ) -> Network:
         """Validate and build a network from nodes, links and ``{type: (rate, sources)}``.
 
-        A link is ``(u, v)`` or ``(u, v, latency)``. Raises :class:`InevError` naming the
-        offending entry when a rule is broken (unknown node, duplicate link, self-loop,
-        non-positive rate or latency, a type without sources, a disconnected topology).
+        A type may also be ``(rate, sources, rates)`` with one positive rate per source
+        (per-source rates; ``rate`` is then ignored, and may be ``None``, as r(e) becomes
+        their mean). A link is ``(u, v)`` or ``(u, v, latency)``. Raises
+        :class:`InevError` naming the offending entry when a rule is broken (unknown node,
+        duplicate link, self-loop, non-positive rate or latency, a type without sources, a
+        disconnected topology).
         """
         graph = nx.Graph()
         for node in nodes:
@@ -148,14 +187,10 @@ class Network:
         types: dict[str, EventType] = {}
         for name, spec in event_types.items():
             check_type_name(name)
-            rate, sources = spec
-            if (
-                isinstance(rate, bool)
-                or not isinstance(rate, int | float)
-                or not math.isfinite(rate)
-                or rate <= 0
-            ):
-                raise InevError(f"network: event type {name} rate {rate!r} must be positive")
+            rate, sources = spec[0], spec[1]
+            per_source = spec[2] if len(spec) > 2 else None
+            if per_source is None:
+                _check_rate(name, rate)
             src = tuple(sources)
             if not src:
                 raise InevError(f"network: event type {name} has no source node")
@@ -164,7 +199,19 @@ class Network:
                     raise InevError(f"network: event type {name} names unknown source {node!r}")
             if len(set(src)) != len(src):
                 raise InevError(f"network: event type {name} lists a source twice")
-            types[name] = EventType(name, float(rate), src)
+            if per_source is None:
+                types[name] = EventType(name, float(rate), src)
+                continue
+            rates = tuple(per_source)
+            if len(rates) != len(src):
+                raise InevError(
+                    f"network: event type {name} has {len(rates)} per-source rates"
+                    f" for {len(src)} sources"
+                )
+            for value in rates:
+                _check_rate(name, value)
+            floats = tuple(float(r) for r in rates)
+            types[name] = EventType(name, math.fsum(floats) / len(floats), src, floats)
         if not types:
             raise InevError("network: no event types")
         return cls(graph=graph, event_types=types)
@@ -198,8 +245,35 @@ class Network:
             raise InevError(f"unknown event type {name!r} for this network") from None
 
     def rate(self, name: str) -> float:
-        """Local rate r(e) of one source of the type."""
+        """Local rate r(e) of one source of the type (their mean with per-source rates)."""
         return self.event_type(name).rate
+
+    def rate_at(self, name: str, node: Node) -> float:
+        """r(e, n): the rate of the type's source ``node`` (0 where it is no source)."""
+        t = self.event_type(name)
+        if t.source_rates is None:
+            return t.rate if node in self._source_sets[name] else 0.0
+        return self._source_rates[name].get(node, 0.0)
+
+    def source_rates(self, name: str) -> tuple[float, ...]:
+        """r(e, n) for every source n of the type, in the order of :meth:`sources`."""
+        return self.event_type(name).rates()
+
+    @cached_property
+    def _source_sets(self) -> dict[str, frozenset[Node]]:
+        return {name: frozenset(t.sources) for name, t in self.event_types.items()}
+
+    @cached_property
+    def _source_rates(self) -> dict[str, dict[Node, float]]:
+        return {
+            name: dict(zip(t.sources, t.rates(), strict=True))
+            for name, t in self.event_types.items()
+        }
+
+    @property
+    def uniform_rates(self) -> bool:
+        """Whether no type has per-source rates (the paper's model)."""
+        return all(t.uniform for t in self.event_types.values())
 
     def global_rate(self, name: str) -> float:
         """Global rate R(e) = |f(e)| · r(e)."""
@@ -365,10 +439,18 @@ class Network:
 
     # ------------------------------------------------------------------ derived networks
     def with_rates(self, rates: Mapping[str, float]) -> Network:
-        """A copy with some local rates replaced (``{type: new rate}``), validated."""
-        spec = {name: (rates.get(name, t.rate), t.sources) for name, t in self.event_types.items()}
-        for name in rates:
+        """A copy with some local rates r(e) replaced (``{type: new rate}``), validated.
+
+        Per-source rates are scaled so that their mean is the new rate (their proportions,
+        which the trace measured, are kept).
+        """
+        for name, value in rates.items():
             self.event_type(name)
+            _check_rate(name, value)
+        spec = {
+            name: _spec(t.scaled(float(rates[name])) if name in rates else t)
+            for name, t in self.event_types.items()
+        }
         return Network.build(self.nodes, [list(link) for link in self.links], spec)
 
     def without(
@@ -393,10 +475,13 @@ class Network:
             for link in self.links
             if frozenset(link[:2]) not in dropped_links and not (set(link[:2]) & dropped_nodes)
         ]
-        spec = {
-            name: (t.rate, [s for s in t.sources if s not in dropped_nodes])
-            for name, t in self.event_types.items()
-        }
+        spec = {}
+        for name, t in self.event_types.items():
+            kept = [
+                (s, r) for s, r in zip(t.sources, t.rates(), strict=True) if s not in dropped_nodes
+            ]
+            sources = [s for s, _ in kept]
+            spec[name] = (t.rate, sources) if t.uniform else (None, sources, [r for _, r in kept])
         return Network.build([n for n in self.nodes if n not in dropped_nodes], kept_links, spec)
 
     def summary(self) -> dict[str, Any]:
@@ -451,3 +536,20 @@ class Network:
             total += sum(distance)
             longest = max(longest, max(distance))
         return longest, total / (len(roots) * (n - 1))
+
+
+def _check_rate(name: str, rate: object) -> None:
+    if (
+        isinstance(rate, bool)
+        or not isinstance(rate, int | float)
+        or not math.isfinite(rate)
+        or rate <= 0
+    ):
+        raise InevError(f"network: event type {name} rate {rate!r} must be positive")
+
+
+def _spec(t: EventType) -> tuple[Any, ...]:
+    """The ``Network.build`` entry of an event type."""
+    if t.source_rates is None:
+        return (t.rate, t.sources)
+    return (t.rate, t.sources, t.source_rates)

@@ -45,12 +45,12 @@ def resolve_spec(name: str) -> tuple[SweepSpec, dict[str, Any]]:
     """A sweep spec from a TOML path or a preset name, with its raw document."""
     import tomllib
 
-    if os.path.exists(name):
+    if os.path.isfile(name):
         spec = load_spec(name)
         with open(name, "rb") as handle:
             return spec, tomllib.load(handle)
     preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
-    if preset.is_file():
+    if "/" not in name and preset.is_file():
         document = tomllib.loads(preset.read_text(encoding="utf-8"))
         return parse_spec(document, origin=f"preset {name}"), document
     raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")

@@ -328,7 +328,7 @@ def _decorate(
     if integer and numeric and not options.log_x:
         axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     if metrics[0] in REFERENCE_AT_ONE:
-        axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1)
+        axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1, label="centralized (= 1)")
     axis.set_xlabel(axis_label(options.x))
     axis.set_ylabel(options.y_label or _y_label(metrics))
     title = options.title

@@ -87,7 +87,7 @@ def show_workload(path: str, network_file: str | None) -> list[Any]:
         workload.check_network(network)
     head = (
         f"{path}: workload, {plural(len(workload.queries), 'query', 'queries')}, window "
-        f"{workload.window:g} time units"
+        f"{workload.window:g} time unit{'' if workload.window == 1 else 's'}"
     )
     return [head, workload_table(workload, network)]
 

@@ -82,7 +82,7 @@ def show_command(workload_file: str, network_file: str | None) -> None:
     console = Console()
     console.print(
         f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "
-        f"window {workload.window:g} time units"
+        f"window {workload.window:g} time unit{'' if workload.window == 1 else 's'}"
     )
     console.print(workload_table(workload, network))
 

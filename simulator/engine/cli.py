@@ -14,6 +14,7 @@ from rich.table import Table
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greta import GretaQuery, compile_query
@@ -219,12 +220,15 @@ def match_command(
         c = engine.counters
         table.add_row(name, str(counts[name]), str(c["reoptimizations"]), str(c["plan_changes"]))
     for name in aggregated:
-        table.add_row(name, f"{counts[name]} aggregates (GRETA)", "–", "–")
+        table.add_row(name, f"{plural(counts[name], 'aggregate cell')} (GRETA)", "–", "–")
     Console().print(table)
     rate = total / seconds if seconds > 0 else float("inf")
+    found = plural(sum(counts[n] for n in engines), "match", "matches")
+    if aggregated:
+        found += ", " + plural(sum(counts[n] for n in aggregated), "aggregate cell")
     click.echo(
-        f"match: {sum(counts.values())} matches, {total} events ({ignored} of unknown types "
-        f"ignored) in {seconds:.2f}s, {rate:,.0f} events/s -> {out}"
+        f"match: {found}, {plural(total, 'event')} ({ignored} of unknown types ignored) in "
+        f"{seconds:.2f} s, {rate:,.0f} events/s -> {out}"
     )
 
 

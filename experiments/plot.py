@@ -237,7 +237,7 @@ def plot(
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
         figure, axis = plt.subplots(figsize=(6.8, 4.6), dpi=150)
         floored = _draw_series(axis, data, floor)
-        _decorate(figure, axis, table, options, log, floor, floored)
+        _decorate(figure, axis, table, options, log, floor, floored, _infinite(table, options))
         with atomic_output(target, "wb") as handle:
             figure.savefig(handle, format=target.suffix[1:].lower(), metadata=_metadata(target))
         plt.close(figure)
@@ -313,8 +313,10 @@ def _decorate(
     log: bool,
     floor: float | None,
     floored: int,
+    infinite: int = 0,
 ) -> None:
-    """Scales, ticks, labels, title with the setup, legend and the floor note."""
+    """Scales, ticks, labels, title with the setup, legend and the notes (points at the floor,
+    values left out because they are infinite)."""
     from matplotlib.ticker import MaxNLocator
 
     metrics = options.metrics
@@ -338,13 +340,34 @@ def _decorate(
     axis.text(0, 1.015, subtitle, transform=axis.transAxes, fontsize=7, color="0.35", va="bottom")
     axis.grid(True, which="major", alpha=0.3)
     axis.legend(fontsize=7.5, frameon=False, title="median, inter-quartile range", title_fontsize=7)
+    notes = []
     if floored:
-        note = (
+        notes.append(
             f"▽ {floored} point{'s' if floored > 1 else ''} with median ≤ 0, drawn at the floor "
             "of the log axis"
         )
-        figure.text(0.01, 0.01, note, ha="left", va="bottom", fontsize=6.5, color="0.35")
-    figure.tight_layout(rect=(0, 0.03 if floored else 0, 1, 1))
+    if infinite:
+        notes.append(f"{infinite} infinite value{'s' if infinite > 1 else ''} left out")
+    if notes:
+        figure.text(
+            0.01, 0.01, "; ".join(notes), ha="left", va="bottom", fontsize=6.5, color="0.35"
+        )
+    figure.tight_layout(rect=(0, 0.03 if notes else 0, 1, 1))
+
+
+def _infinite(table: pa.Table, options: PlotOptions) -> int:
+    """How many values of the plotted metrics are infinite (or NaN) in error-free rows."""
+    count = 0
+    for row in table.to_pylist():
+        if row.get("error") is not None or (
+            options.methods and row["method"] not in options.methods
+        ):
+            continue
+        for metric in options.metrics:
+            value = row.get(metric)
+            if value is not None and not math.isfinite(float(value)):
+                count += 1
+    return count
 
 
 def _y_label(metrics: Sequence[str]) -> str:

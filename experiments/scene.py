@@ -159,7 +159,10 @@ def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> S
         Figure("links", "links", s["links"]),
         Figure("diameter", "diameter" if s["exact"] else "diameter (at least)", s["diameter"]),
     )
-    return Scene("network", "event network", tuple(marks), links, figures=figures)
+    rows = (("link", "latency"), *((f"{u}-{v}", f"{lat:g}") for u, v, lat in network.links))
+    return Scene(
+        "network", "event network", tuple(marks), links, figures=figures, tables={"links": rows}
+    )
 
 
 # ---------------------------------------------------------------------- plans

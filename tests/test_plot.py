@@ -138,3 +138,9 @@ def test_plot_keys_are_checked_when_the_sweep_is_read(plot_table, message):
 def test_plot_command_on_a_missing_folder_says_so(run_cli, tmp_path):
     code, _, err = run_cli("plot", tmp_path / "nothing", "-o", tmp_path / "p.png")
     assert code == 1 and "no such file or folder" in err and "--x" not in err
+
+
+def test_infinite_values_are_counted_in_a_note(tmp_path):
+    table = table_of({(1.1, None, "inev"): [0.5, float("inf")], (1.3, None, "inev"): [0.2, 0.3]})
+    path = plot(table, tmp_path / "i.svg", x="skew")
+    assert any("1 infinite value left out" in t for t in texts(path))

@@ -42,6 +42,8 @@ METRICS: dict[str, Column] = {
     "lower_bound": Column("lower bound of ψ (§7.2)", RATE, log=True),
     "ratio_to_lower_bound": Column("ψ / lower bound", log=True),
     "below_lower_bound": Column("ψ below the lower bound", kind="bool"),
+    "approximate_bound": Column("§7.2 approximation of the lower bound", RATE, log=True),
+    "kept": Column("plan kept", kind="str"),
     "latency": Column("model latency ℓ(I)", MODEL),
     "centralized_latency": Column("centralized model latency", MODEL),
     "planning_seconds": Column("planning time", "s", log=True),

@@ -32,17 +32,27 @@ def model_latency(plan: Plan) -> float | None:
 
 
 def plan_figures(plan: Plan) -> list[Figure]:
-    """The figures of ``plan``: costs, ratio, bound and model latency (one line), then counts
-    and the planning time (table only)."""
+    """The figures of ``plan``: the candidate kept, costs, ratio, bound and model latency (one
+    line), then the bound's ratio, the §7.2 approximation, counts and the planning time
+    (table only)."""
     composite = [k for k, p in plan.projections.items() if len(p.types) > 1]
     placed = {v.projection for v in plan.vertices if v.projection in set(composite)}
     central_latency = None if plan.method == "ppop" else plan.centralized_latency
-    return [
+    over_bound = plan.psi / plan.lower_bound if plan.lower_bound > 0 else None
+    figures = [
         Figure("method", "method", plan.method),
         Figure("psi", "transmission cost ψ", plan.psi, RATE),
         Figure("centralized", "centralized cost", plan.centralized_cost, RATE),
         Figure("ratio", "transmission ratio ψ / centralized", plan.ratio),
-        Figure("lower_bound", "lower bound of ψ (§7.2)", plan.lower_bound, RATE),
+        Figure("lower_bound", "provable lower bound of ψ", plan.lower_bound, RATE),
+        Figure("psi_over_bound", "ψ / lower bound", over_bound, in_line=False),
+        Figure(
+            "approximate_bound",
+            "§7.2 approximation (not a bound)",
+            plan.approximate_bound,
+            RATE,
+            in_line=False,
+        ),
         Figure("model_latency", "model latency ℓ(I)", model_latency(plan), MODEL_LATENCY),
         Figure(
             "centralized_model_latency",
@@ -57,3 +67,6 @@ def plan_figures(plan: Plan) -> list[Figure]:
         Figure("vertices", "vertices of the INEv graph", len(plan.vertices), in_line=False),
         Figure("seconds", "planning time", plan.planning_seconds, "s", digits=3, in_line=False),
     ]
+    if plan.kept:
+        figures.insert(7, Figure("kept", "plan kept (best candidate)", plan.kept))
+    return figures

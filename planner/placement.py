@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inev.planner.costs import link_rate
+from inev.planner.costs import vertex_rate
 from inev.planner.model import Combination
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
@@ -64,16 +64,59 @@ def disseminated_types(combination: Combination) -> frozenset[str]:
 
 
 def output_selector(
-    projection: Projection, disseminated: frozenset[str], global_rates: Mapping[str, float]
+    projection: Projection,
+    disseminated: frozenset[str],
+    network: Network,
+    partition: str | None = None,
 ) -> tuple[str, ...] | None:
-    """getOS (Alg. 2, line 29): E(p) \\ DissEv if Σ R(e)·σ(e, p) over it is below R(p), else ≡."""
+    """getOS (Alg. 2, line 29) under the physically consistent model of :mod:`inev.planner.costs`.
+
+    The candidate is E(p) \\ DissEv (the types a consumer does not get anyway). It is used
+    when its selected events cost less than the matches in all, and no more at any single
+    vertex (a multi-node placement's vertices differ only by their local partitioning rate),
+    so no vertex's output costs more than its matches; else ≡ (None).
+    """
     if projection.is_primitive or not projection.negated <= disseminated:
         return None
-    chosen = sorted(projection.positive - disseminated)
-    total = sum(global_rates[e] * projection.single_selectivity(e) for e in chosen)
-    if total < projection.rate:
-        return tuple(chosen)
-    return None
+    chosen = tuple(sorted(projection.positive - disseminated))
+    glob = network.global_rates()
+    selected = matches = 0.0
+    for share, local in vertex_shares(network, partition):
+        m = projection.rate * share
+        s = vertex_rate(m, chosen, lambda e, a=local: a if e == partition else glob[e])
+        if s > m:
+            return None
+        selected += s
+        matches += m
+    return chosen if selected < matches else None
+
+
+def send_rate(
+    network: Network,
+    projection: Projection,
+    node: Node,
+    partition: str | None,
+    output: tuple[str, ...] | None,
+) -> float:
+    """What the vertex of ``projection`` at ``node`` sends per link (:mod:`inev.planner.costs`)."""
+    glob = network.global_rates()
+    if partition is None:
+        return vertex_rate(projection.rate, output, glob.__getitem__)
+    local = network.rate_at(partition, node)
+    matches = projection.rate * local / network.global_rate(partition)
+    return vertex_rate(matches, output, lambda e: local if e == partition else glob[e])
+
+
+def vertex_shares(network: Network, partition: str | None) -> list[tuple[float, float]]:
+    """``(share of R(p), local rate of the partitioning type)`` per vertex of a placement.
+
+    One entry, ``(1, 0)``, for a single node; for a multi-node placement partitioned by c,
+    ``(r(c, n) / R(c), r(c, n))`` per source n of c.
+    """
+    if partition is None:
+        return [(1.0, 0.0)]
+    total = network.global_rate(partition)
+    return [(r / total, r) for r in network.source_rates(partition)]
 
 
 def place(
@@ -83,7 +126,6 @@ def place(
 ) -> Placement:
     """Run Alg. 2 on ``combination``; ``pinned`` fixes the node of single-node projections."""
     pinned = dict(pinned or {})
-    local = network.local_rates()
     glob = network.global_rates()
     projections: dict[str, Projection] = dict(combination.projections)
     mn = dict(combination.multi_node)
@@ -94,7 +136,7 @@ def place(
     outputs: dict[str, tuple[str, ...] | None] = {}
     for key in order:
         p = projections[key]
-        outputs[key] = output_selector(p, diss, glob) if consumers[key] else None
+        outputs[key] = output_selector(p, diss, network, mn.get(key)) if consumers[key] else None
 
     extended: dict[str, tuple[str, ...]] = {}
     for key, ins in combination.inputs.items():
@@ -151,18 +193,9 @@ def place(
         ins = extended[key]
         if key in mn:
             part = mn[key]
-            sources = network.sources(part)
-            rate = link_rate(
-                p.rate,
-                outputs[key],
-                len(sources),
-                partition=part,
-                global_rates=glob,
-                local_rates=local,
-                single=p.single_selectivity,
-            )
             others = [vid for i in ins if i != part for vid in placed[i]]
-            for n in sources:
+            for n in network.sources(part):
+                rate = send_rate(network, p, n, part, outputs[key])
                 new_vertex(key, n, [event_vertex[(part, n)], *others], rate, part)
             fallback[key] = nodes_list[int(np.argmin(node_costs(ins)))]
         else:
@@ -170,14 +203,7 @@ def place(
                 m = pinned[key]
             else:
                 m = nodes_list[int(np.argmin(node_costs(ins)))]
-            rate = link_rate(
-                p.rate,
-                outputs[key],
-                1,
-                global_rates=glob,
-                local_rates=local,
-                single=p.single_selectivity,
-            )
+            rate = send_rate(network, p, m, None, outputs[key])
             new_vertex(key, m, [vid for i in ins for vid in placed[i]], rate, None)
 
     # forwarding graphs

@@ -12,7 +12,7 @@ integer quantities (integer axis ticks); ``log`` a quantity drawn on a log axis 
 >>> axis_label("sim_latency_p99")
 'detection latency p99 (time units)'
 >>> axis_label("cost"), method_name("lower_bound")
-('transmission cost ψ (events / time unit)', 'lower bound (§7.2)')
+('transmission cost ψ (events / time unit)', 'provable lower bound')
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ METRICS: dict[str, Column] = {
     "cost": Column("transmission cost ψ", RATE, log=True),
     "centralized_cost": Column("centralized cost", RATE, log=True),
     "ratio": Column("transmission ratio (ψ / centralized)", log=True),
-    "lower_bound": Column("lower bound of ψ (§7.2)", RATE, log=True),
+    "lower_bound": Column("provable lower bound of ψ", RATE, log=True),
     "ratio_to_lower_bound": Column("ψ / lower bound", log=True),
     "below_lower_bound": Column("ψ below the lower bound", kind="bool"),
-    "approximate_bound": Column("§7.2 approximation of the lower bound", RATE, log=True),
+    "approximate_bound": Column("§7.2 approximation (not a bound)", RATE, log=True),
     "kept": Column("plan kept", kind="str"),
     "latency": Column("model latency ℓ(I)", MODEL),
     "centralized_latency": Column("centralized model latency", MODEL),
@@ -110,7 +110,7 @@ METHOD_NAMES = {
     "centralized": "centralized",
     "ppop": "push-pull (PPoP)",
     "isolated": "INEv, each query alone",
-    "lower_bound": "lower bound (§7.2)",
+    "lower_bound": "provable lower bound",
 }
 """How legends and tables name the methods."""
 

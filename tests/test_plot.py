@@ -81,7 +81,7 @@ def test_two_bands_then_error_bars_and_human_names(tmp_path):
     assert "event skew (Zipf exponent)" in shown
     assert "transmission ratio (ψ / centralized)" in shown
     assert "INEv, selectivity scale = 0.1" in shown
-    assert "lower bound (§7.2), selectivity scale = 0.01" in shown
+    assert "provable lower bound, selectivity scale = 0.01" in shown
     assert not any("lower_bound" in t or t.startswith("inev") for t in shown)
     assert any("n = 3 seeds per point" in t for t in shown)
 

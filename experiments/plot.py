@@ -331,6 +331,8 @@ def _decorate(
         axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     if metrics[0] in REFERENCE_AT_ONE:
         axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1, label="centralized (= 1)")
+        if axis.get_ylim()[1] < 1.2:
+            axis.set_ylim(top=1.5 if log else 1.05)
     axis.set_xlabel(axis_label(options.x))
     axis.set_ylabel(options.y_label or _y_label(metrics))
     title = options.title

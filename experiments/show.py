@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,14 @@ import click
 
 from inev.common.errors import InevError
 from inev.common.words import listing, plural
+
+
+@dataclass(frozen=True)
+class Given:
+    """The files given with the one shown: a workload's network, a simulation's plan."""
+
+    network: str | None = None
+    plan: str | None = None
 
 
 def _table(*columns: str, title: str | None = None, caption: str | None = None) -> Any:
@@ -52,7 +61,7 @@ def kind_of(path: str) -> str:
     return file_format(path)
 
 
-def show_network(path: str, _: str | None) -> list[Any]:
+def show_network(path: str, given: Given) -> list[Any]:
     """Summary line, event types, and the links (all of them up to 300)."""
     from inev.topologies.cli import distances_text, network_table
     from inev.topologies.io import load_network
@@ -75,14 +84,14 @@ def show_network(path: str, _: str | None) -> list[Any]:
     return out
 
 
-def show_workload(path: str, network_file: str | None) -> list[Any]:
+def show_workload(path: str, given: Given) -> list[Any]:
     """Each query with its pattern (and rates, given the network)."""
     from inev.topologies.io import load_network
     from inev.workloads.cli import workload_table
     from inev.workloads.io import load_workload
 
     workload = load_workload(path)
-    network = load_network(network_file) if network_file else None
+    network = load_network(given.network) if given.network else None
     if network is not None:
         workload.check_network(network)
     head = (
@@ -92,7 +101,7 @@ def show_workload(path: str, network_file: str | None) -> list[Any]:
     return [head, workload_table(workload, network)]
 
 
-def show_plan(path: str, network_file: str | None) -> list[Any]:
+def show_plan(path: str, given: Given) -> list[Any]:
     """Figures, placements, forwarding per input, notes, and keys this reader does not know."""
     from inev.common.figures import summary_table
     from inev.common.files import read_json_document
@@ -155,8 +164,9 @@ def _aliases(plan: Any) -> dict[str, str]:
     return aliases(plan)
 
 
-def show_simulation(path: str, _: str | None) -> list[Any]:
-    """Figures, per query, per node, per link (busiest first) and per type."""
+def show_simulation(path: str, given: Given) -> list[Any]:
+    """Figures, per query, per node, per link (busiest first), per type and, given the plan,
+    per vertex (projection and node)."""
     from inev.common.figures import summary_table
     from inev.simulator.cli import query_table
     from inev.simulator.figures import simulation_figures
@@ -193,6 +203,21 @@ def show_simulation(path: str, _: str | None) -> list[Any]:
         for name, count in sorted(result.messages_by_type.items()):
             table.add_row(name, str(count))
         out.append(table)
+    if given.plan and result.messages_by_vertex:
+        from inev.planner.plan import load_plan
+
+        plan = load_plan(given.plan)
+        alias = _aliases(plan)
+        table = _table("vertex", "projection", "node", "messages", title="messages by vertex")
+        for vid, count in sorted(result.messages_by_vertex.items()):
+            try:
+                v = plan.vertex(vid)
+            except KeyError:
+                raise InevError(
+                    f"{given.plan}: has no vertex {vid}; not the plan of {path}"
+                ) from None
+            table.add_row(str(vid), alias.get(v.projection, v.projection), str(v.node), str(count))
+        out.append(table)
     if result.changes:
         table = _table(
             "time",
@@ -216,7 +241,7 @@ def show_simulation(path: str, _: str | None) -> list[Any]:
     return out
 
 
-def show_changes(path: str, _: str | None) -> list[Any]:
+def show_changes(path: str, given: Given) -> list[Any]:
     """One row per change: time, kind and what it changes."""
     from inev.planner.repair import load_changes
 
@@ -232,7 +257,7 @@ def show_changes(path: str, _: str | None) -> list[Any]:
     return [table]
 
 
-def show_sweep(path: str, _: str | None) -> list[Any]:
+def show_sweep(path: str, given: Given) -> list[Any]:
     """A sweep folder (or its spec.json): its spec, summary table and failed tasks."""
     from inev.experiments.commands import failures, summary_metrics, summary_table
     from inev.experiments.results import read_results
@@ -258,7 +283,7 @@ def show_sweep(path: str, _: str | None) -> list[Any]:
     return out
 
 
-def show_results(path: str, _: str | None) -> list[Any]:
+def show_results(path: str, given: Given) -> list[Any]:
     """A results Parquet file on its own: summary over the parameters that vary."""
     from inev.experiments.commands import failures, summary_table
     from inev.experiments.results import read_results
@@ -276,7 +301,7 @@ def show_results(path: str, _: str | None) -> list[Any]:
     ]
 
 
-def show_matches(path: str, _: str | None) -> list[Any]:
+def show_matches(path: str, given: Given) -> list[Any]:
     """Matches (or aggregate cells) per query, and the shedding line if any."""
     counts: Counter = Counter()
     cells: Counter = Counter()
@@ -307,7 +332,7 @@ def show_matches(path: str, _: str | None) -> list[Any]:
     return out
 
 
-def show_trace(path: str, _: str | None) -> list[Any]:
+def show_trace(path: str, given: Given) -> list[Any]:
     """Events per type: count, sources, first and last time."""
     from inev.simulator.engine.trace import read_trace
 
@@ -363,7 +388,13 @@ VIEWS = {
     type=click.Path(dir_okay=False),
     help="With a workload: the network for the queries' rates.",
 )
-def show_command(file: str, network_file: str | None) -> None:
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(dir_okay=False),
+    help="With a simulation result: the plan it ran, to name each vertex's messages.",
+)
+def show_command(file: str, network_file: str | None, plan_file: str | None) -> None:
     """Print any inev file (network, workload, plan, simulation, changes, sweep results)."""
     from rich.console import Console
 
@@ -372,7 +403,7 @@ def show_command(file: str, network_file: str | None) -> None:
     if view is None:
         raise InevError(f"{file}: cannot show {kind} files")
     console = Console(width=None if Console().is_terminal else int(os.environ.get("COLUMNS", 120)))
-    for item in view(file, network_file):
+    for item in view(file, Given(network_file, plan_file)):
         if isinstance(item, str):
             console.print(item, markup=False, highlight=False)
         else:

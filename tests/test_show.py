@@ -60,6 +60,9 @@ def test_each_kind_of_file(files, run_cli):
             assert f"{name} events" in out
     code, out, _ = run_cli("show", folder / "sim.json")
     assert code == 0 and "detection latency p99" in out and "links" in out
+    assert "messages by vertex" not in out
+    code, out, _ = run_cli("show", folder / "sim.json", "--plan", folder / "plan.json")
+    assert code == 0 and "messages by vertex" in out
     code, out, _ = run_cli("show", folder / "changes.json")
     assert code == 0 and "1 change" in out and "swap-rates" in out
     code, out, _ = run_cli("show", folder / "trace.csv")

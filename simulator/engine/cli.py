@@ -14,6 +14,7 @@ from rich.table import Table
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greta import GretaQuery, compile_query
@@ -25,22 +26,35 @@ from inev.simulator.processing import parse_capacity
 from inev.workloads.io import load_workload
 
 PROGRESS_FROM = 200_000
+ENGINE_PLANS = ("greedy", "zstream")
+ADAPTIVE = ("invariant", "always", "threshold", "off")
+
+
+def engine_options(command: Any) -> Any:
+    """``--engine-plan`` and ``--adaptive``: the local engines' options, the same (names,
+    choices, defaults) for ``inev match`` and ``inev simulate``."""
+    command = click.option(
+        "--adaptive",
+        type=click.Choice(ADAPTIVE),
+        default="invariant",
+        show_default=True,
+        help="Re-optimisation of the engines' evaluation plans (invariant-based, or always, "
+        "on a threshold, or never).",
+    )(command)
+    return click.option(
+        "--engine-plan",
+        type=click.Choice(ENGINE_PLANS),
+        default="greedy",
+        show_default=True,
+        help="How the engines order a pattern's evaluation (greedy or ZStream cost model).",
+    )(command)
 
 
 @click.command("match")
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="JSONL output.")
-@click.option(
-    "--plan", type=click.Choice(["greedy", "zstream"]), default="greedy", show_default=True
-)
-@click.option(
-    "--adaptive",
-    type=click.Choice(["invariant", "always", "threshold", "off"]),
-    default="off",
-    show_default=True,
-    help="Re-optimisation decision function.",
-)
+@engine_options
 @click.option(
     "--invariants", "k", default=1, show_default=True, help="K of the K-invariant method."
 )
@@ -77,7 +91,7 @@ def match_command(
     workload_file: str,
     trace_file: str,
     out: str,
-    plan: str,
+    engine_plan: str,
     adaptive: str,
     k: int,
     distance: str,
@@ -95,6 +109,7 @@ def match_command(
     units as service time), with --latency-bound and --shed under load shedding; the
     matches of that run are written, then a final {"shedding": {...}} line with the quality
     of results against an unshedded run of the same trace."""
+    plan = engine_plan
     if distance != "auto":
         try:
             d: float | str = float(distance)
@@ -205,12 +220,15 @@ def match_command(
         c = engine.counters
         table.add_row(name, str(counts[name]), str(c["reoptimizations"]), str(c["plan_changes"]))
     for name in aggregated:
-        table.add_row(name, f"{counts[name]} aggregates (GRETA)", "–", "–")
+        table.add_row(name, f"{plural(counts[name], 'aggregate cell')} (GRETA)", "–", "–")
     Console().print(table)
     rate = total / seconds if seconds > 0 else float("inf")
+    found = plural(sum(counts[n] for n in engines), "match", "matches")
+    if aggregated:
+        found += ", " + plural(sum(counts[n] for n in aggregated), "aggregate cell")
     click.echo(
-        f"match: {sum(counts.values())} matches, {total} events ({ignored} of unknown types "
-        f"ignored) in {seconds:.2f}s, {rate:,.0f} events/s -> {out}"
+        f"match: {found}, {plural(total, 'event')} ({ignored} of unknown types ignored) in "
+        f"{seconds:.2f} s, {rate:,.0f} events/s -> {out}"
     )
 
 

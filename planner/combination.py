@@ -114,6 +114,8 @@ class Params:
     delta: float
     tau: float = math.inf
     xi: float = DEFAULT_XI
+    slack: float = 1.0
+    """Suitability slack of Π_eval (:func:`inev.planner.projections.suitable_projections`)."""
 
 
 def min_cover(universe: int, candidates: Sequence[tuple[int, float]]) -> tuple[float, list[int]]:
@@ -328,7 +330,7 @@ def combine_query(
     available: list[Projection] = []
     prims = [state.projections[t] for t in query.types]
     kleene = kleene_types(query.pattern)
-    suitable = suitable_projections(query, glob, selectivity_seed)
+    suitable = suitable_projections(query, glob, selectivity_seed, params.slack)
     for p in suitable:
         is_sink = p.types == frozenset(query.types)
         p = sink if is_sink else own_key(p, state.pool, query.name)

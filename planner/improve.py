@@ -10,7 +10,15 @@ Alg. 2's placement of it costs less (:func:`inev.planner.placement.placement_cos
   query is a projection too, so this re-roots it;
 * **drop**: a projection's consumers take its inputs instead (§6.6's repair of a harmful
   projection, tried everywhere);
+* **merge**: a projection takes, in place of the inputs whose types some other evaluated
+  projection covers, that projection (one stream of matches from one place can cost fewer
+  links than several inputs from many sources); only a projection that is the consumer's own
+  pattern restricted to those types, with no predicate the consumer lacks, qualifies;
 * **gather**: a multi-node projection goes to a single node with the same inputs;
+* **flatten**: a projection takes its event types directly instead of sub-projections;
+* **co-locate**: a single-node projection is pinned where another one sits (Alg. 2 places
+  them one at a time, so two consumers of the same events may sit apart where together they
+  would share the events' way);
 * **matches**: a projection sends its matches although its output selector would pay locally
   (the selector makes its consumers receive the other types' events, which may cost more).
 
@@ -31,8 +39,9 @@ from inev.planner.combination import Choice
 from inev.planner.model import Combination
 from inev.planner.placement import placement_cost
 from inev.planner.plan import Node
-from inev.planner.projections import Projection
+from inev.planner.projections import Projection, restrict
 from inev.topologies.network import Network
+from inev.workloads.rates import strip_kleene
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,8 @@ class Evaluator:
         self.network = network
         self.pool = pool
         self.memo: dict[tuple, float] = {}
+        self.nodes: dict[tuple, dict[str, Node]] = {}
+        """The node of every single-node projection, per placed design."""
 
     def __call__(self, design: Design, budget: Budget | None = None) -> float:
         """ψ of ``design`` (a new design uses one evaluation of ``budget``)."""
@@ -108,13 +119,15 @@ class Evaluator:
         if found is None:
             if budget is not None:
                 budget.used += 1
-            found = placement_cost(
+            found, nodes = placement_cost(
                 self.network,
                 design.combination(self.pool),
                 design.pinned,
                 frozenset(design.keep_matches),
+                with_nodes=True,
             )
             self.memo[key] = found
+            self.nodes[key] = nodes
         return found
 
 
@@ -128,7 +141,8 @@ def improve(
     current = start
     cost = evaluate(current, budget)
     while not budget.spent():
-        for neighbour in _neighbours(evaluate.pool, options, current):
+        nodes = evaluate.nodes.get(current.signature(), {})
+        for neighbour in _neighbours(evaluate.pool, options, current, nodes):
             if budget.spent():
                 break
             value = evaluate(neighbour, budget)
@@ -144,6 +158,7 @@ def _neighbours(
     pool: Mapping[str, Projection],
     options: Mapping[str, list[Choice]],
     design: Design,
+    nodes: Mapping[str, Node],
 ) -> Iterator[Design]:
     """Neighbouring designs, the projections with the most expensive inputs first."""
     keys = [k for k in design.reached() if design.choices[k].inputs]
@@ -161,12 +176,24 @@ def _neighbours(
             if dropped is not None:
                 yield dropped
     for key in keys:
+        yield from _merges(pool, design, key)
+    for key in keys:
         current = design.choices[key]
         if current.partition is not None:
             yield _with(design, key, replace(current, partition=None))
     for key in keys:
+        current = design.choices[key]
+        flat = tuple(sorted(pool[key].types))
+        if set(current.inputs) != set(flat) and all(t in design.choices for t in flat):
+            yield _with(design, key, replace(current, inputs=flat, items={}))
+    for key in keys:
         flipped = design.keep_matches ^ {key}
         yield replace(design, keep_matches=frozenset(flipped))
+    singles = [k for k in keys if k in nodes]
+    for key in singles:
+        for other in singles:
+            if other != key and nodes[other] != nodes[key]:
+                yield replace(design, pinned={**design.pinned, key: nodes[other]})
 
 
 def _with(design: Design, key: str, choice: Choice) -> Design:
@@ -174,6 +201,36 @@ def _with(design: Design, key: str, choice: Choice) -> Design:
     choices[key] = choice
     pinned = {k: v for k, v in design.pinned.items() if k != key}
     return replace(design, choices=choices, pinned=pinned)
+
+
+def _merges(pool: Mapping[str, Projection], design: Design, key: str) -> Iterator[Design]:
+    """Designs where ``key`` takes one covering projection for several (or wider) inputs."""
+    consumer = pool[key]
+    choice = design.choices[key]
+    base = strip_kleene(consumer.pattern)
+    own_sel = set(consumer.selectivity)
+    own_conditions = set(consumer.conditions)
+    for p in pool.values():
+        if (
+            p.is_primitive
+            or p.key == key
+            or not p.types < consumer.types
+            or choice.partition in p.types
+            or p.key in choice.inputs
+            or not set(p.selectivity) <= own_sel
+            or not set(p.conditions) <= own_conditions
+        ):
+            continue
+        restricted = restrict(base, p.types)
+        if restricted is None or str(restricted) != str(p.pattern):
+            continue
+        covered = [i for i in choice.inputs if i != choice.partition and pool[i].types <= p.types]
+        if not covered:
+            continue
+        if p.key not in design.choices:
+            continue
+        inputs = (*(i for i in choice.inputs if i not in covered), p.key)
+        yield _with(design, key, replace(choice, inputs=inputs, items={}))
 
 
 def _drop(design: Design, key: str) -> Design | None:

@@ -34,6 +34,7 @@ import math
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -181,9 +182,16 @@ def placement_cost(
     combination: Combination,
     pinned: Mapping[str, Node] | None = None,
     keep_matches: frozenset[str] = frozenset(),
-) -> float:
-    """ψ of :func:`place`'s result, without writing the vertices out (for searches)."""
-    return _layout(network, combination, dict(pinned or {}), keep_matches).psi()
+    with_nodes: bool = False,
+) -> Any:
+    """ψ of :func:`place`'s result, without writing the vertices out (for searches); with
+    ``with_nodes``, ``(ψ, {single-node projection: its node})``."""
+    layout = _layout(network, combination, dict(pinned or {}), keep_matches)
+    if not with_nodes:
+        return layout.psi()
+    return layout.psi(), {
+        b["key"]: b["node"] for b in layout.builders if b["inputs"] and b["partition"] is None
+    }
 
 
 def _outputs_and_inputs(

@@ -273,13 +273,20 @@ def all_projections(
 
 
 def suitable_projections(
-    query: Query, global_rates: Mapping[str, float], selectivity_seed: int = 0
+    query: Query, global_rates: Mapping[str, float], selectivity_seed: int = 0, slack: float = 1.0
 ) -> list[Projection]:
-    """Π_eval (§6.1): projections with R(p) < Σ_{e ∈ E(p)} R(e), plus the query (q_nKL) itself."""
+    """Π_eval (§6.1): projections with R(p) < slack · Σ_{e ∈ E(p)} R(e), plus the query (q_nKL).
+
+    The paper's rule is ``slack`` 1. It compares rates, not costs: one stream of matches from
+    one node can cost fewer links than the events of the same types from many sources, so a
+    search judged by exact costs may look at projections somewhat above it (``slack`` > 1).
+    """
     projections = all_projections(query, global_rates, selectivity_seed)
     full = frozenset(query.types)
     return [
-        p for p in projections if p.types == full or p.rate < sum(global_rates[t] for t in p.types)
+        p
+        for p in projections
+        if p.types == full or p.rate < slack * sum(global_rates[t] for t in p.types)
     ]
 
 

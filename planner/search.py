@@ -51,7 +51,9 @@ PIN_TRIAL_VERTICES = 5000
 EVALUATIONS = 60
 """Designs the local search may place at effort 1, plus :data:`PER_PROJECTION` per composite
 projection of the starting design (a count, not seconds, so that plans are reproducible)."""
-PER_PROJECTION = 6
+PER_PROJECTION = 12
+SUITABLE_SLACK = 4.0
+"""The search looks at projections up to this factor above §6.1's suitability rule."""
 WORK = 400_000
 """At effort 1 the local search places at most this many vertices in all (evaluations times
 the vertices of a plan), so that searches on large networks stay bounded."""
@@ -65,6 +67,7 @@ def run_alg1(
     xi: float = 1.0,
     order: Sequence[str] | None = None,
     known: Mapping[str, Projection] | None = None,
+    slack: float = 1.0,
 ) -> SharingState:
     """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3).
 
@@ -73,7 +76,7 @@ def run_alg1(
     """
     glob = network.global_rates()
     state = SharingState(pool=dict(known or {}))
-    params = Params(delta=network.mean_hops, tau=tau, xi=xi)
+    params = Params(delta=network.mean_hops, tau=tau, xi=xi, slack=slack)
     names = list(order) if order is not None else [q.name for q in workload.queries]
     for name in names:
         q = workload.query(name)
@@ -160,7 +163,10 @@ def _paper_designs(
     """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants."""
     states = []
     for order in query_orders(network, wl, options):
-        state = run_alg1(network, wl, tau=tau, xi=options.xi, order=order, known=space.pool)
+        slack = SUITABLE_SLACK if options.effort > 0 else 1.0
+        state = run_alg1(
+            network, wl, tau=tau, xi=options.xi, order=order, known=space.pool, slack=slack
+        )
         space.absorb(state)
         states.append(state)
     designs = []
@@ -252,13 +258,12 @@ def search(
         best_design, best_cost = improve(evaluate, space.options, best_design, budget)
         if len(wl.queries) > 1:
             parts = [_single(network, wl, q, tau, options) for q in wl.queries]
-        if parts and not budget.spent():
-            merged = _merge(parts, space)
-            if merged is not None:
-                budget.evaluations += _evaluations(merged, space, options, network) // 2
-                cand, value = improve(evaluate, space.options, merged, budget)
-                if value < best_cost:
-                    best_design, best_cost = cand, value
+        merged = _merge(parts, space) if parts else None
+        if merged is not None:
+            second = Budget(_evaluations(merged, space, options, network), deadline)
+            cand, value = improve(evaluate, space.options, merged, second)
+            if value < best_cost:
+                best_design, best_cost = cand, value
     best = _Best(tau, options.strict_latency)
     best.offer(_realise(network, space, best_design, options), "inev")
     best.offer(central, "centralized")

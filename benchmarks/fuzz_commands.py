@@ -42,7 +42,6 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,7 +243,11 @@ def toml_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items())
+            + "}"
+        )
     return '""'
 
 
@@ -317,14 +320,68 @@ def build_corpus(folder: Path) -> dict[str, bytes]:
 
     folder.mkdir(parents=True, exist_ok=True)
     f = str(folder)
-    run("network", "generate", "--nodes", "8", "--event-types", "4", "--skew", "1.9",
-        "--seed", "3", "-o", f"{f}/net.json")  # fmt: skip
-    run("network", "generate", "--nodes", "8", "--event-types", "4", "--skew", "1.9",
-        "--seed", "4", "-o", f"{f}/other-net.json")  # fmt: skip
-    run("workload", "generate", "--network", f"{f}/net.json", "--queries", "2", "--length", "3",
-        "--selectivity", "0.5", "--seed", "3", "-o", f"{f}/wl.json")  # fmt: skip
-    run("workload", "generate", "--network", f"{f}/net.json", "--queries", "1", "--length", "4",
-        "--kleene", "1", "--negation", "0", "--seed", "5", "-o", f"{f}/other-wl.json")  # fmt: skip
+    run(
+        "network",
+        "generate",
+        "--nodes",
+        "8",
+        "--event-types",
+        "4",
+        "--skew",
+        "1.9",
+        "--seed",
+        "3",
+        "-o",
+        f"{f}/net.json",
+    )
+    run(
+        "network",
+        "generate",
+        "--nodes",
+        "8",
+        "--event-types",
+        "4",
+        "--skew",
+        "1.9",
+        "--seed",
+        "4",
+        "-o",
+        f"{f}/other-net.json",
+    )
+    run(
+        "workload",
+        "generate",
+        "--network",
+        f"{f}/net.json",
+        "--queries",
+        "2",
+        "--length",
+        "3",
+        "--selectivity",
+        "0.5",
+        "--seed",
+        "3",
+        "-o",
+        f"{f}/wl.json",
+    )
+    run(
+        "workload",
+        "generate",
+        "--network",
+        f"{f}/net.json",
+        "--queries",
+        "1",
+        "--length",
+        "4",
+        "--kleene",
+        "1",
+        "--negation",
+        "0",
+        "--seed",
+        "5",
+        "-o",
+        f"{f}/other-wl.json",
+    )
     run("plan", f"{f}/net.json", f"{f}/wl.json", "-o", f"{f}/plan.json")
     run("plan", f"{f}/other-net.json", f"{f}/wl.json", "-o", f"{f}/plan-other-net.json")
     run("plan", f"{f}/net.json", f"{f}/other-wl.json", "-o", f"{f}/plan-other-wl.json")
@@ -346,9 +403,14 @@ def build_corpus(folder: Path) -> dict[str, bytes]:
     }
     Path(f"{f}/changes.json").write_text(json.dumps(changes))
     rng = random.Random(7)
-    wl_types = sorted({t for q in json.loads(Path(f"{f}/wl.json").read_text())["queries"]
-                       for t in __import__("re").findall(r"[A-Z][A-Za-z0-9_]*", q["pattern"])
-                       if t not in ("SEQ", "AND", "OR", "KL", "NSEQ")})  # fmt: skip
+    wl_types = sorted(
+        {
+            t
+            for q in json.loads(Path(f"{f}/wl.json").read_text())["queries"]
+            for t in __import__("re").findall(r"[A-Z][A-Za-z0-9_]*", q["pattern"])
+            if t not in ("SEQ", "AND", "OR", "KL", "NSEQ")
+        }
+    )
     rows = []
     for i in range(60):
         t = rng.choice(wl_types)
@@ -358,14 +420,16 @@ def build_corpus(folder: Path) -> dict[str, bytes]:
         "time,type,node,id,v\n" + "".join(f"{a},{b},{c},{d},{e}\n" for a, b, c, d, e in rows)
     )
     pq.write_table(
-        pa.table({k: [r[i] for r in rows] for i, k in enumerate(("time", "type", "node", "id", "v"))}),
+        pa.table(
+            {k: [r[i] for r in rows] for i, k in enumerate(("time", "type", "node", "id", "v"))}
+        ),
         f"{f}/trace.parquet",
     )
     Path(f"{f}/topology.txt").write_text("0 1\n1 2\n2 3 2.5\n3 0\n")
     sweep = (
         'name = "fuzz"\nseeds = 1\nmethods = ["inev", "centralized"]\n'
         "[base]\nnodes = 8\nevent_types = 4\nlength = 3\n"
-        "[axes]\nskew = [1.5, 1.9]\n[plot]\nx = \"skew\"\n"
+        '[axes]\nskew = [1.5, 1.9]\n[plot]\nx = "skew"\n'
     )
     Path(f"{f}/sweep.toml").write_text(sweep)
     run("sweep", f"{f}/sweep.toml", "-o", f"{f}/results", "--master", "serial")
@@ -400,41 +464,132 @@ class Template:
 
 
 TEMPLATES = [
-    Template("network generate", ["network", "generate", "--nodes", "6", "--event-types", "3",
-             "--skew", "1.5", "--seed", "1", "-o", "out.json"], {}, ["out.json"], [3, 5, 7, 9]),  # fmt: skip
-    Template("network generate", ["network", "generate", "--from-file", "{topo}", "--event-types",
-             "3", "-o", "out.json"], {"topo": "topology.txt"}, ["out.json"], [5]),  # fmt: skip
+    Template(
+        "network generate",
+        [
+            "network",
+            "generate",
+            "--nodes",
+            "6",
+            "--event-types",
+            "3",
+            "--skew",
+            "1.5",
+            "--seed",
+            "1",
+            "-o",
+            "out.json",
+        ],
+        {},
+        ["out.json"],
+        [3, 5, 7, 9],
+    ),
+    Template(
+        "network generate",
+        ["network", "generate", "--from-file", "{topo}", "--event-types", "3", "-o", "out.json"],
+        {"topo": "topology.txt"},
+        ["out.json"],
+        [5],
+    ),
     Template("network show", ["network", "show", "{net}"], {"net": "net.json"}, []),
-    Template("workload generate", ["workload", "generate", "--network", "{net}", "--queries", "2",
-             "--length", "3", "--kleene", "1", "--seed", "1", "-o", "out.json"],
-             {"net": "net.json"}, ["out.json"], [5, 7, 9, 11]),  # fmt: skip
-    Template("workload show", ["workload", "show", "{wl}", "--network", "{net}"],
-             {"wl": "wl.json", "net": "net.json"}, []),  # fmt: skip
-    Template("plan", ["plan", "{net}", "{wl}", "-o", "out.json", "--latency-factor", "1"],
-             {"net": "net.json", "wl": "wl.json"}, ["out.json"], [6]),  # fmt: skip
-    Template("repair", ["repair", "{plan}", "{net}", "{wl}", "--changes", "{changes}", "-o",
-             "out.json"], {"plan": "plan.json", "net": "net.json", "wl": "wl.json",
-             "changes": "changes.json"}, ["out.json"]),  # fmt: skip
-    Template("simulate", ["simulate", "{net}", "{wl}", "{plan}", "--duration", "5", "--seed", "1",
-             "-o", "out.json"], {"net": "net.json", "wl": "wl.json", "plan": "plan.json"},
-             ["out.json"], [5, 7]),  # fmt: skip
-    Template("simulate", ["simulate", "{net}", "{wl}", "{plan}", "--duration", "5", "--changes",
-             "{changes}", "-o", "out.json"], {"net": "net.json", "wl": "wl.json",
-             "plan": "plan.json", "changes": "changes.json"}, ["out.json"]),  # fmt: skip
-    Template("simulate", ["simulate", "{net}", "{wl}", "{plan}", "--trace", "{trace}", "-o",
-             "out.json"], {"net": "net.json", "wl": "wl.json", "plan": "plan.json",
-             "trace": "trace.csv"}, ["out.json"]),  # fmt: skip
-    Template("match", ["match", "{wl}", "{trace}", "-o", "out.jsonl"],
-             {"wl": "wl.json", "trace": "trace.csv"}, ["out.jsonl"]),  # fmt: skip
-    Template("match", ["match", "{wl}", "{trace}", "-o", "out.jsonl", "--capacity", "5",
-             "--latency-bound", "1"], {"wl": "wl.json", "trace": "trace.parquet"},
-             ["out.jsonl"], [6, 8]),  # fmt: skip
-    Template("sweep", ["sweep", "{spec}", "-o", "out", "--master", "serial", "--yes"],
-             {"spec": "sweep.toml"}, ["out"]),  # fmt: skip
-    Template("plot", ["plot", "{results}", "-o", "out.png"], {"results": "results/"},
-             ["out.png"]),  # fmt: skip
-    Template("plot", ["plot", "{results}", "-o", "out.png", "--y", "ratio"],
-             {"results": "results/"}, ["out.png"], [5]),  # fmt: skip
+    Template(
+        "workload generate",
+        [
+            "workload",
+            "generate",
+            "--network",
+            "{net}",
+            "--queries",
+            "2",
+            "--length",
+            "3",
+            "--kleene",
+            "1",
+            "--seed",
+            "1",
+            "-o",
+            "out.json",
+        ],
+        {"net": "net.json"},
+        ["out.json"],
+        [5, 7, 9, 11],
+    ),
+    Template(
+        "workload show",
+        ["workload", "show", "{wl}", "--network", "{net}"],
+        {"wl": "wl.json", "net": "net.json"},
+        [],
+    ),
+    Template(
+        "plan",
+        ["plan", "{net}", "{wl}", "-o", "out.json", "--latency-factor", "1"],
+        {"net": "net.json", "wl": "wl.json"},
+        ["out.json"],
+        [6],
+    ),
+    Template(
+        "repair",
+        ["repair", "{plan}", "{net}", "{wl}", "--changes", "{changes}", "-o", "out.json"],
+        {"plan": "plan.json", "net": "net.json", "wl": "wl.json", "changes": "changes.json"},
+        ["out.json"],
+    ),
+    Template(
+        "simulate",
+        ["simulate", "{net}", "{wl}", "{plan}", "--duration", "5", "--seed", "1", "-o", "out.json"],
+        {"net": "net.json", "wl": "wl.json", "plan": "plan.json"},
+        ["out.json"],
+        [5, 7],
+    ),
+    Template(
+        "simulate",
+        [
+            "simulate",
+            "{net}",
+            "{wl}",
+            "{plan}",
+            "--duration",
+            "5",
+            "--changes",
+            "{changes}",
+            "-o",
+            "out.json",
+        ],
+        {"net": "net.json", "wl": "wl.json", "plan": "plan.json", "changes": "changes.json"},
+        ["out.json"],
+    ),
+    Template(
+        "simulate",
+        ["simulate", "{net}", "{wl}", "{plan}", "--trace", "{trace}", "-o", "out.json"],
+        {"net": "net.json", "wl": "wl.json", "plan": "plan.json", "trace": "trace.csv"},
+        ["out.json"],
+    ),
+    Template(
+        "match",
+        ["match", "{wl}", "{trace}", "-o", "out.jsonl"],
+        {"wl": "wl.json", "trace": "trace.csv"},
+        ["out.jsonl"],
+    ),
+    Template(
+        "match",
+        ["match", "{wl}", "{trace}", "-o", "out.jsonl", "--capacity", "5", "--latency-bound", "1"],
+        {"wl": "wl.json", "trace": "trace.parquet"},
+        ["out.jsonl"],
+        [6, 8],
+    ),
+    Template(
+        "sweep",
+        ["sweep", "{spec}", "-o", "out", "--master", "serial", "--yes"],
+        {"spec": "sweep.toml"},
+        ["out"],
+    ),
+    Template("plot", ["plot", "{results}", "-o", "out.png"], {"results": "results/"}, ["out.png"]),
+    Template(
+        "plot",
+        ["plot", "{results}", "-o", "out.png", "--y", "ratio"],
+        {"results": "results/"},
+        ["out.png"],
+        [5],
+    ),
 ]
 CROSS = {  # plans made for another network or workload
     "plan-other-net.json": "a plan made for another network",
@@ -466,9 +621,10 @@ def make_case(rng: random.Random, template: Template, corpus: dict[str, bytes]) 
     elif choice < 0.16 and mutable and template.outputs:
         victim = mapping[rng.choice(mutable)]
         index = argv.index(template.outputs[0])
-        argv[index] = rng.choice([victim, f"./{victim}", f"{victim}/../{victim}"]) if not (
-            victim in ("results",)
-        ) else victim
+        spellings = (
+            [victim] if victim == "results" else [victim, f"./{victim}", f"../case/{victim}"]
+        )
+        argv[index] = rng.choice(spellings)
         outputs = []
         what = f"-o equal to input {victim}"
     elif choice < 0.19 and template.outputs:
@@ -527,12 +683,16 @@ def mutate_parquet(rng: random.Random, data: bytes) -> bytes:
         table = table.drop_columns([name])
     elif action == 1:
         table = table.set_column(
-            table.column_names.index(name), name, pa.array([str(v) + "x" for v in table.column(name).to_pylist()])
+            table.column_names.index(name),
+            name,
+            pa.array([str(v) + "x" for v in table.column(name).to_pylist()]),
         )
     elif action == 2:
         values = table.column(name).to_pylist()
         table = table.set_column(
-            table.column_names.index(name), name, pa.array([None] * len(values), type=table.schema.field(name).type)
+            table.column_names.index(name),
+            name,
+            pa.array([None] * len(values), type=table.schema.field(name).type),
         )
     else:
         values = table.column(name).to_pylist()
@@ -613,10 +773,7 @@ def run_case(case: Case, folder: Path, timeout: float, memory: int) -> Outcome:
     ignore = {"stdout.fuzz", "stderr.fuzz"}
     new = sorted(p for p in after if p not in before and p not in ignore)
     changed = sorted(p for p in before if after.get(p) != before[p])
-    if code == 0:
-        left = [p for p in new if is_temporary(p)]
-    else:
-        left = new
+    left = [p for p in new if is_temporary(p)] if code == 0 else new
     return Outcome(code, stderr, seconds, left, changed)
 
 
@@ -672,10 +829,7 @@ def main() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401  (imported once here, not in every child)
-
-    import inev.experiments.cli  # noqa: F401
-    import inev.experiments.measure  # noqa: F401
+    import matplotlib.pyplot  # imported once here, not in every child
 
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="inev-fuzz-"))
@@ -701,10 +855,20 @@ def main() -> None:
         seconds = time.perf_counter() - started
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    header = ("command", "cases", "accepted", "refused", "tracebacks", "bad errors", "hangs",
-              "files left", "inputs changed")  # fmt: skip
-    print(f"{args.cases} cases, seed {args.seed}, timeout {args.timeout:g} s, "
-          f"{seconds:.0f} s in all")  # fmt: skip
+    header = (
+        "command",
+        "cases",
+        "accepted",
+        "refused",
+        "tracebacks",
+        "bad errors",
+        "hangs",
+        "files left",
+        "inputs changed",
+    )
+    print(
+        f"{args.cases} cases, seed {args.seed}, timeout {args.timeout:g} s, {seconds:.0f} s in all"
+    )
     print(" | ".join(f"{h:>17}" if i == 0 else f"{h:>8}" for i, h in enumerate(header)))
     total: Counter = Counter()
     for command in sorted(rows):
@@ -727,8 +891,6 @@ def print_row(command: str, row: Counter) -> None:
     cells = [row["cases"], row["accepted"], row["refused"], *(row[c] for c in COLUMNS)]
     print(f"{command:>17} | " + " | ".join(f"{c:>8}" for c in cells))
 
-
-_ = Callable  # (kept for type hints in extensions)
 
 if __name__ == "__main__":
     main()

@@ -829,7 +829,10 @@ def main() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot  # imported once here, not in every child
+    import matplotlib.pyplot
+
+    import inev.experiments.cli
+    import inev.experiments.measure  # noqa: F401
 
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="inev-fuzz-"))

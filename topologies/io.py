@@ -17,7 +17,9 @@ import networkx as nx
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.common.validation import validate_document
 from inev.topologies.network import DEFAULT_LATENCY, EventType, Network
+from inev.topologies.schema import NetworkDocument
 
 FORMAT = "inev-network/1"
 
@@ -44,6 +46,7 @@ def _type_entry(t: EventType) -> dict[str, Any]:
 
 def network_from_dict(document: dict[str, Any], origin: str = "network") -> Network:
     """Validate an ``inev-network/1`` document and build the :class:`Network`."""
+    validate_document(NetworkDocument, document, origin)
     for key in ("nodes", "links", "event_types"):
         if key not in document:
             raise InevError(f"{origin}: missing key {key!r}")

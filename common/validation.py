@@ -156,12 +156,19 @@ def describe(exc: ValidationError) -> str:
     error = exc.errors(include_url=False)[0]
     where = location(error["loc"])
     message = str(error["msg"])
-    for prefix in ("Value error, ", "Input should be ", "Input "):
+    for prefix in (
+        "Value error, ",
+        "Input should be ",
+        "Input ",
+        "List should ",
+        "Dictionary should ",
+        "String should ",
+    ):
         if message.startswith(prefix):
-            message = ("should be " if prefix == "Input should be " else "") + message[
-                len(prefix) :
-            ]
+            kept = prefix[prefix.index("should") :] if "should" in prefix else ""
+            message = kept + message[len(prefix) :]
             break
+    message = message.replace(" after validation", "")
     if error["type"] == "missing":
         return f"missing key {where!r}" if where else "missing key"
     if error["type"] == "extra_forbidden":
@@ -185,7 +192,9 @@ def location(loc: tuple[Any, ...]) -> str:
     for step in loc:
         if isinstance(step, int):
             text += f"[{step}]"
-        elif step in ("function-plain", "function-after", "function-before", "list", "dict"):
+        elif isinstance(step, str) and step.startswith("~"):
+            continue  # the tag of a union member (see planner/schema.py)
+        elif step in ("function-plain", "function-after", "function-before"):
             continue
         else:
             text += f".{step}" if text else str(step)

@@ -39,6 +39,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document
+from inev.common.validation import validate_document
 from inev.planner.baselines import pulled_types, push_pull_cost, sink_projection
 from inev.planner.combination import multi_node_hops
 from inev.planner.costs import link_rate
@@ -47,6 +48,7 @@ from inev.planner.placement import place
 from inev.planner.plan import Node, Plan, Vertex, link
 from inev.planner.planning import build_plan, plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
+from inev.planner.schema import ChangesDocument
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -79,10 +81,15 @@ class RepairResult:
 def load_changes(path: str) -> list[dict[str, Any]]:
     """The entries of an ``inev-changes/1`` file (checked when applied)."""
     document = read_json_document(path, "inev-changes/1")
-    changes = document.get("changes")
-    if not isinstance(changes, list):
-        raise InevError(f"{path}: 'changes' must be a list")
-    return changes
+    for position, change in enumerate(document.get("changes") or ()):
+        kind = change.get("kind") if isinstance(change, dict) else None
+        if isinstance(kind, str) and kind not in CHANGE_KINDS:
+            raise InevError(
+                f"{path}: changes[{position}]: unknown kind {kind[:40]!r} "
+                f"(use one of {', '.join(CHANGE_KINDS)})"
+            )
+    validate_document(ChangesDocument, document, str(path))
+    return document["changes"]
 
 
 def apply_changes(network: Network, changes: Sequence[Mapping[str, Any]]) -> Network:

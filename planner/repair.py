@@ -206,8 +206,22 @@ def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
                 single=p.single_selectivity,
             )
         vertices.append(replace(v, rate=rate, cost=len(v.forwarding) * rate))
+    # the rates the plan records are the new network's: a kept plan is written with them, and
+    # a later change applied to it (simulate --changes) checks them against the network
+    type_rates = {t: (local[t], glob[t]) for t in plan.type_rates if t in local}
+    projections = {
+        key: replace(info, rate=combination.projections[key].rate)
+        if key in combination.projections
+        else info
+        for key, info in plan.projections.items()
+    }
     return replace(
-        plan, method="broken", vertices=tuple(vertices), psi=sum(v.cost for v in vertices)
+        plan,
+        method="broken",
+        vertices=tuple(vertices),
+        psi=sum(v.cost for v in vertices),
+        type_rates=type_rates,
+        projections=projections,
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from inev.common.paths import check_paths
+from inev.planner.fingerprint import check_plan_for, stamp
 from inev.planner.latency import DEFAULT_XI
 from inev.planner.plan import save_plan
 from inev.planner.planning import METHODS, plan_workload
@@ -42,6 +44,7 @@ def plan_command(
     explain: bool,
 ) -> None:
     """Plan a workload on an event network and write an inev-plan/1 file."""
+    check_paths({"network": network_file, "workload": workload_file}, out)
     network = load_network(network_file)
     workload = load_workload(workload_file)
     plan = plan_workload(
@@ -52,6 +55,7 @@ def plan_command(
         xi=xi,
         strict_latency=strict_latency,
     )
+    plan = stamp(plan, network, workload)
     save_plan(plan, out)
     click.echo(plan.summary())
     if explain:
@@ -102,10 +106,18 @@ def repair_command(
     from inev.planner.plan import load_plan
     from inev.planner.repair import load_changes, repair_plan
 
+    inputs = {
+        "plan": plan_file,
+        "network": network_file,
+        "workload": workload_file,
+        "changes": changes_file,
+    }
+    check_paths(inputs, out)
     plan = load_plan(plan_file)
     network = load_network(network_file)
     workload = load_workload(workload_file)
+    check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     changes = load_changes(changes_file)
     result = repair_plan(plan, network, workload, changes, latency_factor=latency_factor)
-    save_plan(result.result, out)
+    save_plan(stamp(result.result, result.network, workload), out)
     click.echo(result.summary())

@@ -6,6 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from inev.common.paths import check_paths
 from inev.topologies.generate import (
     TOPOLOGIES,
     build_topology,
@@ -57,6 +58,7 @@ def generate_command(
     out: str,
 ) -> None:
     """Generate a synthetic event network as in the INEv paper (section 7.1)."""
+    check_paths({"topology": from_file}, out)
     if from_file:
         import numpy as np
 
@@ -78,6 +80,7 @@ def generate_command(
 @click.argument("network_file", type=click.Path(dir_okay=False))
 def show_command(network_file: str) -> None:
     """Summarise a network: nodes, links, diameter, types with rates and sources."""
+    check_paths({"network": network_file})
     network = load_network(network_file)
     s = network.summary()
     console = Console()

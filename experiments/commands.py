@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -14,10 +14,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from inev.common.errors import InevError
-from inev.common.files import write_json_document
+from inev.common.files import read_json_document, write_json_document
+from inev.common.paths import check_paths
 from inev.experiments.plot import plot
-from inev.experiments.results import read_results, summarise
-from inev.experiments.spec import SweepSpec, load_spec, parse_spec
+from inev.experiments.results import check_plot_columns, read_results, summarise
+from inev.experiments.spec import (
+    CONFIRM_TASKS,
+    SweepSpec,
+    check_plot_table,
+    parse_spec,
+    read_spec_document,
+)
 from inev.experiments.sweep import SweepOutcome, run_sweep
 
 SPEC_FILE = "spec.json"
@@ -34,9 +41,8 @@ def resolve_spec(name: str) -> tuple[SweepSpec, dict[str, Any]]:
     import tomllib
 
     if os.path.exists(name):
-        spec = load_spec(name)
-        with open(name, "rb") as handle:
-            return spec, tomllib.load(handle)
+        document = read_spec_document(name)
+        return parse_spec(document, origin=name), document
     preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
     if preset.is_file():
         document = tomllib.loads(preset.read_text(encoding="utf-8"))
@@ -124,10 +130,42 @@ def execute(
     help="Spark master URL, or 'serial' to run without Spark.",
 )
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
-def sweep_command(spec_file: str, out: str, master: str, parallelism: int | None) -> None:
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help=f"Run without asking even when the sweep has more than {CONFIRM_TASKS:,} tasks.",
+)
+def sweep_command(
+    spec_file: str, out: str, master: str, parallelism: int | None, yes: bool
+) -> None:
     """Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet."""
+    if os.path.exists(spec_file):
+        check_paths({"spec": spec_file}, out, output_folder=True)
     spec, document = resolve_spec(spec_file)
+    check_paths({}, out, output_folder=True)
+    if parallelism is not None and not 1 <= parallelism <= 100_000:
+        raise InevError(f"--parallelism must be between 1 and 100,000, got {parallelism}")
+    confirm_size(spec, yes)
     execute(spec, document, out, master, parallelism)
+
+
+def confirm_size(spec: SweepSpec, yes: bool) -> None:
+    """Show the sweep's task count; above :data:`CONFIRM_TASKS` ask first (or need ``--yes``
+    where no one can answer)."""
+    points = spec.size // spec.seeds
+    click.echo(
+        f"sweep {spec.name}: {spec.size:,} tasks ({points:,} grid points x {spec.seeds:,} "
+        f"seeds), methods {', '.join(spec.methods)}",
+        err=True,
+    )
+    if spec.size <= CONFIRM_TASKS or yes:
+        return
+    if not sys.stdin.isatty():
+        raise InevError(
+            f"{spec.size:,} tasks are more than {CONFIRM_TASKS:,}; pass --yes to run them"
+        )
+    click.confirm(f"Run {spec.size:,} tasks?", abort=True, err=True)
 
 
 def plot_defaults(folder: str) -> dict[str, Any]:
@@ -135,7 +173,10 @@ def plot_defaults(folder: str) -> dict[str, Any]:
     path = Path(folder) / SPEC_FILE
     if not path.is_file():
         return {}
-    document = json.loads(path.read_text(encoding="utf-8")).get("spec", {})
+    document = read_json_document(path, "inev-sweep/1").get("spec", {})
+    if not isinstance(document, dict) or not isinstance(document.get("axes", {}), dict):
+        raise InevError(f"{path}: 'spec' must be a sweep document with an [axes] table")
+    check_plot_table(document.get("plot", {}), str(path))
     defaults = dict(document.get("plot", {}))
     axes = list(document.get("axes", {}))
     defaults.setdefault("x", axes[0] if axes else None)
@@ -170,6 +211,7 @@ def plot_command(
     title: str | None,
 ) -> None:
     """Plot sweep results: median with an inter-quartile band per line."""
+    check_paths({"results": results}, out, folders=("results",))
     defaults = plot_defaults(results) if os.path.isdir(results) else {}
     x = x or defaults.get("x")
     if not x:
@@ -180,6 +222,7 @@ def plot_command(
         log = defaults.get("log")
     methods = methods or tuple(defaults.get("methods", ()))
     table = read_results(results)
+    check_plot_columns(table, results, x, y_metrics, lines)
     path = plot(
         table,
         out,
@@ -208,6 +251,7 @@ def plot_command(
 )
 def demo_command(out: str, master: str) -> None:
     """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
+    check_paths({}, out, output_folder=True)
     spec, document = resolve_spec("demo")
     outcome = execute(spec, document, out, master, None)
     defaults = plot_defaults(out)

@@ -41,6 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.files import json_depth
+from inev.topologies.schema import MAX_NODES
+
+MAX_SPEC_BYTES = 1_000_000
+"""The largest sweep file read."""
 
 DEFAULTS: dict[str, Any] = {
     # event network (INEv paper §7.1 defaults)
@@ -86,6 +91,37 @@ DEFAULTS: dict[str, Any] = {
 """Every configuration key with its default; ``latency_factor = 0`` means no latency bound
 for planning, ``capacity = overload = 0`` no processing capacity."""
 
+LIMITS: dict[str, float] = {
+    "nodes": MAX_NODES,
+    "event_types": 1_000,
+    "queries": 1_000,
+    "length": 1_000,
+    "kleene": 1_000,
+    "negation": 1_000,
+    "links_removed": 1_000_000,
+    "nodes_removed": MAX_NODES,
+    "out_degree": MAX_NODES,
+    "node_ratio": 1.0,
+    "selectivity": 1.0,
+    "rate_swap": 1.0,
+    "skew": 1_000.0,
+}
+"""The largest value of a configuration key (others: :data:`MAX_VALUE`). The sizes follow the
+file limits (:mod:`inev.topologies.schema`); shares and selectivities are at most 1."""
+MAX_VALUE = 1e12
+"""The largest value of any other numeric configuration key."""
+MAX_AXIS_VALUES = 10_000
+"""The most values one axis may list or a range may expand to."""
+MAX_SEEDS = 1_000_000
+"""The most seeds per grid point."""
+MAX_TASKS = 1_000_000
+"""The most tasks a sweep may have (each task is a row per method in memory and on disk)."""
+CONFIRM_TASKS = 10_000
+"""Above this many tasks ``inev sweep`` asks before it runs (``--yes`` skips the question);
+the largest preset has 1,500."""
+PLOT_KEYS = {"x": str, "y": (str, list), "lines": str, "log": bool, "methods": list, "title": str}
+"""The keys of the ``[plot]`` table and their types."""
+
 METHODS = ("inev", "centralized", "ppop", "isolated", "lower_bound")
 """Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
 
@@ -124,6 +160,22 @@ class SweepSpec:
 
 
 def _check_value(key: str, value: Any, where: str) -> Any:
+    checked = _typed_value(key, value, where)
+    limit = LIMITS.get(key, MAX_VALUE)
+    if isinstance(checked, int | float) and not isinstance(checked, bool) and checked > limit:
+        raise InevError(f"{where}: {key} = {_shown(checked)} is more than the {limit:,g} allowed")
+    if isinstance(checked, str) and len(checked) > 1000:
+        raise InevError(f"{where}: {key} is longer than 1,000 characters")
+    return checked
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, int) and abs(value) > 10**15:
+        return f"an integer of {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
+    return repr(value)
+
+
+def _typed_value(key: str, value: Any, where: str) -> Any:
     default = DEFAULTS[key]
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -131,9 +183,9 @@ def _check_value(key: str, value: Any, where: str) -> Any:
         return value
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
+            if isinstance(value, float) and value.is_integer() and 0 <= value <= 2**63:
                 return int(value)
-            raise InevError(f"{where}: {key} must be an integer, got {value!r}")
+            raise InevError(f"{where}: {key} must be an integer, got {_shown(value)}")
         if value < 0:
             raise InevError(f"{where}: {key} must not be negative, got {value!r}")
         return value
@@ -154,6 +206,9 @@ def _check_value(key: str, value: Any, where: str) -> Any:
 
 def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
     if isinstance(raw, dict):
+        unknown = set(raw) - {"start", "stop", "step"}
+        if unknown:
+            raise InevError(f"{where}: axis {key} range has unknown key {sorted(unknown)[0]!r}")
         try:
             start, stop, step = raw["start"], raw["stop"], raw["step"]
         except KeyError as exc:
@@ -161,12 +216,18 @@ def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
                 f"{where}: axis {key} range needs start, stop and step ({exc} missing)"
             ) from None
         if not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in (start, stop, step)
-        ):
-            raise InevError(f"{where}: axis {key} range bounds must be numbers")
-        if step <= 0 or stop < start:
+            isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_VALUE
+            for v in (start, stop, step)
+        ) or not all(math.isfinite(v) for v in (start, stop, step)):
+            raise InevError(
+                f"{where}: axis {key} range bounds must be finite numbers of at most {MAX_VALUE:g}"
+            )
+        if not step > 0 or stop < start:
             raise InevError(f"{where}: axis {key} range needs step > 0 and stop >= start")
-        count = math.floor((stop - start) / step + 1e-9) + 1
+        span = (stop - start) / step
+        if span >= MAX_AXIS_VALUES:
+            raise InevError(f"{where}: axis {key} range has more than {MAX_AXIS_VALUES:,} values")
+        count = math.floor(span + 1e-9) + 1
         values = [start + i * step for i in range(count)]
         if all(isinstance(v, int) for v in (start, stop, step)):
             values = [int(v) for v in values]
@@ -174,11 +235,19 @@ def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
             values = [round(v, 10) for v in values]
     elif isinstance(raw, list):
         values = raw
+        if len(values) > MAX_AXIS_VALUES:
+            raise InevError(f"{where}: axis {key} lists more than {MAX_AXIS_VALUES:,} values")
     else:
         values = [raw]
     if not values:
         raise InevError(f"{where}: axis {key} has no values")
-    return [_check_value(key, v, where) for v in values]
+    checked = [_check_value(key, v, where) for v in values]
+    seen: set[Any] = set()
+    for value in checked:
+        if value in seen:  # the same task twice: one table row would stand for two runs
+            raise InevError(f"{where}: axis {key} lists {value!r} twice")
+        seen.add(value)
+    return checked
 
 
 def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
@@ -205,14 +274,18 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         axes[key] = _axis_values(key, value, origin)
     for point in _corners(base, axes):
         check_overload(point, origin)
+    name = document.get("name", "sweep")
+    if not isinstance(name, str) or not name or len(name) > 200:
+        raise InevError(f"{origin}: name must be a string of 1 to 200 characters")
     methods = document.get("methods", ["inev", "centralized"])
     if isinstance(methods, str):
         methods = [methods]
     if not isinstance(methods, list) or not methods:
         raise InevError(f"{origin}: methods must be a non-empty list")
     for m in methods:
-        if m not in METHODS:
-            raise InevError(f"{origin}: unknown method {m!r} (known: {', '.join(METHODS)})")
+        if not isinstance(m, str) or m not in METHODS:
+            shown = m if isinstance(m, str) else type(m).__name__
+            raise InevError(f"{origin}: unknown method {shown!r} (known: {', '.join(METHODS)})")
     seeds = document.get("seeds", 10)
     first = document.get("first_seed", 0)
     for key, value in (("seeds", seeds), ("first_seed", first)):
@@ -224,11 +297,22 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
             raise InevError(
                 f"{origin}: {key} must be a {'positive' if key == 'seeds' else 'non-negative'} integer"
             )
+    if seeds > MAX_SEEDS:
+        raise InevError(f"{origin}: seeds = {_shown(seeds)} is more than the {MAX_SEEDS:,} allowed")
+    if first + seeds > 2**63:
+        raise InevError(f"{origin}: first_seed + seeds must stay below 2^63")
     plot = document.get("plot", {})
     if not isinstance(plot, dict):
         raise InevError(f"{origin}: [plot] must be a table")
+    check_plot_table(plot, origin)
+    tasks = math.prod(len(v) for v in axes.values()) * seeds
+    if tasks > MAX_TASKS:
+        raise InevError(
+            f"{origin}: {tasks:,} tasks (grid points x seeds) are more than the {MAX_TASKS:,} "
+            "a sweep may have"
+        )
     return SweepSpec(
-        name=str(document.get("name", "sweep")),
+        name=name,
         base=base,
         axes=axes,
         methods=tuple(dict.fromkeys(methods)),
@@ -236,6 +320,23 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         first_seed=first,
         plot=plot,
     )
+
+
+def check_plot_table(plot: Any, origin: str) -> None:
+    """Refuse a ``[plot]`` table with unknown keys or values of the wrong type."""
+    if not isinstance(plot, dict):
+        raise InevError(f"{origin}: [plot] must be a table")
+    for key, value in plot.items():
+        if key not in PLOT_KEYS:
+            raise InevError(
+                f"{origin}: [plot] has unknown key {key!r} (known: {', '.join(PLOT_KEYS)})"
+            )
+        kind = PLOT_KEYS[key]
+        listed = value if isinstance(value, list) else [value]
+        if not isinstance(value, kind) or (
+            kind is not bool and not all(isinstance(v, str) and 0 < len(v) <= 200 for v in listed)
+        ):
+            raise InevError(f"{origin}: [plot] {key} has the wrong type or is empty")
 
 
 def _corners(base: dict[str, Any], axes: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -271,17 +372,44 @@ def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
         raise InevError(f"{origin}: capacity and overload need simulate = true")
 
 
-def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
-    """Read and validate a sweep TOML file."""
+def read_spec_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The TOML document of a sweep file (one-line :class:`InevError` if unreadable: missing,
+    a folder, over a megabyte, not UTF-8, invalid TOML, nested too deeply)."""
     name = os.fspath(path)
     try:
         with open(name, "rb") as handle:
-            document = tomllib.load(handle)
+            raw = handle.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise InevError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InevError(f"{name}: is a folder, not a file") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise InevError(f"{name}: a sweep file may have at most {MAX_SPEC_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InevError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    return parse_spec_text(text, name)
+
+
+def parse_spec_text(text: str, origin: str) -> dict[str, Any]:
+    """The TOML document of a sweep file's text (see :func:`read_spec_document`)."""
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InevError(f"{name}: invalid TOML: {exc}") from None
-    return parse_spec(document, origin=name)
+        raise InevError(f"{origin}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise InevError(f"{origin}: nested too deeply") from None
+    except ValueError as exc:  # an integer longer than Python converts
+        raise InevError(f"{origin}: invalid TOML: {str(exc).splitlines()[0]}") from None
+    if json_depth(document, 10) > 10:
+        raise InevError(f"{origin}: nested too deeply (a sweep file needs 3 levels)")
+    return document
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read and validate a sweep TOML file."""
+    return parse_spec(read_spec_document(path), origin=os.fspath(path))
 
 
 def task_id(point: dict[str, Any], seed: int) -> str:

@@ -311,7 +311,7 @@ def build_corpus(folder: Path) -> dict[str, bytes]:
     from inev.experiments.cli import main
 
     def run(*args: str) -> None:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
                 main(list(args))
             except SystemExit as exc:

@@ -10,7 +10,7 @@ after itself; the next run into the same target does). A failure or an interrupt
 ones still open (the command line calls it when SIGTERM arrives).
 
 Reading JSON. :func:`read_json_document` refuses, each with one line naming the file: a missing
-file or a folder, text that is not UTF-8, invalid JSON (including ``NaN`` and ``Infinity``,
+file or a folder, text that is not UTF-8 (a UTF-8 byte-order mark is skipped), invalid JSON (including ``NaN`` and ``Infinity``,
 which Python would accept but JSON does not), integers longer than Python converts (4,300
 digits), documents nested deeper than :data:`MAX_JSON_DEPTH`, files larger than
 :data:`MAX_JSON_BYTES`, and a ``format`` other than the expected one.
@@ -194,8 +194,7 @@ def _load_json(name: str) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InevError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-    if text.startswith("\ufeff"):
-        raise InevError(f"{name}: starts with a byte-order mark; save it as UTF-8 without one")
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark (some editors write one)
     try:
         document = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:

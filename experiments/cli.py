@@ -96,15 +96,24 @@ def _internal_message(exc: BaseException) -> str:
     )
 
 
+def _invoke(args: list[str]) -> object:
+    """Parse and run a command line. Unlike ``cli.main``, which turns Ctrl-C into ``Abort``
+    after printing an empty line, every exception reaches :func:`main` as it was raised."""
+    try:
+        with cli.make_context("inev", args) as ctx:
+            return cli.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help, --version
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # `inev`, `inev network`: the help
+        click.echo(exc.ctx.get_help() if exc.ctx else cli.get_help(click.Context(cli)))
+        return 0
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line; every failure ends with one ``error:`` line (module docstring)."""
     try:
         with clean_exit_on_signals(), watch_memory():
-            status = cli.main(
-                args=list(argv) if argv is not None else None,
-                prog_name="inev",
-                standalone_mode=False,
-            )
+            status = _invoke(list(argv) if argv is not None else sys.argv[1:])
     except InevError as exc:
         fail(str(exc))
     except click.exceptions.Abort:

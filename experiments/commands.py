@@ -156,8 +156,7 @@ def confirm_size(spec: SweepSpec, yes: bool) -> None:
     points = spec.size // spec.seeds
     click.echo(
         f"sweep {spec.name}: {spec.size:,} tasks ({points:,} grid points x {spec.seeds:,} "
-        f"seeds), methods {', '.join(spec.methods)}",
-        err=True,
+        f"seeds), methods {', '.join(spec.methods)}"
     )
     if spec.size <= CONFIRM_TASKS or yes:
         return

@@ -82,9 +82,9 @@ def fit_problems(plan: Plan, network: Network, workload: Workload) -> list[str]:
         if missing:
             problems.append(f"vertex {v.id} forwards over link {list(missing[0])}, not a link of")
             break
-    for node in plan.fallback.values():
-        if node not in index:
-            problems.append(f"its fall-back node {node!r} is not a node of")
+    for node in [*plan.fallback.values(), plan.centralized_node]:
+        if node is not None and node not in index:
+            problems.append(f"its fall-back or centralized node {node!r} is not a node of")
             break
     types = [t for t in plan.type_rates if t not in network.event_types]
     if types:

@@ -135,6 +135,7 @@ class PlanDocument(Open):
     psi: Figure
     centralized_cost: Figure = 0.0
     centralized_node: NodeId | None = None
+    ratio: Figure = None
     lower_bound: Figure = 0.0
     latency: Figure = 0.0
     centralized_latency: Figure = 0.0

@@ -81,7 +81,8 @@ class RepairResult:
 def load_changes(path: str) -> list[dict[str, Any]]:
     """The entries of an ``inev-changes/1`` file (checked when applied)."""
     document = read_json_document(path, "inev-changes/1")
-    for position, change in enumerate(document.get("changes") or ()):
+    listed = document.get("changes")
+    for position, change in enumerate(listed if isinstance(listed, list) else ()):
         kind = change.get("kind") if isinstance(change, dict) else None
         if isinstance(kind, str) and kind not in CHANGE_KINDS:
             raise InevError(

@@ -28,6 +28,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag
 
+from inev.common.errors import InevError
 from inev.common.validation import (
     MAX_INT,
     Count,
@@ -40,6 +41,8 @@ from inev.common.validation import (
     Strict,
     Text,
 )
+from inev.workloads.query import event_types
+from inev.workloads.syntax import parse_pattern
 
 MAX_VERTICES = 10_000_000
 """The most vertices a plan file may have."""
@@ -272,6 +275,14 @@ def reference_problems(plan: Any) -> list[str]:
             break
         if not set(info.negated) <= set(info.types):
             problems.append(f"projection {key!r} negates a type it does not have")
+            break
+        try:
+            pattern_types = event_types(parse_pattern(info.pattern))
+        except InevError as exc:
+            problems.append(f"projection {key!r}: {exc}")
+            break
+        if set(pattern_types) != set(info.types):
+            problems.append(f"projection {key!r}: pattern {info.pattern!r} has other types")
             break
     for key, inputs in plan.combination.items():
         if key not in projections:

@@ -79,6 +79,10 @@ def test_a_rate_of_401_digits_is_one_line(run_cli, inputs):
         (lambda p: p["vertices"][-1].update(output=["ZZ"]), "outputs ZZ"),
         (lambda p: p["sinks"].update(q1="SEQ(Q, R)"), "sink of query q1"),
         (lambda p: p["vertices"][-1].update(projection="SEQ(Q, R)"), "unknown projection"),
+        (lambda p: next(iter(p["projections"].values())).update(negated=["ZZ"]), "names type ZZ"),
+        (lambda p: p["projections"][p["sinks"]["q1"]].update(pattern="SEQ(B, ZZ)"), "other types"),
+        (lambda p: p["multi_node"].update({p["sinks"]["q1"]: "ZZ"}), "multi_node"),
+        (lambda p: p["fallback"].update({"SEQ(Q, R)": 3}), "fallback names"),
         (lambda p: p["vertices"][-1].update(inputs=[999]), "takes input 999"),
     ],
 )

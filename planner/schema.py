@@ -154,6 +154,7 @@ class PlanDocument(Open):
     edges: list[Annotated[list[Count], Field(min_length=2, max_length=2)]] | None = None
     edge_count: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     notes: list[Text] = []
+    kept: Text = ""
     made_for: MadeFor | None = None
 
 

@@ -80,13 +80,14 @@ def _link(value: Any) -> list[Any]:
         raise ValueError(f"node id {exc}") from None
     if len(value) == 3:
         try:
-            return [*ends, _positive(value[2])]
+            return [*ends, positive_number(value[2])]
         except ValueError as exc:
             raise ValueError(f"latency {exc}") from None
     return ends
 
 
-def _positive(value: Any) -> float:
+def positive_number(value: Any) -> float:
+    """``value`` as a positive finite float (ValueError with the reason otherwise)."""
     number = _number(value)
     if not number > 0:
         raise ValueError("must be a positive number")
@@ -127,7 +128,7 @@ Link = Annotated[list, PlainValidator(_link)]
 """``[u, v]`` or ``[u, v, latency]``."""
 Number = Annotated[float, PlainValidator(_number)]
 """A finite number of at most :data:`MAX_NUMBER` (integers accepted)."""
-Positive = Annotated[float, PlainValidator(_positive)]
+Positive = Annotated[float, PlainValidator(positive_number)]
 """A positive :data:`Number`."""
 Fraction = Annotated[float, PlainValidator(_fraction)]
 """A number in (0, 1] (a selectivity)."""

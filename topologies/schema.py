@@ -19,11 +19,11 @@ net.json: event_types.A.rate must be at most 1e+250 (got an integer of 401 digit
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PlainValidator
 
-from inev.common.validation import Link, Name, NodeId, Open, Positive, Strict
+from inev.common.validation import Link, Name, NodeId, Open, Strict, positive_number
 
 MAX_NODES = 20_000
 """The most nodes a network may have."""
@@ -33,12 +33,25 @@ MAX_TYPES = 10_000
 """The most event types a network may have."""
 
 
+def _rate(value: Any) -> float:
+    try:
+        return positive_number(value)
+    except ValueError as exc:
+        raise ValueError(
+            str(exc).replace("must be a positive number", "must be positive")
+        ) from None
+
+
+Rate = Annotated[float, PlainValidator(_rate)]
+"""A local rate: a positive finite number (the message the network model has always used)."""
+
+
 class EventTypeEntry(Strict):
     """One event type: its local rate and sources, or per-source rates aligned with them."""
 
-    rate: Positive | None = None
+    rate: Rate | None = None
     sources: Annotated[list[NodeId], Field(max_length=MAX_NODES)] | None = None
-    rates: Annotated[list[Positive], Field(max_length=MAX_NODES)] | None = None
+    rates: Annotated[list[Rate], Field(max_length=MAX_NODES)] | None = None
 
 
 class NetworkDocument(Open):

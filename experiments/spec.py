@@ -187,17 +187,18 @@ def _typed_value(key: str, value: Any, where: str) -> Any:
                 return int(value)
             raise InevError(f"{where}: {key} must be an integer, got {_shown(value)}")
         if value < 0:
-            raise InevError(f"{where}: {key} must not be negative, got {value!r}")
+            raise InevError(f"{where}: {key} must not be negative, got {_shown(value)}")
         return value
     if isinstance(default, float):
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
+            or (isinstance(value, int) and abs(value) > MAX_VALUE)  # isfinite would overflow
             or not math.isfinite(value)
         ):
-            raise InevError(f"{where}: {key} must be a number, got {value!r}")
+            raise InevError(f"{where}: {key} must be a finite number, got {_shown(value)}")
         if value < 0:
-            raise InevError(f"{where}: {key} must not be negative, got {value!r}")
+            raise InevError(f"{where}: {key} must not be negative, got {_shown(value)}")
         return float(value)
     if not isinstance(value, str):
         raise InevError(f"{where}: {key} must be a string, got {value!r}")

@@ -197,8 +197,9 @@ def test_a_plan_kept_after_a_rate_change_carries_the_new_rate():
     [
         ("seeds = 1\n[axes]\nskew = {start = 1.1, stop = 1.9, step = nan}\n", "finite numbers"),
         ("seeds = 1\n[axes]\nskew = {start = 1.1, stop = inf, step = 0.1}\n", "finite numbers"),
-        ("seeds = 1\n[base]\nskew = -inf\n", "skew must be a number"),
+        ("seeds = 1\n[base]\nskew = -inf\n", "skew must be a finite number"),
         ("seeds = 1\n[base]\nevent_types = 18446744073709551616\n", "event_types"),
+        ("seeds = 1\n[base]\nskew = 1" + "0" * 400 + "\n", "skew must be a finite number"),
         ("seeds = 9223372036854775807\n", "seeds"),
         ("seeds = 1\n[axes]\nnodes = {start = 1, stop = 10000000, step = 1}\n", "more than"),
         ("seeds = 1\n[axes]\nout_degree = {start = 0, stop = 1e12, step = 1e-3}\n", "more than"),

@@ -9,7 +9,8 @@ file. :func:`main` keeps it for every kind of failure:
   exit status 2: one line, exit status 1;
 - Ctrl-C (exit status 130) and SIGTERM (143): ``error: interrupted`` / ``error: terminated``;
 - the memory watchdog (:mod:`inev.common.watchdog`) stopping a run, a MemoryError, an OSError
-  (a full disk, a permission): one line naming the cause;
+  (a full disk, a permission), an input that is not UTF-8 where a reader has no check of its
+  own: one line naming the cause;
 - anything else is a bug in inev: ``error: internal error (<type> at <file>:<line>): <message>``,
   exit status 70. Set ``INEV_DEBUG=1`` to get the traceback instead.
 """
@@ -124,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail("interrupted", 130)
     except Terminated:
         fail("terminated", 143)
+    except UnicodeDecodeError as exc:  # a reader without its own check met a non-UTF-8 input
+        fail(f"an input file is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except MemoryError:
         fail("out of memory; make the input smaller (the run was stopped)")
     except OSError as exc:

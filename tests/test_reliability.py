@@ -356,3 +356,11 @@ def test_nan_in_a_json_file_is_refused(run_cli, inputs):
     edit(inputs["wl"], lambda w: w.update(window=math.nan))
     line = refused(run_cli, inputs["wl"].parent, "workload", "show", inputs["wl"])
     assert "NaN is not a JSON number" in line
+
+
+def test_a_trace_that_is_not_utf8_is_one_line(run_cli, inputs):
+    d = inputs["wl"].parent
+    trace = d / "trace.csv"
+    trace.write_bytes(b"time,type,node,id\n1.0,B,1,1\n2.0,C,\xff\xfe,2\n")
+    line = refused(run_cli, d, "match", inputs["wl"], trace, "-o", d / "m.jsonl")
+    assert "not UTF-8" in line

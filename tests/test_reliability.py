@@ -7,6 +7,7 @@ or checks the answer that used to be silently wrong.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -17,7 +18,7 @@ import pytest
 from reliability_helpers import assert_refused, edit, make_inputs, snapshot, write
 
 from inev.planner.planning import plan_workload
-from inev.planner.repair import check_fits, repair_plan
+from inev.planner.repair import broken_plan, check_fits, rebuild_combination, repair_plan
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
 
@@ -175,20 +176,40 @@ def test_the_plan_file_records_what_it_was_made_for(inputs):
 
 
 # ------------------------------------------------------------------ the set-rate repair bug
-def test_a_plan_kept_after_a_rate_change_carries_the_new_rate():
-    # here the local repair costs more than the old plan, so the old plan is kept; it used to
-    # keep the old rate of B, and any later change failed ("plan does not fit the network")
+def test_the_old_plan_costed_on_changed_rates_records_them():
+    # the plan kept after rate changes is this one; it used to carry the old rates
     net = generate_network(nodes=10, event_types=5, skew=1.5, seed=0)
     wl = generate_workload(net, queries=2, length=4, selectivity=0.1, seed=0)
-    change = [{"kind": "set-rate", "type": "B", "rate": 50.0}]
-    first = repair_plan(plan_workload(net, wl), net, wl, change)
-    assert "kept" in first.result.notes[-1]
-    assert first.result.type_rates["B"] == (50.0, 50.0 * len(net.sources("B")))
+    plan = plan_workload(net, wl)
+    changed = net.with_rates({"B": 50.0})
+    broken = broken_plan(plan, changed, rebuild_combination(plan, changed, wl))
+    assert broken.type_rates["B"] == (50.0, 50.0 * len(net.sources("B")))
+    check_fits(broken, changed)
+
+
+def test_a_plan_kept_after_a_rate_change_carries_the_new_rate():
+    # when the local repair costs more than the old plan, the old plan is kept; it used to
+    # keep the old rate, and any later change failed ("plan does not fit the network")
+    for seed in range(40):
+        net = generate_network(nodes=10, event_types=5, skew=1.5, seed=seed)
+        wl = generate_workload(net, queries=2, length=4, selectivity=0.1, seed=seed)
+        plan = plan_workload(net, wl)
+        for name, rate in itertools.product(net.types, (50.0, 0.1)):
+            first = repair_plan(plan, net, wl, [{"kind": "set-rate", "type": name, "rate": rate}])
+            if "kept" in " ".join(first.result.notes):
+                break
+        else:
+            continue
+        break
+    else:
+        pytest.fail("no rate change of 40 networks keeps the old plan: pick another case")
+    assert first.result.type_rates[name] == (rate, rate * len(net.sources(name)))
     check_fits(first.result, first.network)
+    other = next(t for t in net.types if t != name)
     later = repair_plan(
-        first.result, first.network, wl, [{"kind": "set-rate", "type": "D", "rate": 0.5}]
+        first.result, first.network, wl, [{"kind": "set-rate", "type": other, "rate": 0.5}]
     )
-    assert later.network.rate("D") == 0.5
+    assert later.network.rate(other) == 0.5
 
 
 # ------------------------------------------------------------------ sweeps

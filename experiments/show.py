@@ -312,8 +312,10 @@ def show_matches(path: str, given: Given) -> list[Any]:
                 continue
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # bad or too deeply nested JSON
                 raise InevError(f"{path}: line {number} is not JSON") from None
+            if not isinstance(entry, dict):
+                raise InevError(f"{path}: line {number} is not a JSON object")
             if "shedding" in entry:
                 shedding = entry["shedding"]
             elif "value" in entry:

@@ -116,6 +116,21 @@ LIMITS: dict[str, float] = {
 }
 """The largest value of a configuration key (others: :data:`MAX_VALUE`). The sizes follow the
 file limits (:mod:`inev.topologies.schema`); shares and selectivities are at most 1."""
+LOWER: dict[str, tuple[float, bool]] = {
+    "nodes": (1, True),
+    "event_types": (1, True),
+    "queries": (1, True),
+    "length": (2, True),
+    "out_degree": (0, False),
+    "skew": (1, False),
+    "node_ratio": (0, False),
+    "selectivity": (0, False),
+    "window": (0, False),
+}
+"""``{key: (bound, bound allowed)}``: the smallest values the generators and the planner
+accept (a network needs a node and an event type, Zipf rates a skew above 1, a query two
+types). Below them every task of the sweep would fail, so the spec is refused before any
+runs."""
 MAX_VALUE = 1e12
 """The largest value of any other numeric configuration key."""
 MAX_AXIS_VALUES = 10_000
@@ -186,6 +201,11 @@ def _check_value(key: str, value: Any, where: str) -> Any:
         raise InevError(f"{where}: {key} = {_shown(checked)} is more than the {limit:,g} allowed")
     if isinstance(checked, str) and len(checked) > 1000:
         raise InevError(f"{where}: {key} is longer than 1,000 characters")
+    if key in LOWER:
+        bound, included = LOWER[key]
+        if checked < bound or (checked == bound and not included):
+            wanted = f"at least {bound:g}" if included else f"more than {bound:g}"
+            raise InevError(f"{where}: {key} must be {wanted}, got {_shown(checked)}")
     return checked
 
 

@@ -115,3 +115,29 @@ def test_a_sweep_refused_by_the_folder_lock_leaves_the_record_alone(tmp_path, ru
         code, _, err = run_cli("sweep", spec, "-o", out, "--master", "serial", "--force")
     assert code == 1 and "another sweep is writing into this folder" in err
     assert (out / "spec.json").read_text() == before and (out / "results.parquet").is_file()
+
+
+def test_values_every_task_would_fail_on_are_refused_before_any_work(tmp_path, run_cli):
+    spec = tmp_path / "s.toml"
+    for line, message in (
+        ("length = [0, 3]", "length must be at least 2, got 0"),
+        ("skew = [1.0, 1.5]", "skew must be more than 1, got 1.0"),
+        ("window = [0.0]", "window must be more than 0, got 0.0"),
+    ):
+        spec.write_text(SPEC.replace("length = [3, 6]", line))
+        code, _, err = run_cli("sweep", spec, "-o", tmp_path / "r", "--master", "serial")
+        assert code == 1 and err.splitlines() == [f"error: {spec}: {message}"]
+        assert not (tmp_path / "r").exists()
+
+
+def test_show_refuses_results_without_the_columns_it_summarises(tmp_path, run_cli):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "r").mkdir()
+    table = pa.table({"method": ["inev"], "error": [None], "skew": [1.1], "ratio": [0.5]})
+    pq.write_table(table, tmp_path / "r" / "results.parquet")
+    code, _, err = run_cli("show", tmp_path / "r")
+    assert code == 1
+    assert err.splitlines() == [f"error: {tmp_path / 'r'}: no 'task_id' column in the results; "
+                                "cannot summarise them"]  # fmt: skip

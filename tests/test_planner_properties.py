@@ -102,8 +102,7 @@ def test_baselines_are_consistent(spec):
     # least what each query's own planning (which may keep a push-pull plan) costs
     assert alone <= isolated.psi * (1 + 1e-12)
     kept_no_push_pull = all(
-        plan_workload(net, type(wl).build(wl.window, [q], None, wl.selectivity_seed)).kept
-        != "ppop"
+        plan_workload(net, type(wl).build(wl.window, [q], None, wl.selectivity_seed)).kept != "ppop"
         for q in wl.split_or().queries
     )
     if kept_no_push_pull:

@@ -73,7 +73,6 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.files import atomic_output, read_json_document, write_json_document
 from inev.common.validation import validate_document
-from inev.planner.schema import PlanDocument, reference_problems
 
 FORMAT = "inev-plan/1"
 COMPACT_ABOVE = 32
@@ -293,8 +292,11 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
     """Rebuild a :class:`Plan` from an ``inev-plan/1`` document (bad input: :class:`InevError`).
 
     The document's shape is checked first (:class:`inev.planner.schema.PlanDocument`), its
-    cross-references last (:func:`inev.planner.schema.reference_problems`).
+    cross-references last (:func:`inev.planner.schema.reference_problems`). The schema is
+    imported here: ``inev plan`` reads no plan and need not build its models at start-up.
     """
+    from inev.planner.schema import PlanDocument, reference_problems
+
     validate_document(PlanDocument, document, origin)
     try:
         projections = {

@@ -49,7 +49,6 @@ from inev.planner.placement import place, send_rate
 from inev.planner.plan import Node, Plan, Vertex, link
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
-from inev.planner.schema import ChangesDocument
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -90,6 +89,8 @@ def load_changes(path: str) -> list[dict[str, Any]]:
                 f"{path}: changes[{position}]: unknown kind {kind[:40]!r} "
                 f"(use one of {', '.join(CHANGE_KINDS)})"
             )
+    from inev.planner.schema import ChangesDocument  # pydantic models: built only when read
+
     validate_document(ChangesDocument, document, str(path))
     return document["changes"]
 

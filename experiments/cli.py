@@ -6,19 +6,39 @@ the planner but not Spark, pyarrow, matplotlib or the simulator. A new sub-comma
 entry here (``tests/test_cli_startup.py`` checks that every entry's line is the command's own
 short help).
 
+The error promise: whatever goes wrong, a command ends with exactly one line
+``error: <reason>`` on stderr and a non-zero exit status, and leaves no output or temporary
+file. :func:`main` keeps it for every kind of failure:
+
+- bad input (:class:`~inev.common.errors.InevError`) and click's own usage errors (unknown
+  option, bad option value, missing argument), which click would print over several lines with
+  exit status 2: one line, exit status 1;
+- Ctrl-C (exit status 130) and SIGTERM (143): ``error: interrupted`` / ``error: terminated``;
+- the memory watchdog (:mod:`inev.common.watchdog`) stopping a run, a MemoryError, an OSError
+  (a full disk, a permission), an input that is not UTF-8 where a reader has no check of its
+  own: one line naming the cause;
+- anything else is a bug in inev: ``error: internal error (<type> at <file>:<line>): <message>``,
+  exit status 70. Set ``INEV_DEBUG=1`` to get the traceback instead.
+
 >>> sorted(COMMANDS)[:3]
 ['demo', 'draw', 'match']
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from importlib import import_module
+from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from inev.common.errors import InevError
+from inev.common.interrupts import Terminated, clean_exit_on_signals
+from inev.common.watchdog import watch_memory
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "network": (
@@ -69,6 +89,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 """``{name: ("module:attribute", short help)}`` of every sub-command."""
 
+INTERNAL_ERROR = 70
+"""Exit status of an unexpected exception (EX_SOFTWARE of sysexits.h)."""
+
 
 def load_command(name: str) -> click.Command:
     """Import the sub-command ``name`` of :data:`COMMANDS`."""
@@ -99,24 +122,86 @@ def cli() -> None:
     """Plan, simulate and compare in-network evaluation of CEP query workloads."""
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Run the command line; bad input ends with one ``error:`` line and exit status 1."""
+def one_line(message: str) -> str:
+    """``message`` folded onto one line (never empty).
+
+    >>> one_line("pyarrow says:\\n  bad\\n  file ")
+    'pyarrow says: bad file'
+    """
+    folded = " ".join(message.split())
+    return folded or "failed (no reason given)"
+
+
+def fail(message: str, status: int = 1) -> NoReturn:
+    """Print ``error: <message>`` as one line on stderr and exit with ``status``."""
+    sys.stdout.flush()
+    click.echo(f"error: {one_line(message)}", err=True)
+    sys.exit(status)
+
+
+def _usage_message(exc: click.ClickException) -> str:
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        message += f" (see {ctx.command_path} --help)"
+    return message
+
+
+def _os_message(exc: OSError) -> str:
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror.lower()}"
+    return str(exc) or type(exc).__name__
+
+
+def _internal_message(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return (
+        f"internal error ({type(exc).__name__}{where}): {exc}; this is a bug in inev, "
+        "please report it (INEV_DEBUG=1 shows the traceback)"
+    )
+
+
+def _invoke(args: list[str]) -> object:
+    """Parse and run a command line. Unlike ``cli.main``, which turns Ctrl-C into ``Abort``
+    after printing an empty line, every exception reaches :func:`main` as it was raised."""
     try:
-        cli.main(
-            args=list(argv) if argv is not None else None, prog_name="inev", standalone_mode=False
-        )
+        with cli.make_context("inev", args) as ctx:
+            return cli.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help, --version
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # `inev`, `inev network`: the help
+        click.echo(exc.ctx.get_help() if exc.ctx else cli.get_help(click.Context(cli)))
+        return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command line; every failure ends with one ``error:`` line (module docstring)."""
+    try:
+        with clean_exit_on_signals(), watch_memory():
+            status = _invoke(list(argv) if argv is not None else sys.argv[1:])
     except InevError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(str(exc))
     except click.exceptions.Abort:
-        click.echo("error: aborted", err=True)
-        sys.exit(1)
+        fail("aborted")
     except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (OSError, MemoryError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(_usage_message(exc))
+    except KeyboardInterrupt as exc:  # a sweep adds how far it got
+        fail(f"interrupted: {exc}" if str(exc) else "interrupted", 130)
+    except Terminated:
+        fail("terminated", 143)
+    except UnicodeDecodeError as exc:  # a reader without its own check met a non-UTF-8 input
+        fail(f"an input file is not UTF-8 text (byte {exc.start}: {exc.reason})")
+    except MemoryError:
+        fail("out of memory; make the input smaller (the run was stopped)")
+    except OSError as exc:
+        fail(_os_message(exc))
+    except Exception as exc:
+        if os.environ.get("INEV_DEBUG"):
+            raise
+        fail(_internal_message(exc), INTERNAL_ERROR)
+    if isinstance(status, int) and status:
+        sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ modules (pyarrow, matplotlib, Spark) are imported only when a command runs.
 from __future__ import annotations
 
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,10 @@ from typing import Any
 import click
 
 from inev.common.errors import InevError
+from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.columns import METRICS, axis_label, method_name
-from inev.experiments.spec import SweepSpec, load_spec, parse_spec
+from inev.experiments.spec import CONFIRM_TASKS, SweepSpec, parse_spec, read_spec_document
 from inev.experiments.sweep_folder import stored_document
 
 
@@ -46,13 +48,14 @@ def resolve_spec(name: str) -> tuple[SweepSpec, dict[str, Any]]:
     import tomllib
 
     if os.path.isfile(name):
-        spec = load_spec(name)
-        with open(name, "rb") as handle:
-            return spec, tomllib.load(handle)
+        document = read_spec_document(name)
+        return parse_spec(document, origin=name), document
     preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
     if "/" not in name and preset.is_file():
         document = tomllib.loads(preset.read_text(encoding="utf-8"))
         return parse_spec(document, origin=f"preset {name}"), document
+    if os.path.isdir(name):
+        raise InevError(f"{name}: is a folder, not a file (and no preset has this name)")
     raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")
 
 
@@ -164,17 +167,10 @@ def print_summary(console: Any, outcome: Any, spec: SweepSpec) -> list[str]:
         console.print(f"[bold red]{plural(count, 'task')} failed:[/]")
         for line in failed:
             console.print(f"  {line}", markup=False, highlight=False)
-    done = f"{outcome.ran} run, {outcome.skipped} already done"
-    if outcome.interrupted:
+    if not outcome.interrupted:  # else the error line says how far it got (_finish)
         console.print(
-            f"interrupted: {outcome.finished} of {outcome.tasks} tasks finished ({done}), kept "
-            f"in {outcome.path.parent}; run the same command again to resume",
-            markup=False,
-            highlight=False,
-        )
-    else:
-        console.print(
-            f"{outcome.tasks} tasks ({done}) in {outcome.seconds:.1f} s -> {outcome.path}",
+            f"{outcome.tasks} tasks ({outcome.ran} run, {outcome.skipped} already done) in "
+            f"{outcome.seconds:.1f} s -> {outcome.path}",
             markup=False,
             highlight=False,
         )
@@ -213,9 +209,18 @@ def execute(
 
 
 def _finish(outcome: Any, failed: list[str], allow_errors: bool) -> None:
-    """Exit 130 after an interrupt, 1 when tasks failed (unless allowed)."""
+    """Exit 130 after an interrupt, 1 when tasks failed (unless allowed).
+
+    The interrupt goes on as a :class:`KeyboardInterrupt` carrying how far the sweep got, so
+    that the command line prints its one ``error: interrupted: ...`` line (and the memory
+    watchdog, whose stop is an interrupt too, can still name itself).
+    """
     if outcome.interrupted:
-        raise SystemExit(130)
+        raise KeyboardInterrupt(
+            f"{outcome.finished} of {outcome.tasks} tasks finished ({outcome.ran} run, "
+            f"{outcome.skipped} already done), kept in {outcome.path.parent}; run the same "
+            "command again to resume"
+        )
     if failed and not allow_errors:
         count = len({r["task_id"] for r in outcome.table.to_pylist() if r["error"] is not None})
         raise InevError(
@@ -249,6 +254,12 @@ def _presets_epilog() -> str:
     "folder over. A folder of another sweep is refused without --force.",
 )
 @click.option("--allow-errors", is_flag=True, help="Exit 0 even when some tasks failed.")
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help=f"Run without asking even when the sweep has more than {CONFIRM_TASKS:,} tasks.",
+)
 def sweep_command(
     spec_file: str,
     out: str,
@@ -256,16 +267,40 @@ def sweep_command(
     parallelism: int | None,
     resume: bool,
     allow_errors: bool,
+    yes: bool,
 ) -> None:
     """Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet."""
+    if os.path.isfile(spec_file):
+        check_paths({"spec": spec_file}, out, output_folder=True)
     spec, document = resolve_spec(spec_file)
+    check_paths({}, out, output_folder=True)
+    if parallelism is not None and not 1 <= parallelism <= 100_000:
+        raise InevError(f"--parallelism must be between 1 and 100,000, got {parallelism}")
+    confirm_size(spec, yes)
     outcome, failed = execute(spec, document, out, master, parallelism, force=not resume)
     _finish(outcome, failed, allow_errors)
 
 
+def confirm_size(spec: SweepSpec, yes: bool) -> None:
+    """Show the sweep's task count; above :data:`CONFIRM_TASKS` ask first (or need ``--yes``
+    where no one can answer)."""
+    points = spec.size // spec.seeds
+    click.echo(
+        f"sweep {spec.name}: {spec.size:,} tasks ({points:,} grid points x {spec.seeds:,} "
+        f"seeds), methods {', '.join(spec.methods)}"
+    )
+    if spec.size <= CONFIRM_TASKS or yes:
+        return
+    if not sys.stdin.isatty():
+        raise InevError(
+            f"{spec.size:,} tasks are more than {CONFIRM_TASKS:,}; pass --yes to run them"
+        )
+    click.confirm(f"Run {spec.size:,} tasks?", abort=True, err=True)
+
+
 def plot_defaults(folder: str) -> dict[str, Any]:
     """The ``[plot]`` table and axes of the spec stored in a results folder (if any)."""
-    document = stored_document(folder)
+    document = stored_document(folder)  # checked, its [plot] table by spec.check_plot
     defaults = dict(document.get("plot", {}))
     axes = list(document.get("axes", {}))
     defaults.setdefault("x", axes[0] if axes else None)
@@ -305,8 +340,9 @@ def plot_command(
 ) -> None:
     """Plot sweep results: median with an inter-quartile band per line."""
     from inev.experiments.plot import PlotOptions, plot
-    from inev.experiments.results import read_results
+    from inev.experiments.results import check_plot_columns, read_results
 
+    check_paths({"results": results}, out, folders=("results",))
     table = read_results(results)
     defaults = plot_defaults(results) if os.path.isdir(results) else {}
     x = x or defaults.get("x")
@@ -323,6 +359,7 @@ def plot_command(
         methods=methods or None,
         title=title,
     )
+    check_plot_columns(table, results, x, options.metrics, options.lines)
     path = plot(table, out, options)
     shown = ", ".join(options.metrics)
     click.echo(
@@ -349,6 +386,7 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
     from inev.experiments.plot import PlotOptions, plot
 
+    check_paths({}, out, output_folder=True)
     spec, document = resolve_spec("demo")
     outcome, failed = execute(spec, document, out, master, None)
     if outcome.interrupted:

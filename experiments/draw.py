@@ -9,14 +9,14 @@ self-contained page); ``--text`` prints everything in full instead.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 import click
 
 from inev.common.errors import InevError
-from inev.common.files import atomic_output, read_json_document
+from inev.common.files import atomic_output, read_json, read_json_document
+from inev.common.paths import check_paths
 
 KINDS = {
     "inev-plan/1": "plan",
@@ -28,15 +28,7 @@ KINDS = {
 def file_format(path: str | os.PathLike[str]) -> str:
     """The ``format`` key of a JSON file (one-line error if it has none)."""
     name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except FileNotFoundError:
-        raise InevError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise InevError(f"{name}: is a folder, not a file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InevError(f"{name}: not an inev JSON file") from None
+    document = read_json(name)  # bounded: size, depth, UTF-8, no NaN (common.files)
     found = document.get("format") if isinstance(document, dict) else None
     if not isinstance(found, str):
         raise InevError(f"{name}: no 'format' key, not an inev file")
@@ -116,6 +108,7 @@ def draw_command(
         raise InevError("give -o FILE (.png, .svg, .pdf or .html) or --text")
     if out and not out.lower().endswith((".png", ".svg", ".pdf", ".html")):
         raise InevError(f"{out}: a drawing must end in .png, .svg, .pdf or .html")
+    check_paths({"drawn": file, "network": network_file, "plan": plan_file}, out or None)
     scene = build_scene(file, network_file, plan_file)
     if text:
         from inev.experiments.scene_text import scene_text

@@ -187,6 +187,8 @@ def setup_text(table: pa.Table, options: PlotOptions) -> str:
         shown.append(template.format(value))
     seeds: dict[tuple, set] = {}
     for r in rows:
+        if r.get("seed") is None:  # results written by hand may lack the column
+            continue
         key = (r.get(options.x), r.get(options.lines) if options.lines else None, r["method"])
         seeds.setdefault(key, set()).add(r["seed"])
     counts = sorted({len(s) for s in seeds.values()})

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from inev.common.errors import InevError
+from inev.common.files import atomic_output
 from inev.experiments.columns import METRICS as METRIC_COLUMNS
 from inev.experiments.spec import DEFAULTS
 
@@ -75,9 +76,8 @@ def write_part(folder: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -
     parts.mkdir(parents=True, exist_ok=True)
     first = min((row["task_index"] for row in rows), default=0)
     target = parts / f"part-{first:06d}-{uuid.uuid4().hex[:8]}.parquet"
-    temporary = parts / f".{target.name}.tmp"
-    pq.write_table(rows_to_table(rows), temporary)
-    os.replace(temporary, target)
+    with atomic_output(target, "wb") as handle:  # removed on an interrupt
+        pq.write_table(rows_to_table(rows), handle)
     return target
 
 
@@ -111,9 +111,8 @@ def finished_task_ids(folder: str | os.PathLike[str]) -> set[str]:
 def write_results(folder: str | os.PathLike[str], table: pa.Table) -> Path:
     """Write ``folder/results.parquet`` atomically."""
     target = Path(folder) / "results.parquet"
-    temporary = Path(folder) / ".results.parquet.tmp"
-    pq.write_table(table, temporary)
-    os.replace(temporary, target)
+    with atomic_output(target, "wb") as handle:  # a per-process temporary name
+        pq.write_table(table, handle)
     return target
 
 
@@ -130,9 +129,65 @@ def read_results(path: str | os.PathLike[str]) -> pa.Table:
     if not p.is_file():
         raise InevError(f"{path}: no such file or folder")
     try:
-        return pq.read_table(p)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InevError(f"{path}: not a readable Parquet file ({exc})") from None
+        table = pq.read_table(p)
+    except (pa.ArrowException, OSError) as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise InevError(f"{path}: not a readable Parquet file ({reason})") from None
+    check_results(table, os.fspath(p))
+    return table
+
+
+REQUIRED = {"method": pa.string(), "error": pa.string()}
+"""Columns every results table has, with their types (the rest are optional for reading)."""
+
+
+def check_results(table: pa.Table, origin: str) -> None:
+    """Refuse a table that is not sweep results: the :data:`REQUIRED` columns must exist with
+    their types, and every column of :data:`SCHEMA` that it has must have the schema's type
+    (or a type that casts to it without loss, such as int64 for a float64 column).
+
+    Hand-written against the Parquet schema, rather than a pydantic model per row: the schema
+    is already the declaration, and the check needs the column types only, not every row.
+    """
+    names = table.schema.names
+    for name, kind in REQUIRED.items():
+        if name not in names:
+            raise InevError(f"{origin}: no {name!r} column; not sweep results")
+        if not table.schema.field(name).type.equals(kind) and not pa.types.is_null(
+            table.schema.field(name).type
+        ):
+            raise InevError(f"{origin}: column {name!r} must hold text")
+    for field in table.schema:
+        if field.name not in SCHEMA.names or pa.types.is_null(field.type):
+            continue
+        expected = SCHEMA.field(field.name).type
+        if field.type.equals(expected):
+            continue
+        numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+        if numeric and pa.types.is_floating(expected):
+            continue
+        raise InevError(f"{origin}: column {field.name!r} holds {field.type}, expected {expected}")
+
+
+def check_plot_columns(
+    table: pa.Table, origin: str, x: str, y: str | Sequence[str], lines: str | None
+) -> None:
+    """Refuse a plot of columns the table lacks, or of a ``y`` that is not numeric."""
+    metrics = [y] if isinstance(y, str) else list(y)
+    if not metrics or not all(isinstance(m, str) and m for m in metrics):
+        raise InevError("--y must name one or more columns")
+    for column in (x, *metrics, *([lines] if lines else [])):
+        if column not in table.column_names:
+            raise InevError(f"{origin}: no column {column!r} to plot")
+    for metric in metrics:
+        kind = table.schema.field(metric).type
+        if not (
+            pa.types.is_integer(kind)
+            or pa.types.is_floating(kind)
+            or pa.types.is_boolean(kind)
+            or pa.types.is_null(kind)
+        ):
+            raise InevError(f"{origin}: column {metric!r} holds {kind}, not numbers to plot")
 
 
 def summarise(table: pa.Table, axes: Iterable[str], metric: str = "ratio") -> list[dict[str, Any]]:

@@ -267,6 +267,7 @@ def show_sweep(path: str, given: Given) -> list[Any]:
     document = stored_document(folder)
     table = read_results(folder)
     axes = list(document.get("axes", {}))
+    _require_columns(table, str(folder), ["task_id", "seed", *axes])
     name = document.get("name", folder.name)
     tasks = len(set(table.column("task_id").to_pylist()))
     out: list[Any] = [
@@ -283,6 +284,13 @@ def show_sweep(path: str, given: Given) -> list[Any]:
     return out
 
 
+def _require_columns(table: Any, path: str, names: list[str]) -> None:
+    """Refuse results that lack a column the summary needs (one line naming it)."""
+    for name in names:
+        if name not in table.column_names:
+            raise InevError(f"{path}: no {name!r} column in the results; cannot summarise them")
+
+
 def show_results(path: str, given: Given) -> list[Any]:
     """A results Parquet file on its own: summary over the parameters that vary."""
     from inev.experiments.commands import failures, summary_table
@@ -290,7 +298,10 @@ def show_results(path: str, given: Given) -> list[Any]:
     from inev.experiments.spec import DEFAULTS
 
     table = read_results(path)
-    axes = [k for k in DEFAULTS if len(set(table.column(k).to_pylist())) > 1]
+    _require_columns(table, path, ["task_id", "seed"])
+    axes = [
+        k for k in DEFAULTS if k in table.column_names and len(set(table.column(k).to_pylist())) > 1
+    ]
     return [
         summary_table(table, axes, ["ratio"], title=f"{path}: sweep results"),
         *(
@@ -312,8 +323,10 @@ def show_matches(path: str, given: Given) -> list[Any]:
                 continue
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # bad or too deeply nested JSON
                 raise InevError(f"{path}: line {number} is not JSON") from None
+            if not isinstance(entry, dict):
+                raise InevError(f"{path}: line {number} is not a JSON object")
             if "shedding" in entry:
                 shedding = entry["shedding"]
             elif "value" in entry:

@@ -44,10 +44,16 @@ import json
 import math
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.files import json_depth
+from inev.topologies.schema import MAX_NODES
+
+MAX_SPEC_BYTES = 1_000_000
+"""The largest sweep file read."""
 
 DEFAULTS: dict[str, Any] = {
     # event network (INEv paper §7.1 defaults)
@@ -93,6 +99,49 @@ DEFAULTS: dict[str, Any] = {
 """Every configuration key with its default; ``latency_factor = 0`` means no latency bound
 for planning, ``capacity = overload = 0`` no processing capacity."""
 
+LIMITS: dict[str, float] = {
+    "nodes": MAX_NODES,
+    "event_types": 1_000,
+    "queries": 1_000,
+    "length": 1_000,
+    "kleene": 1_000,
+    "negation": 1_000,
+    "links_removed": 1_000_000,
+    "nodes_removed": MAX_NODES,
+    "out_degree": MAX_NODES,
+    "node_ratio": 1.0,
+    "selectivity": 1.0,
+    "rate_swap": 1.0,
+    "skew": 1_000.0,
+}
+"""The largest value of a configuration key (others: :data:`MAX_VALUE`). The sizes follow the
+file limits (:mod:`inev.topologies.schema`); shares and selectivities are at most 1."""
+LOWER: dict[str, tuple[float, bool]] = {
+    "nodes": (1, True),
+    "event_types": (1, True),
+    "queries": (1, True),
+    "length": (2, True),
+    "out_degree": (0, False),
+    "skew": (1, False),
+    "node_ratio": (0, False),
+    "selectivity": (0, False),
+    "window": (0, False),
+}
+"""``{key: (bound, bound allowed)}``: the smallest values the generators and the planner
+accept (a network needs a node and an event type, Zipf rates a skew above 1, a query two
+types). Below them every task of the sweep would fail, so the spec is refused before any
+runs."""
+MAX_VALUE = 1e12
+"""The largest value of any other numeric configuration key."""
+MAX_AXIS_VALUES = 10_000
+"""The most values one axis may list or a range may expand to."""
+MAX_SEEDS = 1_000_000
+"""The most seeds per grid point."""
+MAX_TASKS = 1_000_000
+"""The most tasks a sweep may have (each task is a row per method in memory and on disk)."""
+CONFIRM_TASKS = 10_000
+"""Above this many tasks ``inev sweep`` asks before it runs (``--yes`` skips the question);
+the largest preset has 1,500."""
 PLOT_KEYS = {
     "x": "a parameter",
     "y": "a metric or a list of metrics",
@@ -105,6 +154,8 @@ PLOT_KEYS = {
     "y_label": "text",
 }
 """The keys of the ``[plot]`` table and what each takes."""
+MAX_PLOT_TEXT = 200
+"""The longest text (a name, a title, a label) of the ``[plot]`` table."""
 
 METHODS = ("inev", "centralized", "ppop", "isolated", "lower_bound")
 """Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
@@ -144,6 +195,27 @@ class SweepSpec:
 
 
 def _check_value(key: str, value: Any, where: str) -> Any:
+    checked = _typed_value(key, value, where)
+    limit = LIMITS.get(key, MAX_VALUE)
+    if isinstance(checked, int | float) and not isinstance(checked, bool) and checked > limit:
+        raise InevError(f"{where}: {key} = {_shown(checked)} is more than the {limit:,g} allowed")
+    if isinstance(checked, str) and len(checked) > 1000:
+        raise InevError(f"{where}: {key} is longer than 1,000 characters")
+    if key in LOWER:
+        bound, included = LOWER[key]
+        if checked < bound or (checked == bound and not included):
+            wanted = f"at least {bound:g}" if included else f"more than {bound:g}"
+            raise InevError(f"{where}: {key} must be {wanted}, got {_shown(checked)}")
+    return checked
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, int) and abs(value) > 10**15:
+        return f"an integer of {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
+    return repr(value)
+
+
+def _typed_value(key: str, value: Any, where: str) -> Any:
     default = DEFAULTS[key]
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -151,21 +223,22 @@ def _check_value(key: str, value: Any, where: str) -> Any:
         return value
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
+            if isinstance(value, float) and value.is_integer() and 0 <= value <= 2**63:
                 return int(value)
-            raise InevError(f"{where}: {key} must be an integer, got {value!r}")
+            raise InevError(f"{where}: {key} must be an integer, got {_shown(value)}")
         if value < 0:
-            raise InevError(f"{where}: {key} must not be negative, got {value!r}")
+            raise InevError(f"{where}: {key} must not be negative, got {_shown(value)}")
         return value
     if isinstance(default, float):
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
+            or (isinstance(value, int) and abs(value) > MAX_VALUE)  # isfinite would overflow
             or not math.isfinite(value)
         ):
-            raise InevError(f"{where}: {key} must be a number, got {value!r}")
+            raise InevError(f"{where}: {key} must be a finite number, got {_shown(value)}")
         if value < 0:
-            raise InevError(f"{where}: {key} must not be negative, got {value!r}")
+            raise InevError(f"{where}: {key} must not be negative, got {_shown(value)}")
         return float(value)
     if not isinstance(value, str):
         raise InevError(f"{where}: {key} must be a string, got {value!r}")
@@ -174,6 +247,9 @@ def _check_value(key: str, value: Any, where: str) -> Any:
 
 def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
     if isinstance(raw, dict):
+        unknown = set(raw) - {"start", "stop", "step"}
+        if unknown:
+            raise InevError(f"{where}: axis {key} range has unknown key {sorted(unknown)[0]!r}")
         try:
             start, stop, step = raw["start"], raw["stop"], raw["step"]
         except KeyError as exc:
@@ -181,12 +257,18 @@ def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
                 f"{where}: axis {key} range needs start, stop and step ({exc} missing)"
             ) from None
         if not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in (start, stop, step)
-        ):
-            raise InevError(f"{where}: axis {key} range bounds must be numbers")
-        if step <= 0 or stop < start:
+            isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_VALUE
+            for v in (start, stop, step)
+        ) or not all(math.isfinite(v) for v in (start, stop, step)):
+            raise InevError(
+                f"{where}: axis {key} range bounds must be finite numbers of at most {MAX_VALUE:g}"
+            )
+        if not step > 0 or stop < start:
             raise InevError(f"{where}: axis {key} range needs step > 0 and stop >= start")
-        count = math.floor((stop - start) / step + 1e-9) + 1
+        span = (stop - start) / step
+        if span >= MAX_AXIS_VALUES:
+            raise InevError(f"{where}: axis {key} range has more than {MAX_AXIS_VALUES:,} values")
+        count = math.floor(span + 1e-9) + 1
         values = [start + i * step for i in range(count)]
         if all(isinstance(v, int) for v in (start, stop, step)):
             values = [int(v) for v in values]
@@ -194,11 +276,19 @@ def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
             values = [round(v, 10) for v in values]
     elif isinstance(raw, list):
         values = raw
+        if len(values) > MAX_AXIS_VALUES:
+            raise InevError(f"{where}: axis {key} lists more than {MAX_AXIS_VALUES:,} values")
     else:
         values = [raw]
     if not values:
         raise InevError(f"{where}: axis {key} has no values")
-    return [_check_value(key, v, where) for v in values]
+    checked = [_check_value(key, v, where) for v in values]
+    seen: set[Any] = set()
+    for value in checked:
+        if value in seen:  # the same task twice: one table row would stand for two runs
+            raise InevError(f"{where}: axis {key} lists {value!r} twice")
+        seen.add(value)
+    return checked
 
 
 def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
@@ -225,14 +315,18 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         axes[key] = _axis_values(key, value, origin)
     for point in _corners(base, axes):
         check_overload(point, origin)
+    name = document.get("name", "sweep")
+    if not isinstance(name, str) or not name or len(name) > 200:
+        raise InevError(f"{origin}: name must be a string of 1 to 200 characters")
     methods = document.get("methods", ["inev", "centralized"])
     if isinstance(methods, str):
         methods = [methods]
     if not isinstance(methods, list) or not methods:
         raise InevError(f"{origin}: methods must be a non-empty list")
     for m in methods:
-        if m not in METHODS:
-            raise InevError(f"{origin}: unknown method {m!r} (known: {', '.join(METHODS)})")
+        if not isinstance(m, str) or m not in METHODS:
+            shown = m if isinstance(m, str) else type(m).__name__
+            raise InevError(f"{origin}: unknown method {shown!r} (known: {', '.join(METHODS)})")
     seeds = document.get("seeds", 10)
     first = document.get("first_seed", 0)
     for key, value in (("seeds", seeds), ("first_seed", first)):
@@ -244,12 +338,22 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
             raise InevError(
                 f"{origin}: {key} must be a {'positive' if key == 'seeds' else 'non-negative'} integer"
             )
+    if seeds > MAX_SEEDS:
+        raise InevError(f"{origin}: seeds = {_shown(seeds)} is more than the {MAX_SEEDS:,} allowed")
+    if first + seeds > 2**63:
+        raise InevError(f"{origin}: first_seed + seeds must stay below 2^63")
     plot = document.get("plot", {})
     if not isinstance(plot, dict):
         raise InevError(f"{origin}: [plot] must be a table")
     check_plot(plot, methods, origin)
+    tasks = math.prod(len(v) for v in axes.values()) * seeds
+    if tasks > MAX_TASKS:
+        raise InevError(
+            f"{origin}: {tasks:,} tasks (grid points x seeds) are more than the {MAX_TASKS:,} "
+            "a sweep may have"
+        )
     return SweepSpec(
-        name=str(document.get("name", "sweep")),
+        name=name,
         base=base,
         axes=axes,
         methods=tuple(dict.fromkeys(methods)),
@@ -259,8 +363,14 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
     )
 
 
-def check_plot(plot: dict[str, Any], methods: list[str], origin: str = "sweep") -> None:
+def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None:
     """Refuse a ``[plot]`` table with an unknown key or a value of the wrong kind.
+
+    Names (``x``, ``lines``, ``y``, ``methods``) must be known columns, metrics or methods of
+    the sweep (a misspelling gets a suggestion); ``y`` may be one metric or a non-empty list,
+    ``methods`` is a list; text is at most :data:`MAX_PLOT_TEXT` characters. Both the sweep
+    (when the spec is read) and ``inev plot`` (on the spec stored in a results folder) check
+    the table here.
 
     >>> check_plot({"x": "skew", "y": ["ratio", "sim_ratio"], "log_x": True}, ["inev"])
     >>> check_plot({"y": "ration"}, ["inev"])
@@ -272,30 +382,43 @@ def check_plot(plot: dict[str, Any], methods: list[str], origin: str = "sweep") 
 
     from inev.experiments.columns import METRICS as METRIC_COLUMNS
 
+    if not isinstance(plot, dict):
+        raise InevError(f"{origin}: [plot] must be a table")
     for key, value in plot.items():
         if key not in PLOT_KEYS:
-            close = difflib.get_close_matches(key, PLOT_KEYS, n=1)
+            close = difflib.get_close_matches(str(key)[:MAX_PLOT_TEXT], PLOT_KEYS, n=1)
             hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(PLOT_KEYS)}"
-            raise InevError(f"{origin}: unknown [plot] key {key!r} ({hint})")
+            raise InevError(f"{origin}: unknown [plot] key {_clipped(key)} ({hint})")
         wanted = PLOT_KEYS[key]
         if wanted == "true or false" and not isinstance(value, bool):
-            raise InevError(f"{origin}: [plot] {key} must be true or false, got {value!r}")
+            raise InevError(f"{origin}: [plot] {key} must be true or false, got {_clipped(value)}")
         if wanted == "text" and not isinstance(value, str):
-            raise InevError(f"{origin}: [plot] {key} must be text, got {value!r}")
+            raise InevError(f"{origin}: [plot] {key} must be text, got {_clipped(value)}")
+        if key == "methods" and not isinstance(value, list):
+            raise InevError(f"{origin}: [plot] methods must be a list, got {_clipped(value)}")
+        if key == "y" and value == []:
+            raise InevError(f"{origin}: [plot] y must name at least one metric")
+        listed = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and len(v) > MAX_PLOT_TEXT for v in listed):
+            raise InevError(f"{origin}: [plot] {key} is longer than {MAX_PLOT_TEXT} characters")
         names: list[Any] = []
         if key in ("x", "lines"):
             names, known, what = [value], [*DEFAULTS, "seed", "method"], "parameter"
         elif key == "y":
-            names = value if isinstance(value, list) else [value]
-            known, what = list(METRIC_COLUMNS), "metric"
+            names, known, what = listed, list(METRIC_COLUMNS), "metric"
         elif key == "methods":
-            names = value if isinstance(value, list) else [value]
-            known, what = list(methods), "method of this sweep"
+            names, known, what = listed, list(methods), "method of this sweep"
         for name in names:
             if not isinstance(name, str) or name not in known:
-                close = difflib.get_close_matches(str(name), known, n=1)
+                close = difflib.get_close_matches(str(name)[:MAX_PLOT_TEXT], known, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise InevError(f"{origin}: [plot] {key}: unknown {what} {name!r}{hint}")
+                raise InevError(f"{origin}: [plot] {key}: unknown {what} {_clipped(name)}{hint}")
+
+
+def _clipped(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters (a message stays one short line)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**15 else _shown(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _corners(base: dict[str, Any], axes: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -331,17 +454,44 @@ def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
         raise InevError(f"{origin}: capacity and overload need simulate = true")
 
 
-def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
-    """Read and validate a sweep TOML file."""
+def read_spec_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The TOML document of a sweep file (one-line :class:`InevError` if unreadable: missing,
+    a folder, over a megabyte, not UTF-8, invalid TOML, nested too deeply)."""
     name = os.fspath(path)
     try:
         with open(name, "rb") as handle:
-            document = tomllib.load(handle)
+            raw = handle.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise InevError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InevError(f"{name}: is a folder, not a file") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise InevError(f"{name}: a sweep file may have at most {MAX_SPEC_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InevError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    return parse_spec_text(text, name)
+
+
+def parse_spec_text(text: str, origin: str) -> dict[str, Any]:
+    """The TOML document of a sweep file's text (see :func:`read_spec_document`)."""
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InevError(f"{name}: invalid TOML: {exc}") from None
-    return parse_spec(document, origin=name)
+        raise InevError(f"{origin}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise InevError(f"{origin}: nested too deeply") from None
+    except ValueError as exc:  # an integer longer than Python converts
+        raise InevError(f"{origin}: invalid TOML: {str(exc).splitlines()[0]}") from None
+    if json_depth(document, 10) > 10:
+        raise InevError(f"{origin}: nested too deeply (a sweep file needs 3 levels)")
+    return document
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read and validate a sweep TOML file."""
+    return parse_spec(read_spec_document(path), origin=os.fspath(path))
 
 
 def task_id(point: dict[str, Any], seed: int) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from inev.common.errors import InevError
+from inev.common.locks import folder_lock
 from inev.experiments.results import finished_task_ids, read_parts, write_part, write_results
 from inev.experiments.spec import SweepSpec, Task, expand
 from inev.experiments.sweep_folder import claim_folder
@@ -105,7 +107,24 @@ def run_sweep(
     """
     started = time.perf_counter()
     out = Path(folder)
-    claim_folder(out, spec, document, force)
+    if out.exists() and not out.is_dir():
+        raise InevError(f"{folder}: exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    with folder_lock(out, "sweep"):  # a second sweep into the folder stops at once
+        claim_folder(out, spec, document, force)  # under the lock: --force removes old parts
+        return _run_locked(spec, out, master, parallelism, measure, progress, started)
+
+
+def _run_locked(
+    spec: SweepSpec,
+    out: Path,
+    master: str,
+    parallelism: int | None,
+    measure: Measure | None,
+    progress: Callable[[int, int], Callable[[int], None]] | None,
+    started: float,
+) -> SweepOutcome:
+    """The body of :func:`run_sweep`, run while the folder's lock is held."""
     all_tasks = expand(spec)
     done = finished_task_ids(out)
     todo = [t for t in all_tasks if t.task_id not in done]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.common.files import write_json_document
+from inev.common.files import read_json_document, write_json_document
 from inev.experiments.spec import SweepSpec, parse_spec
 
 SPEC_FILE = "spec.json"
@@ -64,20 +64,35 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def stored_identity(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The identity recorded in ``folder/spec.json`` (``None`` when there is none)."""
+def read_record(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The record in ``folder/spec.json`` (``None`` when there is none), checked: a JSON
+    object of format ``inev-sweep/1`` within the JSON limits of
+    :func:`inev.common.files.read_json_document`, whose ``spec`` is a sweep document that
+    :func:`inev.experiments.spec.parse_spec` accepts (its ``[plot]`` table included).
+    :class:`InevError` in one line otherwise."""
     path = Path(folder) / SPEC_FILE
     if not path.is_file():
         return None
+    record = read_json_document(path, FORMAT)
+    document = record.get("spec", {})
+    if not isinstance(document, dict) or not isinstance(document.get("axes", {}), dict):
+        raise InevError(f"{path}: 'spec' must be a sweep document with an [axes] table")
+    parse_spec(document, origin=str(path))
+    return record
+
+
+def stored_identity(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The identity recorded in ``folder/spec.json`` (``None`` when there is none)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if "identity" in document:
-            return document["identity"]
-        return identity(parse_spec(document.get("spec", {}), origin=str(path)))
-    except (ValueError, InevError, AttributeError):
-        raise InevError(
-            f"{path}: unreadable sweep record; --force starts the folder over"
-        ) from None
+        record = read_record(folder)
+        if record is None:
+            return None
+        stored = record.get("identity")
+        if isinstance(stored, dict):
+            return stored
+        return identity(parse_spec(record.get("spec", {}), origin=str(Path(folder) / SPEC_FILE)))
+    except InevError as exc:
+        raise InevError(f"unreadable sweep record: {exc}; --force starts the folder over") from None
 
 
 def has_results(folder: str | os.PathLike[str]) -> bool:
@@ -137,11 +152,7 @@ def spec_document(spec: SweepSpec) -> dict[str, Any]:
 
 
 def stored_document(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """The raw spec document recorded in ``folder/spec.json`` (empty when none)."""
-    path = Path(folder) / SPEC_FILE
-    if not path.is_file():
-        return {}
-    try:
-        return dict(json.loads(path.read_text(encoding="utf-8")).get("spec", {}))
-    except (ValueError, AttributeError):
-        return {}
+    """The raw spec document recorded in ``folder/spec.json`` (empty when none; checked as
+    :func:`read_record` says)."""
+    record = read_record(folder)
+    return dict(record.get("spec", {})) if record else {}

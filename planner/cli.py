@@ -8,8 +8,10 @@ from typing import Any
 import click
 
 from inev.common.figures import echo_summary
+from inev.common.paths import check_paths
 from inev.common.words import listing, plural
 from inev.planner.figures import plan_figures
+from inev.planner.fingerprint import check_plan_for, stamp
 from inev.planner.latency import DEFAULT_XI
 from inev.planner.options import PlanOptions
 from inev.planner.plan import Plan, save_plan
@@ -77,9 +79,11 @@ def plan_command(
     network_file: str, workload_file: str, out: str, method: str, explain: bool, **knobs: Any
 ) -> None:
     """Plan a workload on an event network and write an inev-plan/1 file."""
+    check_paths({"network": network_file, "workload": workload_file}, out)
     network = load_network(network_file)
     workload = load_workload(workload_file)
     plan = plan_workload(network, workload, method, PlanOptions(**knobs))
+    plan = stamp(plan, network, workload)
     save_plan(plan, out)
     echo_summary(plan_figures(plan), title=f"plan -> {out}")
     if explain:
@@ -134,10 +138,18 @@ def repair_command(
     from inev.planner.plan import load_plan
     from inev.planner.repair import load_changes, repair_plan
 
+    inputs = {
+        "plan": plan_file,
+        "network": network_file,
+        "workload": workload_file,
+        "changes": changes_file,
+    }
+    check_paths(inputs, out)
     plan = load_plan(plan_file)
     network = load_network(network_file)
     workload = load_workload(workload_file)
+    check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     changes = load_changes(changes_file)
     result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs))
-    save_plan(result.result, out)
+    save_plan(stamp(result.result, result.network, workload), out)
     click.echo(result.summary())

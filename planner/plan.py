@@ -72,6 +72,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output, read_json_document, write_json_document
+from inev.common.validation import validate_document
 
 FORMAT = "inev-plan/1"
 COMPACT_ABOVE = 32
@@ -164,6 +165,9 @@ class Plan:
     kept: str = ""
     """Which candidate the planner returned (``inev``, ``centralized``, ``isolated``, ``ppop``
     …; see :mod:`inev.planner.planning`); empty for plans of a fixed method."""
+    made_for: Mapping[str, str] | None = None
+    """Fingerprints of the network and workload the plan was made for
+    (:mod:`inev.planner.fingerprint`); ``None`` when unknown."""
 
     @property
     def ratio(self) -> float:
@@ -280,11 +284,20 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "edges": [list(e) for e in plan.edges] if edge_count <= MAX_LISTED_EDGES else None,
         "edge_count": edge_count,
         "notes": list(plan.notes),
+        **({"made_for": dict(plan.made_for)} if plan.made_for else {}),
     }
 
 
 def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
-    """Rebuild a :class:`Plan` from an ``inev-plan/1`` document (bad input: :class:`InevError`)."""
+    """Rebuild a :class:`Plan` from an ``inev-plan/1`` document (bad input: :class:`InevError`).
+
+    The document's shape is checked first (:class:`inev.planner.schema.PlanDocument`), its
+    cross-references last (:func:`inev.planner.schema.reference_problems`). The schema is
+    imported here: ``inev plan`` reads no plan and need not build its models at start-up.
+    """
+    from inev.planner.schema import PlanDocument, reference_problems
+
+    validate_document(PlanDocument, document, origin)
     try:
         projections = {
             k: ProjectionInfo(
@@ -330,7 +343,7 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
                 raise InevError(
                     f"{origin}: vertex {v.id} names unknown projection {v.projection!r}"
                 )
-        return Plan(
+        plan = Plan(
             method=str(document["method"]),
             vertices=tuple(vertices),
             projections=projections,
@@ -354,11 +367,16 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             centralized_latency=_float(document.get("centralized_latency", 0.0)),
             planning_seconds=float(document.get("planning_seconds", 0.0)),
             notes=tuple(document.get("notes", ())),
+            made_for=dict(document["made_for"]) if document.get("made_for") else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         if isinstance(exc, InevError):
             raise
         raise InevError(f"{origin}: malformed plan ({type(exc).__name__}: {exc})") from None
+    problems = reference_problems(plan)
+    if problems:
+        raise InevError(f"{origin}: {problems[0]}")
+    return plan
 
 
 def _num(value: float) -> float | None:

@@ -39,6 +39,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document
+from inev.common.validation import validate_document
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import pulled_types, push_pull_cost, sink_projection
 from inev.planner.combination import multi_node_hops
@@ -80,10 +81,18 @@ class RepairResult:
 def load_changes(path: str) -> list[dict[str, Any]]:
     """The entries of an ``inev-changes/1`` file (checked when applied)."""
     document = read_json_document(path, "inev-changes/1")
-    changes = document.get("changes")
-    if not isinstance(changes, list):
-        raise InevError(f"{path}: 'changes' must be a list")
-    return changes
+    listed = document.get("changes")
+    for position, change in enumerate(listed if isinstance(listed, list) else ()):
+        kind = change.get("kind") if isinstance(change, dict) else None
+        if isinstance(kind, str) and kind not in CHANGE_KINDS:
+            raise InevError(
+                f"{path}: changes[{position}]: unknown kind {kind[:40]!r} "
+                f"(use one of {', '.join(CHANGE_KINDS)})"
+            )
+    from inev.planner.schema import ChangesDocument  # pydantic models: built only when read
+
+    validate_document(ChangesDocument, document, str(path))
+    return document["changes"]
 
 
 def apply_changes(network: Network, changes: Sequence[Mapping[str, Any]]) -> Network:
@@ -187,8 +196,23 @@ def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
         else:
             rate = send_rate(network, p, v.node, v.partition, v.output)
         vertices.append(replace(v, rate=rate, cost=len(v.forwarding) * rate))
+    # the rates the plan records are the new network's: a kept plan is written with them, and
+    # a later change applied to it (simulate --changes) checks them against the network
+    local, glob = network.local_rates(), network.global_rates()
+    type_rates = {t: (local[t], glob[t]) for t in plan.type_rates if t in local}
+    projections = {
+        key: replace(info, rate=combination.projections[key].rate)
+        if key in combination.projections
+        else info
+        for key, info in plan.projections.items()
+    }
     return replace(
-        plan, method="broken", vertices=tuple(vertices), psi=sum(v.cost for v in vertices)
+        plan,
+        method="broken",
+        vertices=tuple(vertices),
+        psi=sum(v.cost for v in vertices),
+        type_rates=type_rates,
+        projections=projections,
     )
 
 

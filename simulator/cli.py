@@ -9,6 +9,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from inev.common.errors import InevError
 from inev.common.figures import echo_summary
+from inev.common.paths import check_paths
+from inev.planner.fingerprint import check_plan_for
 from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
@@ -67,6 +69,12 @@ from inev.workloads.io import load_workload
     "(repeatable).",
 )
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Run a plan made for another network or workload (rates, selectivities, clauses); it "
+    "must still fit: its nodes, links, types and queries must exist.",
+)
+@click.option(
     "--latency-bound", type=float, default=None, help="Latency bound per node (time units)."
 )
 @click.option(
@@ -116,12 +124,25 @@ def simulate_command(
     cost_per_unit: float,
     safety: float | None,
     stage_slack: float | None,
+    force: bool,
 ) -> None:
     """Run a plan node by node; count messages, check matches against centralized evaluation.
 
     With --capacity every node queues its items FIFO in front of its engines (service time =
     work units x cost per unit / capacity); with --latency-bound and --shed each node sheds
     load; the result's "shedding" entry compares with an unlimited run of the same trace."""
+    if plan_file and method:
+        raise InevError("give either a plan file or --method, not both")
+    if total_rate is not None and not method:
+        raise InevError("--total-rate needs --method (a plan file was made for other rates)")
+    inputs = {
+        "network": network_file,
+        "workload": workload_file,
+        "plan": plan_file,
+        "trace": trace_file,
+        "changes": changes_file,
+    }
+    check_paths(inputs, out)
     options = capacity_options(
         capacity, latency_bound, shed, cost_per_unit, safety, stage_slack, seed=seed
     )
@@ -136,6 +157,14 @@ def simulate_command(
         network = rescale_rates(network, workload.split_or().types, total_rate)
     if plan_file:
         plan = load_plan(plan_file)
+        check_plan_for(
+            plan,
+            network,
+            workload,
+            names=(plan_file, network_file, workload_file),
+            force=force,
+            force_option="--force",
+        )
     elif method:
         plan = plan_workload(network, workload, method)
     else:

@@ -219,3 +219,16 @@ def test_draw_errors_are_one_line_without_output(simulated, run_cli, args, messa
     code, _, err = run_cli("draw", *(str(folder / a) if a.endswith(".json") else a for a in args))
     assert code == 1 and message in err and err.count("\n") == 1
     assert set(folder.iterdir()) == before and not any(p.name.startswith("x.") for p in before)
+
+
+def test_draw_refuses_to_overwrite_its_own_input(simulated, run_cli, tmp_path):
+    folder = simulated[0]
+    plan = tmp_path / "plan.svg"  # a plan file under a drawing's name
+    plan.write_bytes((folder / "plan.json").read_bytes())
+    code, _, err = run_cli("draw", plan, "--network", folder / "net.json", "-o", plan)
+    assert code == 1 and "is also the drawn input" in err and err.count("\n") == 1
+    assert plan.read_bytes() == (folder / "plan.json").read_bytes()
+    code, _, err = run_cli(
+        "draw", plan, "--network", folder / "net.json", "-o", folder / "net.json"
+    )
+    assert code == 1 and "must end in" in err

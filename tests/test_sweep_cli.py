@@ -54,3 +54,90 @@ def test_help_lists_presets_and_metrics(run_cli):
     assert code == 0 and "fig5a" in stdout and "lower bound" in stdout
     code, stdout, _ = run_cli("plot", "--help")
     assert code == 0 and "sim_latency_p99" in stdout and "ratio_to_lower_bound" in stdout
+
+
+def test_ctrl_c_keeps_the_finished_tasks_and_says_so_in_one_error_line(
+    tmp_path, run_cli, monkeypatch
+):
+    import inev.experiments.sweep as sweep
+
+    real, calls = sweep.run_batch, []
+
+    def interrupted_at_the_third_task(tasks, measure=None):
+        calls.append(tasks)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(tasks, measure)
+
+    monkeypatch.setattr(sweep, "run_batch", interrupted_at_the_third_task)
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC.replace("length = [3, 6]", "length = [3, 4]"))
+    out = tmp_path / "r"
+    code, stdout, err = run_cli("sweep", spec, "-o", out, "--master", "serial")
+    assert code == 130
+    assert err.splitlines() == [
+        f"error: interrupted: 2 of 4 tasks finished (2 run, 0 already done), kept in {out}; "
+        "run the same command again to resume"
+    ]
+    assert "length" in stdout and not (out / "results.parquet").exists()
+    assert len(list((out / "parts").glob("part-*.parquet"))) == 2
+    monkeypatch.setattr(sweep, "run_batch", real)
+    code, stdout, _ = run_cli("sweep", spec, "-o", out, "--master", "serial")
+    assert code == 0 and "4 tasks (2 run, 2 already done)" in stdout
+
+
+def test_plot_checks_the_stored_plot_table_as_the_sweep_does(tmp_path, run_cli):
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC.replace("length = [3, 6]", "length = [3]"))
+    out = tmp_path / "r"
+    assert run_cli("sweep", spec, "-o", out, "--master", "serial")[0] == 0
+    record = json.loads((out / "spec.json").read_text())
+    record["spec"]["plot"]["logx"] = True  # a hand edit of the folder's record
+    (out / "spec.json").write_text(json.dumps(record))
+    code, _, err = run_cli("plot", out, "-o", tmp_path / "f.png")
+    assert code == 1 and len(err.splitlines()) == 1
+    assert "unknown [plot] key 'logx' (did you mean 'log_x'?)" in err
+    assert not (tmp_path / "f.png").exists()
+    spec.write_text(SPEC.replace("length = [3, 6]", "length = [3]") + "logx = true\n")
+    code, _, err = run_cli("sweep", spec, "-o", tmp_path / "r2", "--master", "serial")
+    assert code == 1 and "unknown [plot] key 'logx' (did you mean 'log_x'?)" in err
+
+
+def test_a_sweep_refused_by_the_folder_lock_leaves_the_record_alone(tmp_path, run_cli):
+    from inev.common.locks import folder_lock
+
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC.replace("length = [3, 6]", "length = [3]"))
+    out = tmp_path / "r"
+    assert run_cli("sweep", spec, "-o", out, "--master", "serial")[0] == 0
+    before = (out / "spec.json").read_text()
+    with folder_lock(out, "sweep"):
+        code, _, err = run_cli("sweep", spec, "-o", out, "--master", "serial", "--force")
+    assert code == 1 and "another sweep is writing into this folder" in err
+    assert (out / "spec.json").read_text() == before and (out / "results.parquet").is_file()
+
+
+def test_values_every_task_would_fail_on_are_refused_before_any_work(tmp_path, run_cli):
+    spec = tmp_path / "s.toml"
+    for line, message in (
+        ("length = [0, 3]", "length must be at least 2, got 0"),
+        ("skew = [1.0, 1.5]", "skew must be more than 1, got 1.0"),
+        ("window = [0.0]", "window must be more than 0, got 0.0"),
+    ):
+        spec.write_text(SPEC.replace("length = [3, 6]", line))
+        code, _, err = run_cli("sweep", spec, "-o", tmp_path / "r", "--master", "serial")
+        assert code == 1 and err.splitlines() == [f"error: {spec}: {message}"]
+        assert not (tmp_path / "r").exists()
+
+
+def test_show_refuses_results_without_the_columns_it_summarises(tmp_path, run_cli):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "r").mkdir()
+    table = pa.table({"method": ["inev"], "error": [None], "skew": [1.1], "ratio": [0.5]})
+    pq.write_table(table, tmp_path / "r" / "results.parquet")
+    code, _, err = run_cli("show", tmp_path / "r")
+    assert code == 1
+    assert err.splitlines() == [f"error: {tmp_path / 'r'}: no 'task_id' column in the results; "
+                                "cannot summarise them"]  # fmt: skip

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from inev.common.paths import check_paths
 from inev.common.words import listing, plural
 from inev.topologies.generate import (
     TOPOLOGIES,
@@ -72,6 +73,7 @@ def generate_command(
     out: str,
 ) -> None:
     """Generate a synthetic event network as in the INEv paper (section 7.1)."""
+    check_paths({"topology": from_file}, out)
     if from_file:
         import numpy as np
 
@@ -94,6 +96,7 @@ def generate_command(
 @click.argument("network_file", type=click.Path(dir_okay=False))
 def show_command(network_file: str) -> None:
     """Summarise a network: nodes, links, diameter, types with rates and sources."""
+    check_paths({"network": network_file})
     from rich.console import Console
 
     network = load_network(network_file)

@@ -37,6 +37,7 @@ import numpy as np
 
 from inev.common.errors import InevError
 from inev.topologies.network import DEFAULT_LATENCY, Network
+from inev.topologies.schema import MAX_NODES, MAX_TYPES
 
 TOPOLOGIES = ("degree", "ws", "grid", "tree", "ba", "waxman", "ring")
 REWIRING = 0.2
@@ -207,6 +208,10 @@ def network_from_topology(
     """Attach Zipf-rated event types with random sources to a connected topology graph."""
     if event_types < 1:
         raise InevError(f"a network needs at least one event type, got {event_types}")
+    if event_types > MAX_TYPES:
+        raise InevError(f"a network may have at most {MAX_TYPES:,} event types, got {event_types}")
+    if graph.number_of_nodes() > MAX_NODES:
+        raise InevError(f"topology has more than {MAX_NODES:,} nodes")
     if graph.number_of_nodes() == 0:
         raise InevError("topology has no nodes")
     if not nx.is_connected(graph):
@@ -235,13 +240,21 @@ def generate_network(
     seed: int = 0,
     topology: str = "degree",
 ) -> Network:
-    """The paper's synthetic event network (§7.1); defaults are the paper's defaults."""
+    """The paper's synthetic event network (§7.1); defaults are the paper's defaults.
+
+    Sizes are bounded as for network files (:data:`inev.topologies.schema.MAX_NODES` nodes,
+    :data:`~inev.topologies.schema.MAX_TYPES` types), and the mean degree must be finite.
+    """
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
+        raise InevError(f"a network needs at least one node and at most {MAX_NODES:,}, got {nodes}")
+    if not (isinstance(out_degree, int | float) and 0 < out_degree < 2**31):
+        raise InevError(f"out-degree must be a positive finite number, got {out_degree}")
     if not skew > 1:
         raise InevError(f"skew must be > 1 for Zipf rates (numpy zipf(a) needs a > 1), got {skew}")
     if not 0 < node_ratio <= 1:
         raise InevError(f"node ratio must be in (0, 1], got {node_ratio}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InevError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
     rng = np.random.default_rng(seed)
     graph = build_topology(topology, nodes, out_degree, rng)
     return network_from_topology(graph, event_types, skew, node_ratio, rng)

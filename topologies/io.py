@@ -17,7 +17,9 @@ import networkx as nx
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.common.validation import validate_document
 from inev.topologies.network import DEFAULT_LATENCY, EventType, Network
+from inev.topologies.schema import MAX_NODES, NetworkDocument
 
 FORMAT = "inev-network/1"
 
@@ -44,6 +46,7 @@ def _type_entry(t: EventType) -> dict[str, Any]:
 
 def network_from_dict(document: dict[str, Any], origin: str = "network") -> Network:
     """Validate an ``inev-network/1`` document and build the :class:`Network`."""
+    validate_document(NetworkDocument, document, origin)
     for key in ("nodes", "links", "event_types"):
         if key not in document:
             raise InevError(f"{origin}: missing key {key!r}")
@@ -126,27 +129,41 @@ def read_topology(path: str | os.PathLike[str]) -> nx.Graph:
         graph.add_nodes_from(relabel.values())
         for u, v, data in raw.edges(data=True):
             if u != v:
-                latency = float(data.get("latency", DEFAULT_LATENCY))
+                try:
+                    latency = float(data.get("latency", DEFAULT_LATENCY))
+                except (TypeError, ValueError):
+                    raise InevError(f"{name}: link {u}-{v}: latency is not a number") from None
+                if not (math.isfinite(latency) and latency > 0):
+                    raise InevError(f"{name}: link {u}-{v}: latency must be a positive number")
                 graph.add_edge(relabel[u], relabel[v], latency=latency)
+        if graph.number_of_nodes() > MAX_NODES:
+            raise InevError(f"{name}: more than {MAX_NODES:,} nodes")
         return graph
     graph = nx.Graph()
-    with open(name, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            parts = text.split()
-            if len(parts) not in (2, 3):
-                raise InevError(f"{name}: line {number}: expected 'u v [latency]'")
-            u, v = _as_node(parts[0]), _as_node(parts[1])
-            try:
-                latency = float(parts[2]) if len(parts) == 3 else DEFAULT_LATENCY
-            except ValueError:
-                raise InevError(
-                    f"{name}: line {number}: latency {parts[2]!r} is not a number"
-                ) from None
-            if u != v:
-                graph.add_edge(u, v, latency=latency)
+    try:
+        lines = Path(name).read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InevError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    for number, line in enumerate(lines, start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        parts = text.split()
+        if len(parts) not in (2, 3):
+            raise InevError(f"{name}: line {number}: expected 'u v [latency]'")
+        u, v = _as_node(parts[0]), _as_node(parts[1])
+        try:
+            latency = float(parts[2]) if len(parts) == 3 else DEFAULT_LATENCY
+        except ValueError:
+            raise InevError(
+                f"{name}: line {number}: latency {parts[2]!r} is not a number"
+            ) from None
+        if not (math.isfinite(latency) and latency > 0):
+            raise InevError(f"{name}: line {number}: latency must be a positive number")
+        if u != v:
+            graph.add_edge(u, v, latency=latency)
+        if graph.number_of_nodes() > MAX_NODES:
+            raise InevError(f"{name}: more than {MAX_NODES:,} nodes")
     if graph.number_of_nodes() == 0:
         raise InevError(f"{name}: no links")
     return graph
@@ -154,6 +171,7 @@ def read_topology(path: str | os.PathLike[str]) -> nx.Graph:
 
 def _as_node(label: str) -> int | str:
     try:
-        return int(label)
+        value = int(label)
     except ValueError:
         return label
+    return value if abs(value) < 2**63 else label

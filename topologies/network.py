@@ -178,6 +178,7 @@ class Network:
             if (
                 isinstance(latency, bool)
                 or not isinstance(latency, int | float)
+                or (isinstance(latency, int) and latency > 1e300)
                 or not math.isfinite(latency)
                 or latency <= 0
             ):
@@ -473,6 +474,8 @@ class Network:
             if node not in self.graph:
                 raise InevError(f"network: cannot remove unknown node {node!r}")
         for link in dropped_links:
+            if len(link) != 2:
+                raise InevError(f"network: cannot remove the self-loop {[*link, *link]!r}")
             u, v = tuple(link)
             if not self.graph.has_edge(u, v):
                 raise InevError(f"network: cannot remove unknown link {[u, v]!r}")
@@ -548,6 +551,7 @@ def _check_rate(name: str, rate: object) -> None:
     if (
         isinstance(rate, bool)
         or not isinstance(rate, int | float)
+        or (isinstance(rate, int) and rate > 1e300)  # math.isfinite overflows on huge ints
         or not math.isfinite(rate)
         or rate <= 0
     ):

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.topologies.io import load_network
 from inev.workloads.generate import generate_workload
@@ -52,6 +53,7 @@ def generate_command(
     out: str,
 ) -> None:
     """Generate a random workload as in the INEv paper (section 7.1)."""
+    check_paths({"network": network_file}, out)
     network = load_network(network_file)
     workload = generate_workload(
         network, queries, length, kleene, negation, selectivity, window, seed
@@ -73,6 +75,7 @@ def generate_command(
 )
 def show_command(workload_file: str, network_file: str | None) -> None:
     """List each query with its pattern and, given a network, its rate."""
+    check_paths({"workload": workload_file, "network": network_file})
     from rich.console import Console
 
     workload = load_workload(workload_file)

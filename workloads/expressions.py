@@ -172,12 +172,33 @@ def _lex(text: str, what: str) -> list[tuple[str, Any, int]]:
     return tokens
 
 
+MAX_DEPTH = 100
+"""The deepest a clause's tree may be: nested parentheses, NOT, unary minus and chained
+arithmetic operators (``a - b - c`` is a tree two deep) all count; the parser and every walk
+of the tree recurse."""
+MAX_LENGTH = 100_000
+"""The longest clause text parsed."""
+
+
+class _TooDeep(InevError):
+    """Nesting beyond :data:`MAX_DEPTH` (never retried by the parser's backtracking)."""
+
+
 class _Parser:
     def __init__(self, text: str, what: str) -> None:
+        if len(text) > MAX_LENGTH:
+            raise InevError(f"{what} of {len(text):,} characters is longer than {MAX_LENGTH:,}")
         self.text = text
         self.what = what
         self.tokens = _lex(text, what)
         self.position = 0
+        self.depth = 0
+
+    def deeper(self) -> None:
+        """One level deeper in the descent (parenthesis, NOT, unary minus); bounded."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _TooDeep(f"{self.what} is nested more than {MAX_DEPTH} levels deep")
 
     def fail(self, message: str) -> InevError:
         return InevError(f"{self.what} {self.text!r}: {message}")
@@ -209,21 +230,29 @@ class _Parser:
         return items[0] if len(items) == 1 else Logic("AND", tuple(items))
 
     def unary(self) -> Condition:
-        if self.peek() == "NOT":
-            self.take()
-            return Not(self.unary())
-        if self.peek() == "(":
-            saved = self.position
-            try:
-                self.take("(")
-                inner = self.condition()
-                self.take(")")
-                if self.peek() not in ("AND", "OR", ")", "end"):
-                    raise self.fail("not a parenthesised condition")
-                return inner
-            except InevError:
-                self.position = saved
-        return self.comparison()
+        depth = self.depth
+        self.deeper()
+        try:
+            if self.peek() == "NOT":
+                self.take()
+                return Not(self.unary())
+            if self.peek() == "(":
+                saved = self.position
+                try:
+                    self.take("(")
+                    inner = self.condition()
+                    self.take(")")
+                    if self.peek() not in ("AND", "OR", ")", "end"):
+                        raise self.fail("not a parenthesised condition")
+                    return inner
+                except _TooDeep:
+                    raise
+                except InevError:
+                    self.position = saved
+                    self.depth = depth + 1
+            return self.comparison()
+        finally:
+            self.depth = depth
 
     def comparison(self) -> Condition:
         left = self.expression()
@@ -235,20 +264,34 @@ class _Parser:
         return Compare(kind, left, self.expression())
 
     def expression(self) -> Expr:
+        depth = self.depth
         left = self.term()
         while self.peek() in ("+", "-"):
             op = self.take()[0]
+            self.deeper()
             left = Arith(op, left, self.term())
+        self.depth = depth
         return left
 
     def term(self) -> Expr:
+        depth = self.depth
         left = self.factor()
         while self.peek() in ("*", "/", "%"):
             op = self.take()[0]
+            self.deeper()
             left = Arith(op, left, self.factor())
+        self.depth = depth
         return left
 
     def factor(self) -> Expr:
+        depth = self.depth
+        self.deeper()
+        try:
+            return self._factor()
+        finally:
+            self.depth = depth
+
+    def _factor(self) -> Expr:
         kind, value, at = self.tokens[self.position]
         if kind == "-":
             self.take()

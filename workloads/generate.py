@@ -25,6 +25,7 @@ from inev.common.errors import InevError
 from inev.topologies.network import Network
 from inev.workloads.query import Operator, Pattern, Primitive
 from inev.workloads.rates import Pair, pair
+from inev.workloads.schema import MAX_QUERIES
 from inev.workloads.workload import Query, Workload
 
 UNCONSTRAINED_SHARE = 1 / 3
@@ -114,6 +115,8 @@ def generate_workload(
     """A random workload over the network's event types (see the module docstring)."""
     if queries < 1:
         raise InevError(f"a workload needs at least one query, got {queries}")
+    if queries > MAX_QUERIES:
+        raise InevError(f"a workload may have at most {MAX_QUERIES:,} queries, got {queries}")
     available = list(network.types)
     if length < 1:
         raise InevError(f"query length must be at least 1, got {length}")
@@ -121,8 +124,8 @@ def generate_workload(
         raise InevError(f"query length {length} exceeds the network's {len(available)} event types")
     if kleene < 0 or negation < 0:
         raise InevError("the numbers of KL and NSEQ operators must not be negative")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InevError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
     rng = np.random.default_rng([STREAM, seed])
     shared = draw_selectivities(available, selectivity, rng)
     out = []

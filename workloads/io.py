@@ -7,6 +7,8 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.common.validation import validate_document
+from inev.workloads.schema import WorkloadDocument
 from inev.workloads.workload import Query, Workload
 
 FORMAT = "inev-workload/1"
@@ -41,6 +43,9 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
 
 def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Workload:
     """Validate an ``inev-workload/1`` document and build the :class:`Workload`."""
+    if isinstance(document, dict) and "window" not in document:
+        raise InevError(f"{origin}: missing key 'window'")
+    validate_document(WorkloadDocument, document, origin)
     if "window" not in document:
         raise InevError(f"{origin}: missing key 'window'")
     raw_queries = document.get("queries")

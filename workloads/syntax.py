@@ -14,6 +14,11 @@ import re
 from inev.common.errors import InevError
 from inev.workloads.query import OPERATORS, Operator, Pattern, Primitive
 
+MAX_DEPTH = 50
+"""The deepest operator nesting a pattern may have (the parser and every tree walk recurse)."""
+MAX_LENGTH = 100_000
+"""The longest pattern text parsed."""
+
 _TOKEN = re.compile(r"\s*(?:([A-Za-z][A-Za-z0-9_]*)|([(),])|(\S))")
 
 
@@ -42,8 +47,16 @@ def parse_pattern(text: str) -> Pattern:
     structural rules (types used twice, KL and NSEQ arity).
     """
     if not isinstance(text, str):
-        raise InevError(f"pattern must be a string, got {text!r}")
+        raise InevError(f"pattern must be a string, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise InevError(f"pattern of {len(text):,} characters is longer than {MAX_LENGTH:,}")
     tokens = _tokens(text)
+    depth = deepest = 0
+    for kind, _, _ in tokens:
+        depth += (kind == "(") - (kind == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_DEPTH:
+        raise InevError(f"pattern is nested {deepest} operators deep, more than {MAX_DEPTH}")
     if not tokens:
         raise InevError("pattern is empty")
     position = 0

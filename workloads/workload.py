@@ -17,13 +17,18 @@ from inev.common.errors import InevError
 from inev.topologies.network import Network, check_type_name
 from inev.workloads.expressions import (
     Aggregate,
+    Compare,
     Condition,
+    Logic,
+    Not,
     condition_attributes,
     parse_aggregate,
     parse_condition,
 )
 from inev.workloads.query import (
+    Operator,
     Pattern,
+    Primitive,
     event_types,
     kleene_types,
     negated_types,
@@ -78,6 +83,15 @@ class Query:
         if not isinstance(name, str) or not name.strip():
             raise InevError(f"query name must be a non-empty string, got {name!r}")
         where_label = f"query {name}"
+        for label, value, kinds in (
+            ("pattern", pattern, (str, Primitive, Operator)),
+            ("where clause", where, (str, Compare, Logic, Not, type(None))),
+            ("return clause", returns, (str, Aggregate, type(None))),
+        ):
+            if not isinstance(value, kinds):
+                raise InevError(
+                    f"{where_label}: {label} must be a string, got {type(value).__name__}"
+                )
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
         validate_pattern(tree, where=f"query {name}", aggregation=returns is not None)
         for t in event_types(tree):

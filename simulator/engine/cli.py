@@ -14,6 +14,7 @@ from rich.table import Table
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
@@ -109,6 +110,7 @@ def match_command(
     units as service time), with --latency-bound and --shed under load shedding; the
     matches of that run are written, then a final {"shedding": {...}} line with the quality
     of results against an unshedded run of the same trace."""
+    check_paths({"workload": workload_file, "trace": trace_file}, out)
     plan = engine_plan
     if distance != "auto":
         try:

@@ -54,6 +54,16 @@ def queries_using(combination: Combination) -> dict[str, list[str]]:
     return out
 
 
+def _owner_first(owner: str, queries: Iterable[str]) -> tuple[str, ...]:
+    """The queries using a projection, the one whose predicates define it first: an executor
+    evaluates the projection with the first query's predicates (restricted to its types)."""
+    names = list(dict.fromkeys(queries))
+    if owner in names:
+        names.remove(owner)
+        names.insert(0, owner)
+    return tuple(names)
+
+
 def build_plan(
     network: Network,
     combination: Combination,
@@ -77,7 +87,7 @@ def build_plan(
             negated=tuple(sorted(p.negated)),
             rate=p.rate,
             single=p.single,
-            queries=tuple(using.get(key, ())),
+            queries=_owner_first(p.owner, using.get(key, ())),
         )
     used_types = {t for p in placement.projections.values() for t in p.types}
     type_rates, source_rates = rate_fields(network, used_types)

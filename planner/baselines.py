@@ -72,6 +72,7 @@ def sink_projection(query: Query, global_rates: Mapping[str, float], seed: int =
             selectivity=p.selectivity,
             single=p.single,
             conditions=p.conditions,
+            owner=p.owner,
         )
     return p
 

@@ -103,6 +103,9 @@ class ProjectionInfo:
     rate: float
     single: tuple[tuple[str, float], ...]
     queries: tuple[str, ...] = ()
+    """The queries that use the projection. The first one's predicates, restricted to the
+    projection's types, define it (the others' are the same or stronger and are applied by
+    their own consumers); an executor evaluates the projection with them."""
 
     def single_selectivity(self, name: str) -> float:
         """σ(e, p) as recorded in the plan."""

@@ -57,6 +57,9 @@ class Projection:
     single: tuple[tuple[str, float], ...] = ()
     conditions: tuple[str, ...] = ()
     """The query's ``where`` conjuncts over E(p) only, as text (the projection's own filter)."""
+    owner: str = ""
+    """The query whose predicates define the projection (empty for a single event type).
+    Other queries may use it too: theirs agree, or are stronger and applied downstream."""
 
     @property
     def predicates(self) -> tuple:
@@ -211,6 +214,7 @@ def make_projection(
         selectivity=sel,
         single=tuple(single.items()),
         conditions=conditions,
+        owner=query.name,
     )
 
 

@@ -339,3 +339,22 @@ def test_equal_patterns_with_other_predicates_are_not_shared():
                 make_projection(wl.query(q), info.types, net.global_rates()) for q in info.queries
             ]
             assert len({p.predicates for p in projections}) == 1, key
+
+
+def test_a_shared_projection_lists_the_query_that_defines_it_first():
+    # whichever query's projection is shared, an executor evaluates it with the predicates of
+    # the first query it lists: those must be the weakest of its users', or matches are lost.
+    # The instance is the aggregates property test's seed 482: q1 (with `where D.w > 30`)
+    # takes q0's SEQ(B, D), which q0 defines without that predicate.
+    from test_sim_aggregates import _instance
+
+    net, wl = _instance(482, 2)
+    plan = plan_workload(net, wl)
+    shared = [i for i in plan.projections.values() if len(i.queries) > 1 and len(i.types) > 1]
+    assert shared
+    for info in shared:
+        first = make_projection(wl.query(info.queries[0]), info.types, net.global_rates())
+        for other in info.queries[1:]:
+            theirs = make_projection(wl.query(other), info.types, net.global_rates())
+            assert set(first.conditions) <= set(theirs.conditions)
+            assert set(first.selectivity) <= set(theirs.selectivity)

@@ -268,8 +268,10 @@ class Engine:
     or ``"all"`` for full matches, else the selected event types), ``plan`` (``"greedy"``,
     ``"zstream"``, or an explicit :class:`OrderPlan`/:class:`TreePlan` over the input
     units for an OR-free pattern), ``adaptation`` (an :class:`Adaptation` or its kind),
-    ``rates`` (initial rates per type for the first plan), ``lateness`` (``None``: only
-    :meth:`advance` moves the watermark).
+    ``rates`` (initial rates per type for the first plan), ``estimated`` (pairwise
+    selectivities for the first plan only, not realised as predicates: those of ``where``
+    conjuncts measured on a trace), ``lateness`` (``None``: only :meth:`advance` moves the
+    watermark).
     """
 
     def __init__(
@@ -285,6 +287,7 @@ class Engine:
         adaptation: Adaptation | str = "off",
         selectivity_seed: int = 0,
         rates: Mapping[str, float] | None = None,
+        estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,
     ) -> None:
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
@@ -304,6 +307,7 @@ class Engine:
             raise InevError(str(exc)) from None
         self.lateness = lateness
         self.initial_rates = dict(rates or {})
+        self.estimated = _pairs(estimated)
         if isinstance(plan, str):
             if plan not in ("greedy", "zstream"):
                 raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
@@ -376,13 +380,18 @@ class Engine:
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_query(cls, query: Any, workload: Any, **options: Any) -> Engine:
-        """An engine for a :class:`inev.workloads.workload.Query` of a workload."""
+        """An engine for a :class:`inev.workloads.workload.Query` of a workload.
+
+        Declared selectivities become hash predicates; those measured from the ``where``
+        clause only guide the first plan (the clause itself decides).
+        """
         return cls(
             query.pattern,
             workload.window,
-            selectivities=query.selectivity,
+            selectivities=query.realised_selectivity,
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
+            estimated=query.where_selectivity or None,
             **options,
         )
 
@@ -401,9 +410,10 @@ class Engine:
         return cls(
             projection,
             workload.window,
-            selectivities=query.selectivity,
+            selectivities=query.realised_selectivity,
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
+            estimated=query.where_selectivity or None,
             inputs=inputs,
             output=output,
             **options,
@@ -518,6 +528,8 @@ class Engine:
                 r *= self.initial_rates.get(t, 1.0)
             rates.append(r)
         declared = {(a, b): s for a, b, s in branch.c.pairs}
+        for p, s in self.estimated.items():
+            declared[p] = declared.get(p, 1.0) * s
         return _unit_stats(branch, rates, declared)
 
     # ---------------------------------------------------------------- input

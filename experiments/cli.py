@@ -13,6 +13,7 @@ from inev.planner.cli import plan_command, repair_command
 from inev.simulator.cli import simulate_command
 from inev.simulator.engine.cli import match_command
 from inev.topologies.cli import network_group
+from inev.topologies.trace_cli import from_trace_command, trace_group
 from inev.workloads.cli import workload_group
 
 
@@ -22,7 +23,9 @@ def cli() -> None:
     """Plan, simulate and compare in-network evaluation of CEP query workloads."""
 
 
+network_group.add_command(from_trace_command)
 cli.add_command(network_group)
+cli.add_command(trace_group)
 cli.add_command(workload_group)
 cli.add_command(sweep_command)
 cli.add_command(plot_command)

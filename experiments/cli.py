@@ -15,6 +15,7 @@ from inev.simulator.engine.cli import match_command
 from inev.topologies.cli import network_group
 from inev.topologies.trace_cli import from_trace_command, trace_group
 from inev.workloads.cli import workload_group
+from inev.workloads.estimate_cli import estimate_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,6 +27,7 @@ def cli() -> None:
 network_group.add_command(from_trace_command)
 cli.add_command(network_group)
 cli.add_command(trace_group)
+workload_group.add_command(estimate_command)
 cli.add_command(workload_group)
 cli.add_command(sweep_command)
 cli.add_command(plot_command)

@@ -486,7 +486,13 @@ def scan_trace(
                 bins[names[k]][c] += n
         if per_key:
             for (t, a), counter in per_key.items():
-                values = batch.id if a == "id" else batch.node if a == "node" else batch.attrs[a]
+                values = (
+                    batch.attrs[a]
+                    if a in batch.attrs
+                    else batch.time.tolist()
+                    if a == "time"
+                    else getattr(batch, a)
+                )
                 counter.update(v for typ, v in zip(batch.type, values, strict=True) if typ == t)
         if check_ids:
             id_parts.append(_id_part(batch.type, batch.id, pa))

@@ -249,8 +249,10 @@ class _Branch:
 
     def flatten(self, binding: tuple) -> tuple[Event, ...]:
         """The match's events in pattern order (a trend's events in time order)."""
-        out: list[Event] = []
         ks = self.kleene_slots
+        if not ks:  # a full binding of single events is the match itself
+            return binding
+        out: list[Event] = []
         for i, v in enumerate(binding):
             if i in ks:
                 out.extend(v)
@@ -684,6 +686,8 @@ class Engine:
         self.counters["matches"] += len(found)
         if self.output is None:
             self.counters["outputs"] += len(found)
+            if not branch.kleene_slots:
+                return [m[3] for m in found]
             return [branch.flatten(m[3]) for m in found]
         out = []
         selected = self.output

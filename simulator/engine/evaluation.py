@@ -250,8 +250,9 @@ class PlanRunner:
     ``checked`` counts the (new item, buffered item) pairs the joins examined (and the
     trends a Kleene event was tried against): the engine's work units; a keyed join
     examines only the items of the new item's key. When ``trace`` is a list, every join step
-    appends ``(sibling node, its size, new items, outputs)`` (load shedding observes
-    partial-match transitions this way).
+    appends ``(sibling node, items examined per new item, new items, outputs)`` (the
+    sibling's size, or for a keyed join the mean size of the keys probed; load shedding
+    observes partial-match transitions this way).
 
     ``end_seq`` is the first sequence number that belongs to a newer plan: a retiring plan
     reports only matches holding an older item (plan replacement of the adaptive-CEP paper,
@@ -304,6 +305,14 @@ class PlanRunner:
         if node in self.plan.keys and self.indexed.get(node) is buf:
             self._insert(self.indexes[node], self.plan.keys[node], items)
 
+    def probe_size(self, node: int) -> float:
+        """How many items of ``node``'s buffer a new item examines on average: all of them,
+        or for a partitioned buffer the mean number per key."""
+        buf = self.buffers[node]
+        if node not in self.plan.keys or not buf:
+            return float(len(buf))
+        return len(buf) / max(len(self._index(node)), 1)
+
     def feed(self, unit: int, items: list[Item]) -> list[Item]:
         """Insert new items of ``unit``; return the new root matches."""
         buffers = self.buffers
@@ -320,11 +329,13 @@ class PlanRunner:
                 if keyed:
                     new, examined = fn(new, buffers[sibling], self._index(sibling))
                     self.checked += examined
+                    if trace is not None:  # pairs examined per new item (its key's share)
+                        trace.append((sibling, examined / count, count, len(new)))
                 else:
                     self.checked += count * size
                     new = fn(new, buffers[sibling])
-                if trace is not None:
-                    trace.append((sibling, size, count, len(new)))
+                    if trace is not None:
+                        trace.append((sibling, size, count, len(new)))
                 if not new:
                     return new
                 self.created += len(new)
@@ -361,10 +372,21 @@ class PlanRunner:
         return self.feed(unit, new)
 
     def purge(self, cutoff: float) -> None:
-        """Drop partial matches whose earliest event is older than ``cutoff``."""
+        """Drop partial matches whose earliest event is older than ``cutoff`` (from the key
+        indexes too, which are filtered in place rather than rebuilt)."""
         for i, buf in enumerate(self.buffers):
             if buf and any(x[0] < cutoff for x in buf):
-                self.buffers[i] = [x for x in buf if x[0] >= cutoff]
+                kept = [x for x in buf if x[0] >= cutoff]
+                self.buffers[i] = kept
+                if self.indexed.get(i) is buf:
+                    index = self.indexes[i]
+                    for k in list(index):
+                        part = [x for x in index[k] if x[0] >= cutoff]
+                        if part:
+                            index[k] = part
+                        else:
+                            del index[k]
+                    self.indexed[i] = kept
 
     def size(self) -> int:
         """Number of buffered items and partial matches."""

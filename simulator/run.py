@@ -428,6 +428,9 @@ def _replay_stream(
     for execution in executions:
         partial += execution.partial_matches()
         reopt += execution.reoptimizations()
+    for group in engines.values():
+        for engine in group:
+            engine.release()
     return SimulationResult(
         method=plan.method,
         duration=duration,

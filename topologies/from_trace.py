@@ -5,7 +5,9 @@ occurs) and each source's own rate r(e, n) = (events of e at n) / duration, wher
 duration is the span of the trace's times unless given. The topology comes from a file
 (GraphML or an edge list; it must hold every node of the trace, and may hold more, which
 then generate nothing), or is generated over the trace's nodes (the ``degree`` small world
-of :mod:`inev.topologies.generate`, with the requested mean degree and seed).
+of :mod:`inev.topologies.generate`, with the requested mean degree and seed, and one
+latency on every link: 1 time unit by default, which is long when the trace counts time in
+days; the latency sets how long engines wait for late items, so it sets their memory too).
 
 >>> from inev.common.traces import TraceScan
 >>> from collections import Counter
@@ -37,8 +39,10 @@ def network_from_scan(
     seed: int = 0,
     duration: float | None = None,
     name: str = "trace",
+    link_latency: float = DEFAULT_LATENCY,
 ) -> Network:
-    """The event network of a scanned trace (module docstring)."""
+    """The event network of a scanned trace (module docstring); a generated topology's
+    links get ``link_latency`` (in the trace's time unit)."""
     if scan.rows == 0:
         raise InevError(f"{name}: the trace holds no events")
     span = scan.duration if duration is None else duration
@@ -64,8 +68,11 @@ def network_from_scan(
         ordered = sorted(
             nodes, key=lambda n: (isinstance(n, str), str(n) if isinstance(n, str) else n)
         )
+        if not (math.isfinite(link_latency) and link_latency > 0):
+            raise InevError(f"link latency must be a positive number, got {link_latency!r}")
         graph = build_topology("degree", len(ordered), out_degree, np.random.default_rng(seed))
         topology = nx.relabel_nodes(graph, dict(enumerate(ordered)))
+        nx.set_edge_attributes(topology, float(link_latency), "latency")
     else:
         unknown = [n for n in nodes if n not in topology]
         if unknown:

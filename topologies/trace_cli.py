@@ -113,6 +113,12 @@ def generate_command(
 )
 @click.option("--seed", default=0, show_default=True, help="Seed of the generated topology.")
 @click.option(
+    "--link-latency",
+    default=1.0,
+    show_default=True,
+    help="Latency of every generated link, in the trace's time unit.",
+)
+@click.option(
     "--duration",
     type=float,
     default=None,
@@ -126,6 +132,7 @@ def from_trace_command(
     topology_file: str | None,
     out_degree: float,
     seed: int,
+    link_latency: float,
     duration: float | None,
     out: str,
 ) -> None:
@@ -139,7 +146,9 @@ def from_trace_command(
 
     topology = read_topology(topology_file) if topology_file else None
     scan = scan_trace(trace_file)
-    network = network_from_scan(scan, topology, out_degree, seed, duration, name=trace_file)
+    network = network_from_scan(
+        scan, topology, out_degree, seed, duration, name=trace_file, link_latency=link_latency
+    )
     save_network(network, out)
     span = duration if duration is not None else scan.duration
     table = Table("type", "events", "sources", "r(e, n) min", "r(e, n) max", "mean r(e)", "R(e)")

@@ -268,9 +268,12 @@ class PlanRunner:
         self.created = 0
         self.checked = 0  # (new, buffered) pairs the joins examined: the work of the plan
         self.trace: list[tuple[int, int, int, int]] | None = None  # set to observe joins
-        # key index of each partitioned node, and the buffer list it indexes
+        # key index of each partitioned node, the buffer list it indexes, and how many
+        # items the index still holds that the list has dropped (purged)
         self.indexes: dict[int, dict[Any, list[Item]]] = {}
         self.indexed: dict[int, list[Item]] = {}
+        self.stale: dict[int, int] = {}
+        self.keys = plan.keys
 
     def _index(self, node: int) -> dict[Any, list[Item]]:
         """The key index of ``node``'s buffer, rebuilt if the buffer list was replaced."""
@@ -278,9 +281,10 @@ class PlanRunner:
         if self.indexed.get(node) is buf:
             return self.indexes[node]
         index: dict[Any, list[Item]] = {}
-        self._insert(index, self.plan.keys[node], buf)
+        self._insert(index, self.keys[node], buf)
         self.indexes[node] = index
         self.indexed[node] = buf
+        self.stale[node] = 0
         return index
 
     @staticmethod
@@ -302,8 +306,22 @@ class PlanRunner:
         """Append ``items`` to ``node``'s buffer (and to its key index, if it is current)."""
         buf = self.buffers[node]
         buf.extend(items)
-        if node in self.plan.keys and self.indexed.get(node) is buf:
-            self._insert(self.indexes[node], self.plan.keys[node], items)
+        key = self.keys.get(node)
+        if key is not None and self.indexed.get(node) is buf:
+            index = self.indexes[node]
+            if len(items) == 1:  # the common case, inlined
+                k = key(items[0][3])
+                if k is not NO_KEY:
+                    try:
+                        part = index.get(k)
+                    except TypeError:
+                        return
+                    if part is None:
+                        index[k] = [items[0]]
+                    else:
+                        part.append(items[0])
+            else:
+                self._insert(index, key, items)
 
     def probe_size(self, node: int) -> float:
         """How many items of ``node``'s buffer a new item examines on average: all of them,
@@ -372,21 +390,24 @@ class PlanRunner:
         return self.feed(unit, new)
 
     def purge(self, cutoff: float) -> None:
-        """Drop partial matches whose earliest event is older than ``cutoff`` (from the key
-        indexes too, which are filtered in place rather than rebuilt)."""
+        """Drop partial matches whose earliest event is older than ``cutoff``.
+
+        A key index keeps the items its list dropped until they are as many as those it
+        kept, then it is rebuilt: joins skip the stale ones anyway (they are more than a
+        window older than anything new), and rebuilding at every purge cost more than the
+        joins they slow down (measured with ``benchmarks/bench_trace_replay.py``).
+        """
         for i, buf in enumerate(self.buffers):
             if buf and any(x[0] < cutoff for x in buf):
                 kept = [x for x in buf if x[0] >= cutoff]
                 self.buffers[i] = kept
                 if self.indexed.get(i) is buf:
-                    index = self.indexes[i]
-                    for k in list(index):
-                        part = [x for x in index[k] if x[0] >= cutoff]
-                        if part:
-                            index[k] = part
-                        else:
-                            del index[k]
-                    self.indexed[i] = kept
+                    stale = self.stale[i] + len(buf) - len(kept)
+                    if stale > len(kept):
+                        del self.indexed[i]  # rebuilt from ``kept`` at the next probe
+                    else:
+                        self.indexed[i] = kept
+                        self.stale[i] = stale
 
     def size(self) -> int:
         """Number of buffered items and partial matches."""

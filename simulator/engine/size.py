@@ -180,10 +180,13 @@ def check_trace_size(
     workload: Workload,
     scan: TraceScan,
     trace_name: str,
-    max_partial_matches: float = MAX_PARTIAL_MATCHES,
+    max_partial_matches: float | None = None,
 ) -> TraceSize:
     """Raise :class:`InevError` naming the query, the knob and the estimate when evaluating
-    ``workload`` over the scanned trace would hold too many partial matches."""
+    ``workload`` over the scanned trace would hold too many partial matches (more than
+    ``max_partial_matches``, by default :data:`MAX_PARTIAL_MATCHES`)."""
+    if max_partial_matches is None:
+        max_partial_matches = MAX_PARTIAL_MATCHES
     size = estimate_from_scan(workload, scan)
     split = workload.split_or()
     for name, value in size.partial_matches.items():

@@ -338,27 +338,41 @@ class PlanRunner:
         path = self.plan.paths[unit]
         new = items
         if path:
-            self._store(leaf, items)
+            keys = self.keys
+            if leaf in keys:
+                self._store(leaf, items)
+            else:
+                buffers[leaf].extend(items)
             root = self.plan.root
             trace = self.trace
+            indexed = self.indexed
             for fn, sibling, parent, keyed in path:
-                size = len(buffers[sibling])
+                buf = buffers[sibling]
+                size = len(buf)
                 count = len(new)
                 if keyed:
-                    new, examined = fn(new, buffers[sibling], self._index(sibling))
+                    index = (
+                        self.indexes[sibling]
+                        if indexed.get(sibling) is buf
+                        else self._index(sibling)
+                    )
+                    new, examined = fn(new, buf, index)
                     self.checked += examined
                     if trace is not None:  # pairs examined per new item (its key's share)
                         trace.append((sibling, examined / count, count, len(new)))
                 else:
                     self.checked += count * size
-                    new = fn(new, buffers[sibling])
+                    new = fn(new, buf)
                     if trace is not None:
                         trace.append((sibling, size, count, len(new)))
                 if not new:
                     return new
                 self.created += len(new)
                 if parent != root:
-                    self._store(parent, new)
+                    if parent in keys:
+                        self._store(parent, new)
+                    else:
+                        buffers[parent].extend(new)
         if self.end_seq != float("inf"):
             end = self.end_seq
             new = [m for m in new if m[2] < end]

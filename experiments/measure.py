@@ -8,7 +8,9 @@ can be reproduced from the command line::
     inev workload generate --network net.json … --seed S -o wl.json
     inev plan net.json wl.json --method M --latency-factor F
 
-``lower_bound`` is reported as a method whose cost is the §7.2 lower bound. With a dynamics
+``lower_bound`` is reported as a method whose cost is the provable lower bound of
+:mod:`inev.planner.lower_bound`; every plan row also carries ψ over it and the §7.2
+approximation (``approximate_bound``). With a dynamics
 axis (``rate_swap``, ``rate_variance``, ``links_removed``, ``nodes_removed``) the INEv plan is
 made for the original network, the network is changed, and the row carries the ratio of the
 unchanged plan on the changed network (``broken_ratio``), after the §6.6 repair
@@ -39,6 +41,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
@@ -83,6 +86,8 @@ def _plan_row(plan: Any) -> dict[str, Any]:
         "lower_bound": lower,
         "ratio_to_lower_bound": plan.psi / lower if lower > 0 else None,
         "below_lower_bound": plan.psi < lower * (1 - 1e-9),
+        "approximate_bound": plan.approximate_bound,
+        "kept": plan.kept,
         "latency": plan.latency,
         "centralized_latency": plan.centralized_latency,
         "planning_seconds": plan.planning_seconds,
@@ -91,22 +96,27 @@ def _plan_row(plan: Any) -> dict[str, Any]:
     }
 
 
+def plan_options(config: dict[str, Any]) -> PlanOptions:
+    """The planner's options of a configuration (``latency_factor`` 0: no latency bound)."""
+    return PlanOptions(latency_factor=config["latency_factor"] or None)
+
+
 def measure(
     config: dict[str, Any], seed: int, methods: tuple[str, ...]
 ) -> dict[str, dict[str, Any]]:
     """``{method: {metric: value}}`` for one task (see the module docstring)."""
     network, workload = task_inputs(config, seed)
-    factor = config["latency_factor"] or 1.0
+    options = plan_options(config)
     out: dict[str, dict[str, Any]] = {}
     plans: dict[str, Any] = {}
     for method in methods:
         if method == "lower_bound":
             continue
-        plans[method] = plan_workload(network, workload, method, latency_factor=factor)
+        plans[method] = plan_workload(network, workload, method, options)
         out[method] = _plan_row(plans[method])
     changes = dynamic_changes(network, config, seed)
     if changes and "inev" in plans:
-        repair = repair_plan(plans["inev"], network, workload, changes, latency_factor=factor)
+        repair = repair_plan(plans["inev"], network, workload, changes, options)
         central = repair.replanned.centralized_cost
         if central > 0:
             out["inev"].update(
@@ -123,7 +133,7 @@ def measure(
             out[method].update(figures)
     if "lower_bound" in methods:
         reference = next(iter(plans.values()), None) or plan_workload(
-            network, workload, "centralized", latency_factor=factor
+            network, workload, "centralized", options
         )
         lower = reference.lower_bound
         out["lower_bound"] = {
@@ -131,6 +141,7 @@ def measure(
             "centralized_cost": reference.centralized_cost,
             "ratio": lower / reference.centralized_cost if reference.centralized_cost > 0 else None,
             "lower_bound": lower,
+            "approximate_bound": reference.approximate_bound,
         }
     return out
 
@@ -144,13 +155,13 @@ def simulated_metrics(
 ) -> dict[str, dict[str, Any]]:
     """Simulated figures per method, planned and run on the rescaled network (module doc)."""
     scaled = rescale_rates(network, workload.types, config["sim_rate"])
-    factor = config["latency_factor"] or 1.0
+    options = plan_options(config)
     out: dict[str, dict[str, Any]] = {}
     shared = config.get("overload", 0.0) > 0 and config.get("capacity_from") == "centralized"
     order = sorted((m for m in methods if m != "lower_bound"), key=lambda m: m != "centralized")
     capacity = capacity_options(config, seed)
     for method in order:
-        plan = plan_workload(scaled, workload, method, latency_factor=factor)
+        plan = plan_workload(scaled, workload, method, options)
         if shared and method != "centralized" and capacity is not None and capacity.auto:
             capacity = _centralized_capacity(scaled, workload, config, seed, capacity)
         result = simulate(

@@ -31,6 +31,8 @@ METRICS: dict[str, pa.DataType] = {
     "lower_bound": pa.float64(),
     "ratio_to_lower_bound": pa.float64(),
     "below_lower_bound": pa.bool_(),
+    "approximate_bound": pa.float64(),
+    "kept": pa.string(),
     "latency": pa.float64(),
     "centralized_latency": pa.float64(),
     "planning_seconds": pa.float64(),

@@ -16,12 +16,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from inev.planner.assemble import build_plan, rate_fields
 from inev.planner.model import Combination
-from inev.planner.plan import Node, Plan
+from inev.planner.placement import place
+from inev.planner.plan import Node, Plan, ProjectionInfo, Vertex, link
 from inev.planner.projections import (
     Projection,
     make_projection,
@@ -88,6 +90,15 @@ def centralized_combination(network: Network, workload: Workload) -> Combination
         sinks[q.name] = sink.key
         queries_of[sink.key] = (*queries_of.get(sink.key, ()), q.name)
     return Combination(projections, inputs, {}, sinks, queries_of)
+
+
+def centralized_plan(network: Network, wl: Workload, xi: float = 1.0) -> Plan:
+    """Every query at the best single node, every used event sent there once."""
+    comb = centralized_combination(network, wl)
+    node, cost = centralized_node(network, wl.types)
+    placement = place(network, comb, pinned=dict.fromkeys(comb.sinks.values(), node))
+    plan = build_plan(network, comb, placement, "centralized", xi)
+    return replace(plan, centralized_node=node, centralized_cost=cost)
 
 
 # ---------------------------------------------------------------------- push-pull (PPoP)
@@ -235,3 +246,77 @@ def push_pull_cost(
         pulls = [1.0 + window * r for r in network.source_rates(order[i])]
         cost += prefix * hops(order[i], pulls)
     return cost
+
+
+def push_pull_plan(network: Network, wl: Workload, central: Plan) -> Plan:
+    """A PPoP plan: per query one sink vertex; pushed and pulled event vertices feed it.
+
+    ``central`` is the workload's centralized plan, whose sink records the PPoP sinks reuse.
+
+    Event vertices carry the cost of their type's push or pull traffic; a pulled type's
+    vertices are marked in the notes (``pull``), which an executor must honour by requesting
+    events per partial match instead of streaming them.
+    """
+    type_rates, source_rates = rate_fields(network, wl.types)
+    vertices: list[Vertex] = []
+    projections: dict[str, ProjectionInfo] = {}
+    sinks: dict[str, str] = {}
+    combination: dict[str, tuple[str, ...]] = {}
+    notes = []
+    index = network.node_index
+    total = 0.0
+    for q in wl.queries:
+        pp = push_pull(network, q, wl.window, wl.selectivity_seed)
+        total += pp.cost
+        notes.append(
+            f"{q.name}: node {pp.node}, order {', '.join(pp.order)}, pushed {', '.join(pp.order[: pp.pushed])}"
+            f", pulled {', '.join(pp.order[pp.pushed :]) or '-'}, cost {pp.cost:.6g}"
+        )
+        ids = []
+        for pos, e in enumerate(pp.order):
+            key = e if e not in projections else f"{e} @{q.name}"
+            projections[key] = ProjectionInfo(
+                key, e, (e,), (), network.global_rate(e), ((e, 1.0),), (q.name,)
+            )
+            for n, rate in zip(network.sources(e), pp.link_rates[pos], strict=True):
+                links = tuple(
+                    sorted(
+                        {link(u, v) for u, v in network.path_links(n, pp.node)},
+                        key=lambda x: (index[x[0]], index[x[1]]),
+                    )
+                )
+                vid = len(vertices)
+                vertices.append(
+                    Vertex(
+                        id=vid,
+                        projection=key,
+                        node=n,
+                        forwarding=links,
+                        destinations=(pp.node,),
+                        hops=(len(links),),
+                        rate=rate,
+                        cost=len(links) * rate,
+                    )
+                )
+                ids.append(vid)
+            if pos >= pp.pushed:
+                notes.append(f"{q.name}: pull {e}")
+        sink_info = central.projections[central.sinks[q.name]]
+        skey = sink_info.key if sink_info.key not in projections else f"{sink_info.key} @{q.name}"
+        projections[skey] = replace(sink_info, key=skey, queries=(q.name,))
+        vertices.append(Vertex(len(vertices), skey, pp.node, tuple(ids)))
+        sinks[q.name] = skey
+        combination[skey] = tuple(pp.order)
+    return Plan(
+        method="ppop",
+        vertices=tuple(vertices),
+        projections=projections,
+        combination=combination,
+        multi_node={},
+        sinks=sinks,
+        type_rates=type_rates,
+        source_rates=source_rates,
+        psi=total,
+        latency=0.0,
+        notes=tuple(notes),
+    )

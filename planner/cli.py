@@ -2,13 +2,63 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from inev.planner.latency import DEFAULT_XI
+from inev.planner.options import PlanOptions
 from inev.planner.plan import save_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
+
+
+def plan_options(command: Callable) -> Callable:
+    """The planner's knobs (:class:`~inev.planner.options.PlanOptions`) as click options."""
+    for option in reversed(
+        [
+            click.option(
+                "--latency-factor",
+                type=float,
+                default=None,
+                help="Bound the plan's latency by F x the centralized latency (default: no bound).",
+            ),
+            click.option(
+                "--latency-bound",
+                type=float,
+                default=None,
+                help="Bound the plan's latency by T model units (default: no bound).",
+            ),
+            click.option(
+                "--xi",
+                default=DEFAULT_XI,
+                show_default=True,
+                help="Weight ξ of processing latency.",
+            ),
+            click.option(
+                "--strict-latency",
+                is_flag=True,
+                help="Enforce latency <= the bound on the placed plan, not only on estimates.",
+            ),
+            click.option(
+                "--effort",
+                type=float,
+                default=1.0,
+                show_default=True,
+                help="Search effort: 0 = the paper's single pass, larger searches longer.",
+            ),
+            click.option(
+                "--time-budget",
+                type=float,
+                default=None,
+                help="Stop searching after S seconds and keep the best plan found.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
 
 
 @click.command("plan")
@@ -18,40 +68,15 @@ from inev.workloads.io import load_workload
 @click.option(
     "--method", type=click.Choice(METHODS), default="inev", show_default=True, help="Planner."
 )
-@click.option(
-    "--latency-factor",
-    default=1.0,
-    show_default=True,
-    help="Latency bound τ as a multiple of the centralized latency.",
-)
-@click.option("--xi", default=DEFAULT_XI, show_default=True, help="Weight ξ of processing latency.")
-@click.option(
-    "--strict-latency",
-    is_flag=True,
-    help="Enforce latency <= tau on the placed plan (else centralized).",
-)
+@plan_options
 @click.option("--explain", is_flag=True, help="Print the combination, placements and why.")
 def plan_command(
-    network_file: str,
-    workload_file: str,
-    out: str,
-    method: str,
-    latency_factor: float,
-    xi: float,
-    strict_latency: bool,
-    explain: bool,
+    network_file: str, workload_file: str, out: str, method: str, explain: bool, **knobs: Any
 ) -> None:
     """Plan a workload on an event network and write an inev-plan/1 file."""
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    plan = plan_workload(
-        network,
-        workload,
-        method,
-        latency_factor=latency_factor,
-        xi=xi,
-        strict_latency=strict_latency,
-    )
+    plan = plan_workload(network, workload, method, PlanOptions(**knobs))
     save_plan(plan, out)
     click.echo(plan.summary())
     if explain:
@@ -89,14 +114,14 @@ def plan_command(
     help="inev-changes/1.",
 )
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Repaired plan.")
-@click.option("--latency-factor", default=1.0, show_default=True, help="τ factor for re-planning.")
+@plan_options
 def repair_command(
     plan_file: str,
     network_file: str,
     workload_file: str,
     changes_file: str,
     out: str,
-    latency_factor: float,
+    **knobs: Any,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
     from inev.planner.plan import load_plan
@@ -106,6 +131,6 @@ def repair_command(
     network = load_network(network_file)
     workload = load_workload(workload_file)
     changes = load_changes(changes_file)
-    result = repair_plan(plan, network, workload, changes, latency_factor=latency_factor)
+    result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs))
     save_plan(result.result, out)
     click.echo(result.summary())

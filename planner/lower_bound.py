@@ -1,32 +1,122 @@
-"""The approximate lower bound on transmission costs of §7.2 of the INEv paper.
+"""Bounds on the transmission cost ψ: a provable lower bound, and the paper's approximation.
 
-For each event type ε of a query q, ε is a *candidate* partitioning input, cand(q), if some
-projection p of q *without* ε (a single type included) has R(p) < r(ε) or
-Σ_{ε' ∈ E(p)} R(ε') < r(ε): then p's matches or events can be sent to ε's sources more cheaply
-than ε's local events, and an optimal plan may never send ε. Every other type is assumed to
-travel at least δ hops (δ the mean shortest-path length), for (R(ε) − r(ε)) · δ. The paper
-does not say whether p contains ε; we read it as not containing ε (with ε inside, R(p) < r(ε)
-would rarely hold and the sum never would). For a workload, a type counts once and is
-exempt only if it is a candidate in every query that uses it. It is an approximation, not a
-proven bound: plans may fall below it.
+:func:`lower_bound` is a bound: no INEv graph of the workload (and no push-pull plan) costs
+less under the cost model of :mod:`inev.planner.costs`. :func:`approximate_bound` is the
+estimate of §7.2 of the INEv paper, which plans can fall below; it is kept for comparison.
+
+**The provable bound.** Fix a query q and an event type e of q with a source n. Call the
+*information* of (e, n) what a node needs from the e events of n to produce q's matches. It
+leaves n in one of three forms, each message carrying a share of it:
+
+* raw events: an e event of n carries all of it, at rate r(e, n);
+* matches of a projection p ∋ e (of a vertex anywhere): a message carries, per type of p,
+  a 1/|E(p)| share of the rate, and the matches split (e, n)'s information among the sources
+  in proportion r(e, n) / R(e);
+* selected e events of p's matches: at least (1 − 1/e) · min(R(e), R(p)) in all
+  (a · (1 − exp(−m/a)) ≥ (1 − 1/e) · min(a, m), and that rate is subadditive over the
+  vertices of a multi-node placement), split the same way.
+
+So every hop that (a fraction of) (e, n)'s information crosses costs at least that fraction
+of φ(e, n) = r(e, n) / R(e) · min(R(e), min_{p ∈ Π_q, e ∈ E(p)} ψ_e(p)), with ψ_e(p) =
+min(R(p) / |E(p)|, (1 − 1/e) · min(R(e), R(p))) (negated types have only the first term),
+and the shares one message charges never exceed its rate. Where must it go? q's matches are
+produced either at one node m, and then (e, n)'s information reaches m (as a unit flow, over
+at least hops(n, m) links, by the triangle inequality), or by a multi-node placement at the
+sources of a type c: then every source of c other than n needs all of it (each hop delivers
+it to one more node: at least |f(c) \\ {n}| hops), while c's own information stays put. Hence
+
+    ψ ≥ LB(q) = min over m ∈ V and c ∈ E(q) of Σ_{e, n} φ(e, n) · need(e, n),
+
+need = hops(n, m), or |f(c) \\ {n}| for e ≠ c and 0 for e = c. Messages serve several queries,
+so the workload's bound is the largest LB(q). The same argument covers a push-pull plan (its
+sink is one node; pulled events are raw events, fewer of them, but the requests that pull
+them cost R(prefix) per source per hop, at least the matches' share above) when the window is
+the rate model's time unit. What the bound leaves out (every stage after the first reduction,
+the trees' real sizes) is why plans sit above it; ψ / bound is reported in plans and sweeps.
+
+**The §7.2 approximation.** For each type ε of q, ε is a candidate partitioning input,
+cand(q), if some projection p of q *without* ε has R(p) < r(ε) or Σ_{ε' ∈ E(p)} R(ε') < r(ε).
+Every other type is assumed to travel at least δ hops (δ the mean hop distance), for
+(R(ε) − r(ε)) · δ. A type counts once, exempt only if it is a candidate in every query using it.
 
 >>> from inev.topologies.network import Network
 >>> from inev.workloads.workload import Query, Workload
 >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (5.0, [1, 2])})
 >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
->>> lower_bound(net, wl)  # B is a candidate (R(A) = 1 < r(B) = 5); A is not: (1 - 1) * δ
+>>> approximate_bound(net, wl)  # B is a candidate (R(A) = 1 < r(B) = 5); A is not: (1 - 1) * δ
 0.0
+>>> lower_bound(net, wl) > 0  # A's information must reach B's two sources, or B's meet A's
+True
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from inev.planner.projections import all_projections
 from inev.topologies.network import Network
-from inev.workloads.workload import Workload
+from inev.workloads.query import negated_types
+from inev.workloads.rates import strip_kleene
+from inev.workloads.workload import Query, Workload
+
+_SELECTED = 1.0 - 1.0 / math.e
+"""(1 − 1/e): the least share of min(a, m) that a · (1 − exp(−m/a)) reaches."""
+
+
+def information_rates(network: Network, query: Query, seed: int = 0) -> dict[str, float]:
+    """Per type e of ``query``: min(R(e), min over projections p ∋ e of ψ_e(p)) (see above)."""
+    glob = network.global_rates()
+    negated = negated_types(strip_kleene(query.pattern))
+    out = {e: glob[e] for e in query.types}
+    for p in all_projections(query, glob, seed):
+        share = p.rate / len(p.types)
+        for e in p.types:
+            value = share if e in negated else min(share, _SELECTED * min(glob[e], p.rate))
+            if value < out[e]:
+                out[e] = value
+    return out
+
+
+def query_lower_bound(network: Network, query: Query, seed: int = 0) -> float:
+    """LB(q): the least cost of bringing q's event information together (module docstring)."""
+    info = information_rates(network, query, seed)
+    index = network.node_index
+    n = len(network.nodes)
+    at_node = np.zeros(n)
+    per_type: dict[str, tuple[list[int], np.ndarray]] = {}
+    for e in query.types:
+        rows = [index[s] for s in network.sources(e)]
+        phi = np.asarray(network.source_rates(e), dtype=np.float64) * (
+            info[e] / network.global_rate(e)
+        )
+        per_type[e] = (rows, phi)
+        at_node += phi @ network.hop_matrix[rows, :].astype(np.float64)
+    best = float(at_node.min())
+    positive = set(query.types) - negated_types(strip_kleene(query.pattern))
+    for c in sorted(positive):
+        c_rows = set(per_type[c][0])
+        total = 0.0
+        for e, (rows, phi) in per_type.items():
+            if e == c:
+                continue
+            need = np.array([len(c_rows) - (r in c_rows) for r in rows], dtype=np.float64)
+            total += float(phi @ need)
+        best = min(best, total)
+    return max(best, 0.0)
+
+
+def lower_bound(network: Network, workload: Workload) -> float:
+    """The provable lower bound on ψ: the largest LB(q) over the OR-free workload's queries."""
+    wl = workload.split_or()
+    return max(
+        (query_lower_bound(network, q, wl.selectivity_seed) for q in wl.queries), default=0.0
+    )
 
 
 def candidate_types(network: Network, workload: Workload) -> dict[str, bool]:
-    """``{type: exempt}``: whether each used type is a candidate in every query using it."""
+    """``{type: exempt}`` for §7.2: whether each used type is a candidate in every query using it."""
     glob = network.global_rates()
     exempt: dict[str, bool] = {}
     for q in workload.split_or().queries:
@@ -41,8 +131,8 @@ def candidate_types(network: Network, workload: Workload) -> dict[str, bool]:
     return exempt
 
 
-def lower_bound(network: Network, workload: Workload) -> float:
-    """Σ over non-candidate types of (R(ε) − r(ε)) · δ."""
+def approximate_bound(network: Network, workload: Workload) -> float:
+    """The §7.2 approximation: Σ over non-candidate types of (R(ε) − r(ε)) · δ (not a bound)."""
     delta = network.mean_hops
     return float(
         sum(

@@ -9,13 +9,16 @@ the INEv graph:
 3. λ extended by the types each input no longer sends (line 7);
 4. one event vertex per (used type, source); for a multi-node projection one vertex per
    source of its partitioning type (inputs: the local partitioning events and every vertex
-   of every other input); for a single-node projection one vertex at the node minimising
-   Σ_inputs Σ_vertices hops · rate (line 17–22), unless the node is pinned (repair);
+   of every other input); for a single-node projection one vertex at the node where it adds
+   least to the forwarding graphs (line 17–22; see :func:`_layout`: the paper's rule charges
+   shortest paths from the sources, we charge the way from the graphs the inputs already
+   travel, which is what the paper's plan II exploits), unless the node is pinned (repair);
 5. forwarding graphs: a vertex whose consumers include multi-node vertices sends over a
    Steiner tree spanning their nodes (Successors, line 9 and 14; see
-   :mod:`inev.planner.steiner`), extended by a shortest path to each single-node consumer
-   (line 26); tc(v) from :mod:`inev.planner.costs`; the hop distance from the vertex to
-   each destination inside its forwarding graph is recorded (``Vertex.hops``);
+   :mod:`inev.planner.steiner`), extended by a shortest path from the graph to each
+   single-node consumer (line 26, which takes the path from the source); tc(v) from
+   :mod:`inev.planner.costs`; the hop distance from the vertex to each destination inside its
+   forwarding graph is recorded (``Vertex.hops``);
 6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
    rule as single-node placements with all sources of the partitioning type as input.
 
@@ -26,16 +29,18 @@ feed nothing and event types keep ≡ ("all").
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from inev.planner.costs import link_rate
+from inev.planner.costs import vertex_rate
 from inev.planner.model import Combination
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
-from inev.planner.steiner import bfs, steiner_links, tree_distances, tree_with
+from inev.planner.steiner import bfs, steiner_links, tree_nodes
 from inev.topologies.network import Network
 
 
@@ -64,38 +69,134 @@ def disseminated_types(combination: Combination) -> frozenset[str]:
 
 
 def output_selector(
-    projection: Projection, disseminated: frozenset[str], global_rates: Mapping[str, float]
+    projection: Projection,
+    disseminated: frozenset[str],
+    network: Network,
+    partition: str | None = None,
 ) -> tuple[str, ...] | None:
-    """getOS (Alg. 2, line 29): E(p) \\ DissEv if Σ R(e)·σ(e, p) over it is below R(p), else ≡."""
+    """getOS (Alg. 2, line 29) under the physically consistent model of :mod:`inev.planner.costs`.
+
+    The candidate is E(p) \\ DissEv (the types a consumer does not get anyway). It is used
+    when its selected events cost less than the matches in all, and no more at any single
+    vertex (a multi-node placement's vertices differ only by their local partitioning rate),
+    so no vertex's output costs more than its matches; else ≡ (None).
+    """
     if projection.is_primitive or not projection.negated <= disseminated:
         return None
-    chosen = sorted(projection.positive - disseminated)
-    total = sum(global_rates[e] * projection.single_selectivity(e) for e in chosen)
-    if total < projection.rate:
-        return tuple(chosen)
-    return None
+    chosen = tuple(sorted(projection.positive - disseminated))
+    glob = network.global_rates()
+    selected = matches = 0.0
+    for share, local in vertex_shares(network, partition):
+        m = projection.rate * share
+        s = vertex_rate(m, chosen, lambda e, a=local: a if e == partition else glob[e])
+        if s > m:
+            return None
+        selected += s
+        matches += m
+    return chosen if selected < matches else None
+
+
+def send_rate(
+    network: Network,
+    projection: Projection,
+    node: Node,
+    partition: str | None,
+    output: tuple[str, ...] | None,
+) -> float:
+    """What the vertex of ``projection`` at ``node`` sends per link (:mod:`inev.planner.costs`)."""
+    glob = network.global_rates()
+    if partition is None:
+        return vertex_rate(projection.rate, output, glob.__getitem__)
+    local = network.rate_at(partition, node)
+    matches = projection.rate * local / network.global_rate(partition)
+    return vertex_rate(matches, output, lambda e: local if e == partition else glob[e])
+
+
+def vertex_shares(network: Network, partition: str | None) -> list[tuple[float, float]]:
+    """``(share of R(p), local rate of the partitioning type)`` per vertex of a placement.
+
+    One entry, ``(1, 0)``, for a single node; for a multi-node placement partitioned by c,
+    ``(r(c, n) / R(c), r(c, n))`` per source n of c.
+    """
+    if partition is None:
+        return [(1.0, 0.0)]
+    total = network.global_rate(partition)
+    return [(r / total, r) for r in network.source_rates(partition)]
+
+
+@dataclass
+class _Reach:
+    """The forwarding graph of one vertex, grown as its consumers are placed.
+
+    ``base`` is the shared Steiner tree over the sources of its multi-node consumers (empty if
+    none); ``links`` and ``nodes`` are the whole graph so far (the vertex's node included);
+    ``targets`` the nodes of its consumers.
+    """
+
+    base: frozenset[Link]
+    links: set[Link]
+    nodes: set[Node]
+    targets: set[Node]
+
+
+@dataclass
+class _Layout:
+    """What Alg. 2 decides before the vertices are written out (see :func:`place`)."""
+
+    projections: dict[str, Projection]
+    extended: dict[str, tuple[str, ...]]
+    outputs: dict[str, tuple[str, ...] | None]
+    builders: list[dict]
+    reaches: list[_Reach]
+    placed: dict[str, list[int]]
+    fallback: dict[str, Node]
+    disseminated: frozenset[str]
+
+    def psi(self) -> float:
+        """ψ of the layout: Σ_v |E_v| · rate(v)."""
+        return math.fsum(
+            len(r.links) * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
+        )
 
 
 def place(
     network: Network,
     combination: Combination,
     pinned: Mapping[str, Node] | None = None,
+    keep_matches: frozenset[str] = frozenset(),
 ) -> Placement:
-    """Run Alg. 2 on ``combination``; ``pinned`` fixes the node of single-node projections."""
-    pinned = dict(pinned or {})
-    local = network.local_rates()
+    """Run Alg. 2 on ``combination`` (see the module docstring).
+
+    ``pinned`` fixes the node of single-node projections; ``keep_matches`` names
+    projections that send their matches even where an output selector would pay.
+    """
+    layout = _layout(network, combination, dict(pinned or {}), keep_matches)
+    return _materialise(network, layout)
+
+
+def placement_cost(
+    network: Network,
+    combination: Combination,
+    pinned: Mapping[str, Node] | None = None,
+    keep_matches: frozenset[str] = frozenset(),
+) -> float:
+    """ψ of :func:`place`'s result, without writing the vertices out (for searches)."""
+    return _layout(network, combination, dict(pinned or {}), keep_matches).psi()
+
+
+def _outputs_and_inputs(
+    network: Network, combination: Combination, keep_matches: frozenset[str]
+) -> tuple[dict[str, Projection], dict[str, tuple[str, ...] | None], dict[str, tuple[str, ...]]]:
+    """Output selectors (getOS, line 29) and λ extended by what inputs no longer send (line 7)."""
     glob = network.global_rates()
     projections: dict[str, Projection] = dict(combination.projections)
-    mn = dict(combination.multi_node)
+    mn = combination.multi_node
     consumers = combination.consumers()
     diss = disseminated_types(combination)
-    order = combination.topological_order()
-
     outputs: dict[str, tuple[str, ...] | None] = {}
-    for key in order:
-        p = projections[key]
-        outputs[key] = output_selector(p, diss, glob) if consumers[key] else None
-
+    for key, p in combination.projections.items():
+        use = consumers[key] and key not in keep_matches
+        outputs[key] = output_selector(p, diss, network, mn.get(key)) if use else None
     extended: dict[str, tuple[str, ...]] = {}
     for key, ins in combination.inputs.items():
         extra: list[str] = []
@@ -109,14 +210,37 @@ def place(
                     if t not in projections:
                         projections[t] = primitive_projection(t, glob[t])
         extended[key] = tuple(ins) + tuple(extra)
-    if len(projections) != len(combination.projections):
-        position = {k: i for i, k in enumerate(projections)}
-        order = sorted(projections, key=lambda k: (len(projections[k].types), position[k]))
+    return projections, outputs, extended
+
+
+def _layout(
+    network: Network,
+    combination: Combination,
+    pinned: dict[str, Node],
+    keep_matches: frozenset[str],
+) -> _Layout:
+    """Vertices, nodes and forwarding graphs (the work of :func:`place` before writing out).
+
+    Projections are handled in topological order. A vertex's forwarding graph starts as the
+    Steiner tree over the sources of its multi-node consumers, joined to the vertex's node
+    by a shortest path (Successors, lines 9 and 14), and grows by a shortest path from the
+    graph to each single-node consumer as that consumer is placed (line 26). A single-node
+    projection goes to the node m minimising what it adds (line 17–22, dissemination-aware):
+    Σ over its input vertices of rate · hops from m to the vertex's graph so far (events
+    already forwarded past a node are used there, as the paper's plan II does), plus its own
+    rate · hops from m to the tree over its multi-node consumers' sources.
+    """
+    projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
+    mn = combination.multi_node
+    position = {k: i for i, k in enumerate(projections)}
+    order = sorted(projections, key=lambda k: (len(projections[k].types), position[k]))
+    spread = _multi_node_targets(network, combination, extended)
 
     index = network.node_index
     hops = network.hop_matrix
     nodes_list = network.nodes
     builders: list[dict] = []
+    reaches: list[_Reach] = []
     placed: dict[str, list[int]] = {}
     event_vertex: dict[tuple[str, Node], int] = {}
 
@@ -125,18 +249,26 @@ def place(
         builders.append(
             {"key": key, "node": node, "inputs": inputs, "rate": rate, "partition": part}
         )
+        reaches.append(_initial_reach(network, spread.get(key, frozenset()), node))
         placed.setdefault(key, []).append(vid)
         return vid
 
-    def node_costs(input_keys: tuple[str, ...]) -> np.ndarray:
-        rows, rates = [], []
-        for i in input_keys:
-            for vid in placed[i]:
-                rows.append(index[builders[vid]["node"]])
-                rates.append(builders[vid]["rate"])
-        if not rows:
-            return np.zeros(len(nodes_list))
-        return np.asarray(rates) @ hops[rows, :].astype(np.float64)
+    def distance_to(vids: list[int]) -> np.ndarray:
+        """Per node m: Σ_w rate(w) · hops(m, graph of w)."""
+        total = np.zeros(len(nodes_list))
+        for vid in vids:
+            rows = [index[n] for n in reaches[vid].nodes]
+            near = hops[rows, :].min(axis=0) if len(rows) > 1 else hops[rows[0], :]
+            total += builders[vid]["rate"] * near.astype(np.float64)
+        return total
+
+    def downstream(key: str, rate: float) -> np.ndarray | float:
+        targets = spread.get(key)
+        if not targets:
+            return 0.0
+        tree = _tree_nodes(network, targets)
+        rows = [index[n] for n in tree]
+        return rate * hops[rows, :].min(axis=0).astype(np.float64)
 
     for key in order:
         if projections[key].is_primitive:
@@ -149,50 +281,92 @@ def place(
         if p.is_primitive:
             continue
         ins = extended[key]
+        inputs = [vid for i in ins for vid in placed[i]]
         if key in mn:
             part = mn[key]
-            sources = network.sources(part)
-            rate = link_rate(
-                p.rate,
-                outputs[key],
-                len(sources),
-                partition=part,
-                global_rates=glob,
-                local_rates=local,
-                single=p.single_selectivity,
-            )
             others = [vid for i in ins if i != part for vid in placed[i]]
-            for n in sources:
-                new_vertex(key, n, [event_vertex[(part, n)], *others], rate, part)
-            fallback[key] = nodes_list[int(np.argmin(node_costs(ins)))]
+            for n in network.sources(part):
+                rate = send_rate(network, p, n, part, outputs[key])
+                local = event_vertex[(part, n)]
+                new_vertex(key, n, [local, *others], rate, part)
+                reaches[local].targets.add(n)
+            for vid in others:
+                reaches[vid].targets.update(network.sources(part))
+            fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
+            continue
+        rate = send_rate(network, p, None, None, outputs[key])
+        if key in pinned and pinned[key] in index:
+            m = pinned[key]
         else:
-            if key in pinned and pinned[key] in index:
-                m = pinned[key]
-            else:
-                m = nodes_list[int(np.argmin(node_costs(ins)))]
-            rate = link_rate(
-                p.rate,
-                outputs[key],
-                1,
-                global_rates=glob,
-                local_rates=local,
-                single=p.single_selectivity,
-            )
-            new_vertex(key, m, [vid for i in ins for vid in placed[i]], rate, None)
+            m = nodes_list[int(np.argmin(distance_to(inputs) + downstream(key, rate)))]
+        new_vertex(key, m, inputs, rate, None)
+        for vid in inputs:
+            _extend(network, reaches[vid], m)
+    return _Layout(
+        projections,
+        extended,
+        outputs,
+        builders,
+        reaches,
+        placed,
+        fallback,
+        disseminated_types(combination),
+    )
 
-    # forwarding graphs
-    tree_targets: list[set[Node]] = [set() for _ in builders]
-    path_targets: list[set[Node]] = [set() for _ in builders]
-    for b in builders:
-        for w in b["inputs"]:
-            if b["partition"] is not None:
-                source = builders[w]
-                if source["key"] == b["partition"] and source["node"] == b["node"]:
-                    path_targets[w].add(b["node"])
-                    continue
-                tree_targets[w].add(b["node"])
-            else:
-                path_targets[w].add(b["node"])
+
+def _multi_node_targets(
+    network: Network, combination: Combination, extended: Mapping[str, tuple[str, ...]]
+) -> dict[str, frozenset[Node]]:
+    """Per input projection: the sources of the partitioning types of its multi-node consumers."""
+    out: dict[str, set[Node]] = {}
+    for key, part in combination.multi_node.items():
+        for i in extended[key]:
+            if i != part:
+                out.setdefault(i, set()).update(network.sources(part))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _tree_nodes(network: Network, terminals: frozenset[Node]) -> set[Node]:
+    return tree_nodes(steiner_links(network, terminals), terminals)
+
+
+def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
+    """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
+    if not targets:
+        return _Reach(frozenset(), set(), {node}, set())
+    base = steiner_links(network, targets)
+    links = set(base)
+    nodes = _tree_nodes(network, targets)
+    if node not in nodes:
+        nearest = _nearest(network, nodes, node)
+        path = network.shortest_path(node, nearest)
+        links.update(link(u, v) for u, v in itertools.pairwise(path))
+        nodes.update(path)
+    return _Reach(base, links, nodes, set(targets))
+
+
+def _nearest(network: Network, nodes: set[Node], node: Node) -> Node:
+    """The node of ``nodes`` nearest to ``node`` (ties: network order)."""
+    index = network.node_index
+    ordered = sorted(nodes, key=index.__getitem__)
+    row = network.hop_matrix[index[node], [index[n] for n in ordered]]
+    return ordered[int(np.argmin(row))]
+
+
+def _extend(network: Network, reach: _Reach, node: Node) -> None:
+    """Grow a forwarding graph by a shortest path from it to ``node`` (a new consumer)."""
+    reach.targets.add(node)
+    if node in reach.nodes:
+        return
+    nearest = _nearest(network, reach.nodes, node)
+    path = network.shortest_path(node, nearest)
+    reach.links.update(link(u, v) for u, v in itertools.pairwise(path))
+    reach.nodes.update(path)
+
+
+def _materialise(network: Network, layout: _Layout) -> Placement:
+    """The :class:`Placement` of a layout: vertices with sorted links, destinations, hops."""
+    index = network.node_index
     link_position = {
         e: i
         for i, e in enumerate(
@@ -203,31 +377,17 @@ def place(
     }
     vertices = []
     trees: list[tuple[Link, ...]] = []
-    tree_index: dict[frozenset, int] = {}
-    for vid, b in enumerate(builders):
-        links: set[Link] = set()
+    tree_index: dict[frozenset[Link], int] = {}
+    for vid, (b, reach) in enumerate(zip(layout.builders, layout.reaches, strict=True)):
         tree_id = None
-        if tree_targets[vid]:
-            links |= tree_with(network, tree_targets[vid], b["node"])
-            base_key = frozenset(tree_targets[vid])
-            if base_key not in tree_index and len(steiner_links(network, base_key)) > 0:
-                tree_index[base_key] = len(trees)
-                trees.append(
-                    tuple(sorted(steiner_links(network, base_key), key=link_position.__getitem__))
-                )
-            tree_id = tree_index.get(base_key)
-        for m in sorted(path_targets[vid] - {b["node"]}, key=index.__getitem__):
-            links.update(link(u, v) for u, v in network.path_links(b["node"], m))
-        forwarding = tuple(sorted(links, key=link_position.__getitem__))
-        destinations = tuple(sorted(tree_targets[vid] | path_targets[vid], key=index.__getitem__))
-        if not links:
-            dist: Mapping[Node, int] = {b["node"]: 0}
-        elif not tree_targets[vid]:  # a union of shortest paths: topology distances
-            dist = {m: network.hops(b["node"], m) for m in destinations}
-        elif not path_targets[vid] - {b["node"]}:
-            dist = tree_distances(network, tree_targets[vid], b["node"])
-        else:
-            dist = bfs(links, b["node"])
+        if reach.base:
+            if reach.base not in tree_index:
+                tree_index[reach.base] = len(trees)
+                trees.append(tuple(sorted(reach.base, key=link_position.__getitem__)))
+            tree_id = tree_index[reach.base]
+        forwarding = tuple(sorted(reach.links, key=link_position.__getitem__))
+        destinations = tuple(sorted(reach.targets, key=index.__getitem__))
+        dist = bfs(forwarding, b["node"]) if forwarding else {b["node"]: 0}
         vertices.append(
             Vertex(
                 id=vid,
@@ -238,7 +398,7 @@ def place(
                 destinations=destinations,
                 hops=tuple(dist[m] for m in destinations),
                 tree=tree_id,
-                output=outputs.get(b["key"]),
+                output=layout.outputs.get(b["key"]),
                 partition=b["partition"],
                 rate=b["rate"],
                 cost=len(forwarding) * b["rate"],
@@ -247,10 +407,12 @@ def place(
     return Placement(
         vertices=tuple(vertices),
         trees=tuple(trees),
-        projections=projections,
-        inputs=extended,
-        outputs=outputs,
-        nodes={k: tuple(builders[v]["node"] for v in vids) for k, vids in placed.items()},
-        fallback=fallback,
-        disseminated=diss,
+        projections=layout.projections,
+        inputs=layout.extended,
+        outputs=layout.outputs,
+        nodes={
+            k: tuple(layout.builders[v]["node"] for v in vids) for k, vids in layout.placed.items()
+        },
+        fallback=layout.fallback,
+        disseminated=layout.disseminated,
     )

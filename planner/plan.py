@@ -146,16 +146,24 @@ class Plan:
     multi_node: Mapping[str, str]
     sinks: Mapping[str, str]
     type_rates: Mapping[str, tuple[float, float]]
+    source_rates: Mapping[str, Mapping[Node, float]] = field(default_factory=dict)
+    """Per-source rates r(e, n) of the used types that have them (uniform types are absent)."""
     fallback: Mapping[str, Node] = field(default_factory=dict)
     trees: tuple[tuple[Link, ...], ...] = ()
     psi: float = 0.0
     centralized_cost: float = 0.0
     centralized_node: Node | None = None
     lower_bound: float = 0.0
+    """A provable lower bound on ψ of any INEv graph (:mod:`inev.planner.lower_bound`)."""
+    approximate_bound: float = 0.0
+    """The paper's §7.2 approximation of the optimum (not a bound: plans can fall below it)."""
     latency: float = 0.0
     centralized_latency: float = 0.0
     planning_seconds: float = 0.0
     notes: tuple[str, ...] = ()
+    kept: str = ""
+    """Which candidate the planner returned (``inev``, ``centralized``, ``isolated``, ``ppop``
+    …; see :mod:`inev.planner.planning`); empty for plans of a fixed method."""
 
     @property
     def ratio(self) -> float:
@@ -222,6 +230,9 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "centralized_node": plan.centralized_node,
         "ratio": _num(plan.ratio),
         "lower_bound": _num(plan.lower_bound),
+        "psi_over_lower_bound": _num(plan.psi / plan.lower_bound) if plan.lower_bound > 0 else None,
+        "approximate_bound": _num(plan.approximate_bound),
+        "kept": plan.kept,
         "latency": _num(plan.latency),
         "centralized_latency": _num(plan.centralized_latency),
         "planning_seconds": plan.planning_seconds,
@@ -230,6 +241,15 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "fallback": dict(plan.fallback),
         "sinks": dict(plan.sinks),
         "type_rates": {k: list(v) for k, v in plan.type_rates.items()},
+        **(
+            {
+                "source_rates": {
+                    k: [[n, r] for n, r in v.items()] for k, v in plan.source_rates.items()
+                }
+            }
+            if plan.source_rates
+            else {}
+        ),
         "projections": {
             k: {
                 "pattern": p.pattern,
@@ -319,12 +339,18 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
             multi_node=dict(document.get("multi_node", {})),
             sinks=dict(document["sinks"]),
             type_rates={k: (float(v[0]), float(v[1])) for k, v in document["type_rates"].items()},
+            source_rates={
+                str(k): {n: float(r) for n, r in v}
+                for k, v in document.get("source_rates", {}).items()
+            },
             fallback=dict(document.get("fallback", {})),
             trees=trees,
             psi=_float(document["psi"]),
             centralized_cost=_float(document.get("centralized_cost", 0.0)),
             centralized_node=document.get("centralized_node"),
             lower_bound=_float(document.get("lower_bound", 0.0)),
+            approximate_bound=_float(document.get("approximate_bound", 0.0)),
+            kept=str(document.get("kept", "")),
             latency=_float(document.get("latency", 0.0)),
             centralized_latency=_float(document.get("centralized_latency", 0.0)),
             planning_seconds=float(document.get("planning_seconds", 0.0)),

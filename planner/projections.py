@@ -32,6 +32,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from inev.planner.costs import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
 from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
 from inev.workloads.rates import Pair, rate, strip_kleene
@@ -44,7 +45,7 @@ class Projection:
 
     ``key`` is the canonical pattern text (the name used in plan files); ``selectivity``
     holds the pairwise selectivities among E(p); ``single`` the single selectivities
-    σ(e, p) used by output selectors (§5.3).
+    σ(e, p) = 1 − exp(−R(p) / R(e)) of its positive types (§5.3, :mod:`inev.planner.costs`).
     """
 
     key: str
@@ -171,9 +172,11 @@ def make_projection(
     global_rates: Mapping[str, float],
     selectivity_seed: int = 0,
 ) -> Projection:
-    """The projection of ``query`` (its q_nKL) over ``types`` with its global rate R(p)."""
-    from inev.workloads.rates import single_selectivities
+    """The projection of ``query`` (its q_nKL) over ``types`` with its global rate R(p).
 
+    ``selectivity_seed`` is accepted for compatibility and not used: single selectivities
+    are derived from the rate model (:func:`inev.planner.costs.single_selectivity`).
+    """
     chosen = frozenset(types)
     base = strip_kleene(query.pattern)
     pattern = restrict(base, chosen)
@@ -181,16 +184,18 @@ def make_projection(
         raise ValueError(f"empty projection of {query.name}")
     sel = tuple((k, v) for k, v in query.selectivities if set(k) <= chosen)
     negated = negated_types(pattern)
-    positive = [t for t in chosen if t not in negated]
-    single = single_selectivities(positive, dict(sel), selectivity_seed)
+    total = rate(pattern, global_rates, dict(sel))
+    single = {
+        t: single_selectivity(total, global_rates[t]) for t in sorted(chosen) if t not in negated
+    }
     return Projection(
         key=str(pattern),
         pattern=pattern,
         types=chosen,
         negated=negated,
-        rate=rate(pattern, global_rates, dict(sel)),
+        rate=total,
         selectivity=sel,
-        single=tuple(sorted(single.items())),
+        single=tuple(single.items()),
     )
 
 

@@ -39,13 +39,14 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document
+from inev.planner.assemble import build_plan
 from inev.planner.baselines import pulled_types, push_pull_cost, sink_projection
 from inev.planner.combination import multi_node_hops
-from inev.planner.costs import link_rate
 from inev.planner.model import Combination
-from inev.planner.placement import place
+from inev.planner.options import PlanOptions
+from inev.planner.placement import place, send_rate
 from inev.planner.plan import Node, Plan, Vertex, link
-from inev.planner.planning import build_plan, plan_workload, prepare
+from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
@@ -177,27 +178,14 @@ def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Com
 
 def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
     """The old plan costed on the new network (vertices at lost nodes dropped)."""
-    local = network.local_rates()
-    glob = network.global_rates()
     kept = [v for v in plan.vertices if v.node in network.node_index]
-    counts: dict[str, int] = {}
-    for v in kept:
-        counts[v.projection] = counts.get(v.projection, 0) + 1
     vertices = []
     for v in kept:
         p = combination.projections[v.projection]
         if p.is_primitive:
-            rate = local[p.key]
+            rate = network.rate_at(p.key, v.node)
         else:
-            rate = link_rate(
-                p.rate,
-                v.output,
-                counts[v.projection],
-                partition=v.partition,
-                global_rates=glob,
-                local_rates=local,
-                single=p.single_selectivity,
-            )
+            rate = send_rate(network, p, v.node, v.partition, v.output)
         vertices.append(replace(v, rate=rate, cost=len(v.forwarding) * rate))
     return replace(
         plan, method="broken", vertices=tuple(vertices), psi=sum(v.cost for v in vertices)
@@ -290,18 +278,17 @@ def repair_plan(
     network: Network,
     workload: Workload,
     changes: Sequence[Mapping[str, Any]],
-    *,
-    latency_factor: float = 1.0,
+    options: PlanOptions | None = None,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring)."""
     check_fits(plan, network)
     new_net = apply_changes(network, changes)
     if plan.method in BASELINES:
-        return _replan_baseline(plan, new_net, workload, latency_factor)
+        return _replan_baseline(plan, new_net, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
     broken = broken_plan(plan, new_net, combination)
-    replanned = plan_workload(new_net, workload, latency_factor=latency_factor)
+    replanned = plan_workload(new_net, workload, options=options)
     pinned = {k: n for k, n in _nodes_of(plan).items() if n in new_net.node_index}
     notes: list[str] = []
     harmful: list[str] = []
@@ -358,10 +345,10 @@ def repair_plan(
 
 
 def _replan_baseline(
-    plan: Plan, new_net: Network, workload: Workload, latency_factor: float
+    plan: Plan, new_net: Network, workload: Workload, options: PlanOptions | None
 ) -> RepairResult:
     """A baseline plan after changes: re-planned with its own method (module docstring)."""
-    replanned = plan_workload(new_net, workload, plan.method, latency_factor=latency_factor)
+    replanned = plan_workload(new_net, workload, plan.method, options)
     if plan.method == "ppop":
         wl = workload.split_or()
         pulls = pulled_types(plan)

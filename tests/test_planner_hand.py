@@ -13,7 +13,7 @@ from inev.planner.checks import check_plan
 from inev.planner.combination import min_cover
 from inev.planner.costs import vertex_cost_from_plan
 from inev.planner.latency import partial_match_rate
-from inev.planner.lower_bound import lower_bound
+from inev.planner.lower_bound import approximate_bound, lower_bound
 from inev.planner.placement import output_selector
 from inev.planner.planning import plan_workload
 from inev.planner.projections import (
@@ -105,21 +105,36 @@ def test_push_pull_by_hand():
     assert plan.centralized_cost == pytest.approx(10.01)
 
 
-def test_lower_bound_by_hand():
+def test_approximate_bound_by_hand():
     net = path_network()
     # B is exempt (R(A) = 1 < r(B) = 100); A is not but R(A) - r(A) = 0
-    assert lower_bound(net, seq_ab()) == 0.0
+    assert approximate_bound(net, seq_ab()) == 0.0
     net2 = Network.build(
         range(5), [(i, i + 1) for i in range(4)], {"A": (2.0, [0, 1]), "B": (1.0, [2])}
     )
     # A: no projection without A beats r(A) = 2 except B (R(B)=1 < 2) -> exempt;
     # B: R(A) = 4 > 1 -> not exempt: (1 - 1) * δ = 0; now make B two sources
-    assert lower_bound(net2, seq_ab()) == 0.0
+    assert approximate_bound(net2, seq_ab()) == 0.0
     net3 = Network.build(
         range(5), [(i, i + 1) for i in range(4)], {"A": (2.0, [0, 1]), "B": (1.0, [2, 3])}
     )
     # B: R(A) = 4 >= 1 -> counted: (2 - 1) * δ with δ = 40 / 20 = 2 ; A: R(B) = 2 >= 2 -> (4 - 2) * 2
-    assert lower_bound(net3, seq_ab()) == pytest.approx(2.0 + 4.0)
+    assert approximate_bound(net3, seq_ab()) == pytest.approx(2.0 + 4.0)
+
+
+def test_lower_bound_by_hand():
+    net = path_network()
+    # R(A) = 1, R(B) = 400, R(SEQ(A, B)) = 0.01 * 400 = 4, the only projection.
+    # information rates: A: min(1, 4/2, (1 - 1/e) * min(1, 4)) = 0.63212;
+    # B: min(400, 4/2, (1 - 1/e) * min(400, 4)) = 2, split 0.5 per source.
+    a = 1 - math.exp(-1)
+    # one node m: m=2 -> A 2 hops * 0.632 + B (1 + 0 + 1 + 2) * 0.5 = 3.264;
+    # multi-node at A (one source, node 0): each B source sends to it: 4 * 0.5 = 2;
+    # multi-node at B: A's source reaches 4 B sources: 4 * 0.632 = 2.528 -> min = 2
+    assert lower_bound(net, seq_ab()) == pytest.approx(2.0)
+    assert 2 * a + 2.0 > 2.0  # the single-node mode is indeed dearer
+    # the bound holds: the best plan sends A over the path's 4 links
+    assert plan_workload(net, seq_ab()).psi == pytest.approx(4.0)
 
 
 def test_projections_and_negation_closure():
@@ -169,17 +184,34 @@ def test_suitable_projection_rates_by_hand():
 
 
 def test_output_selector_by_hand():
+    # A (rate 1) at node 0, C (rate 100) at nodes 1, 2, 3: R(C) = 300
+    net = Network.build(
+        range(4), [(0, 1), (1, 2), (2, 3)], {"A": (1.0, [0]), "C": (100.0, [1, 2, 3])}
+    )
     q = Query.build("q", "SEQ(A, C)", selectivity={"A C": 0.01})
-    rates = {"A": 1.0, "C": 300.0}
-    p = make_projection(q, {"A", "C"}, rates)
-    assert p.rate == pytest.approx(3.0)
-    sigma_c = p.single_selectivity("C")
-    expected = ("C",) if 300.0 * sigma_c < 3.0 else None
-    assert output_selector(p, frozenset({"A"}), rates) == expected
-    # nothing disseminated: both types, 1*σ(A) + 300*σ(C) vs R(p) = 3
-    both = 1.0 * p.single_selectivity("A") + 300.0 * sigma_c
-    assert output_selector(p, frozenset(), rates) == (("A", "C") if both < 3.0 else None)
-    assert output_selector(primitive_projection("A", 1.0), frozenset(), rates) is None
+    p = make_projection(q, {"A", "C"}, net.global_rates())
+    assert p.rate == pytest.approx(3.0)  # 0.01 * 1 * 300
+    # σ(C, p) = 1 - exp(-R(p)/R(C)) = 1 - exp(-0.01) = 0.00995017
+    assert p.single_selectivity("C") == pytest.approx(0.00995017, rel=1e-6)
+    # single node, A disseminated: C events in matches 300 * 0.00995017 = 2.98505 < 3 matches
+    assert output_selector(p, frozenset({"A"}), net) == ("C",)
+    # nothing disseminated: A adds 1 * (1 - exp(-3)) = 0.950213, 3.93526 > 3: send matches
+    assert output_selector(p, frozenset(), net) is None
+    # multi-node at C: each vertex has 1 match per time unit and its own 100 C events:
+    # 100 * (1 - exp(-1/100)) = 0.995017 < 1
+    assert output_selector(p, frozenset({"A"}), net, "C") == ("C",)
+    assert output_selector(primitive_projection("A", 1.0), frozenset(), net) is None
+
+
+def test_selected_events_never_outnumber_the_matches():
+    # the instance shape: B drawn "0.74" sent 48 B events per vertex for 7.4 matches;
+    # under the consistent model a vertex's selected B events are at most its matches
+    from inev.planner.costs import vertex_rate
+
+    assert vertex_rate(7.4, ["B"], {"B": 1000.0}.__getitem__) <= 7.4
+    assert vertex_rate(7.4, ["B"], {"B": 1000.0}.__getitem__) == pytest.approx(
+        1000.0 * (1 - math.exp(-7.4 / 1000.0))
+    )
 
 
 def test_partial_match_rate_by_hand():
@@ -224,14 +256,17 @@ def test_shared_projection_by_hand():
     plan = plan_workload(net, Workload.build(1.0, [q1, q2]))
     assert plan.multi_node == {"SEQ(A, B)": "B", "SEQ(A, B, C)": "C", "SEQ(A, B, D)": "D"}
     assert plan.projections["SEQ(A, B)"].queries == ("q1", "q2")
-    # A crosses the whole path once (5 links * r(A) = 5). Each SEQ(A, B) vertex (rate
-    # R = 0.001 * 1 * 500 = 0.5, a fifth per vertex) reaches nodes 3 and 5 over the tree
-    # (3, 4), (4, 5) plus its way to node 3: 4 + 3 + 2 + 2 + 2 = 13 links * 0.1
-    assert plan.psi == pytest.approx(5.0 + 1.3)
+    # A crosses the whole path once (5 links * r(A) = 5). Each SEQ(A, B) vertex has
+    # R = 0.001 * 1 * 500 = 0.5 matches, a fifth (0.1) per vertex; A is disseminated, so it
+    # sends the B events of its matches instead: 100 * (1 - exp(-0.1 / 100)) = 0.09995 < 0.1
+    # per link, to nodes 3 and 5 over the tree (3, 4), (4, 5) plus its way to node 3:
+    # 4 + 3 + 2 + 2 + 2 = 13 links
+    selected = 100 * (1 - math.exp(-0.1 / 100))
+    assert plan.psi == pytest.approx(5.0 + 13 * selected)
     assert check_plan(plan, net) == []
-    # sharing-agnostic: q1 alone 5 + (4+3+2+1+0) * 0.1, q2 alone 5 + (2+1+0+1+2) * 0.1
+    # sharing-agnostic: q1 alone 5 + (4+3+2+1+0) links, q2 alone 5 + (2+1+0+1+2) links
     isolated = plan_workload(net, Workload.build(1.0, [q1, q2]), "isolated")
-    assert isolated.psi == pytest.approx(6.0 + 5.6)
+    assert isolated.psi == pytest.approx(10.0 + 16 * selected)
 
 
 def test_kleene_type_never_partitions_the_sink():

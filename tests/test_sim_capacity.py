@@ -264,9 +264,10 @@ def test_late_items_make_the_run_wait_longer_instead_of_losing_matches():
     # one window, so with the slack fixed at one window downstream vertices receive items
     # late and lose matches; by default the run is repeated with a larger slack until no
     # item comes late, and then nothing is lost (nothing was shed).
-    net, wl = task_inputs(dict(DEFAULTS, nodes=10, length=3), 0)
+    net, wl = task_inputs(dict(DEFAULTS, nodes=10, length=3), 9)
     net = rescale_rates(net, wl.types, 30.0)
     plan = plan_workload(net, wl, "inev")
+    assert plan.kept == "inev" and len(plan.combination) >= 2  # two stages
     fixed = simulate(
         net, wl, plan, duration=10.0, seed=0, capacity=options("auto:0.5", stage_slack=1.0)
     )

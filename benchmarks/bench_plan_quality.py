@@ -1,0 +1,253 @@
+"""Plan quality against the INEv authors' planner. Run: python benchmarks/bench_plan_quality.py
+
+Plans a grid of generated instances (skew 1.1-1.9, node ratio 0.2-1.0, query length 4-7,
+1-10 queries, selectivity 0.1 and 0.01, 20-50 nodes; each instance's parameters are drawn
+from its index, so instance k is the same in every run) with inev and, where ``INEV_REF_GIT``
+(or ``--ref-git``) points at a samieze/INEv snapshot, with the reference through
+``../shared/reference/run_reference.py``. Prints the share of instances where inev's
+transmission ratio is <= the reference's, strictly lower, the geometric mean and the worst of
+inev / reference, and ψ over inev's provable lower bound.
+
+Each ratio is under its own planner's model (the reference draws its own single
+selectivities), as the reference harness's README explains. Reference results are cached in
+``--cache`` (default ``~/.cache/inev/reference.jsonl``), keyed by the instance files, so a
+re-run after a planner change costs only inev's planning.
+
+Options: ``--instances N`` (default 200), ``--only K [K ...]``, ``--jobs J`` reference
+processes at once, ``--timeout S`` per reference run, ``--worst N`` rows of the worst list,
+``--effort`` passed to the planner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from inev.planner.planning import plan_workload
+from inev.topologies.generate import generate_network
+from inev.topologies.io import network_to_dict
+from inev.workloads.generate import generate_workload
+from inev.workloads.io import workload_to_dict
+
+HERE = Path(__file__).resolve().parent
+HARNESS = HERE.parent.parent / "shared" / "reference" / "run_reference.py"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """The generator parameters of one benchmark instance."""
+
+    index: int
+    nodes: int
+    skew: float
+    node_ratio: float
+    types: int
+    length: int
+    queries: int
+    selectivity: float
+
+    def label(self) -> str:
+        """A short description for the tables."""
+        return (
+            f"#{self.index} n={self.nodes} skew={self.skew} ratio={self.node_ratio} "
+            f"types={self.types} {self.queries}x{self.length} sel={self.selectivity}"
+        )
+
+    def build(self):
+        """The network and workload of the instance (seeded by its index)."""
+        net = generate_network(
+            nodes=self.nodes,
+            out_degree=3,
+            event_types=self.types,
+            skew=self.skew,
+            node_ratio=self.node_ratio,
+            seed=self.index,
+        )
+        wl = generate_workload(
+            net,
+            queries=self.queries,
+            length=self.length,
+            selectivity=self.selectivity,
+            seed=self.index,
+        )
+        return net, wl
+
+
+def instance(index: int) -> Instance:
+    """Instance ``index`` of the grid: its parameters drawn from ``default_rng(index)``."""
+    rng = np.random.default_rng([0xBE7C4, index])
+    queries = int(rng.choice([1, 1, 2, 3, 5, 10]))
+    # the reference's combination generator takes > 12 minutes on 10 queries of 7 types:
+    # the largest workloads get the shorter queries
+    length = int(rng.choice({10: [4, 5], 5: [4, 5, 6]}.get(queries, [4, 5, 6, 7])))
+    return Instance(
+        index=index,
+        nodes=int(rng.choice([20, 30, 40, 50])),
+        skew=float(rng.choice([1.1, 1.3, 1.5, 1.7, 1.9])),
+        node_ratio=float(rng.choice([0.2, 0.4, 0.6, 0.8, 1.0])),
+        types=length + int(rng.integers(0, 4)),
+        length=length,
+        queries=queries,
+        selectivity=float(rng.choice([0.1, 0.01])),
+    )
+
+
+def _key(net_doc: dict, wl_doc: dict, extra: str) -> str:
+    text = json.dumps([net_doc, wl_doc, extra], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _load_cache(path: Path) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                out[row["key"]] = row["result"]
+    return out
+
+
+def run_reference(net_doc: dict, wl_doc: dict, ref_git: str, timeout: float) -> dict:
+    """One reference run through the harness (a dict with ``ratio`` or ``error``)."""
+    with tempfile.TemporaryDirectory(prefix="inev-bench-") as tmp:
+        net_path, wl_path = Path(tmp, "net.json"), Path(tmp, "wl.json")
+        net_path.write_text(json.dumps(net_doc))
+        wl_path.write_text(json.dumps(wl_doc))
+        cmd = [
+            sys.executable,
+            str(HARNESS),
+            "--ref-git",
+            ref_git,
+            "--timeout",
+            str(timeout),
+            str(net_path),
+            str(wl_path),
+        ]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60)
+        except subprocess.TimeoutExpired:
+            return {"error": "timeout"}
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        return json.loads(lines[-1]) if lines else {"error": done.stderr.strip()[-300:]}
+
+
+def geometric_mean(values: list[float]) -> float:
+    """exp of the mean of the logs."""
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def main() -> None:
+    """Plan the grid and print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--instances", type=int, default=200)
+    parser.add_argument("--only", type=int, nargs="*")
+    parser.add_argument("--ref-git", default=os.environ.get("INEV_REF_GIT"))
+    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "inev" / "reference.jsonl"))
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--worst", type=int, default=10)
+    parser.add_argument("--effort", default=None)
+    args = parser.parse_args()
+
+    indices = args.only if args.only else list(range(args.instances))
+    grid = [instance(k) for k in indices]
+    cache_path = Path(args.cache)
+    cache_path.parent.mkdir(parents=True, exist_ok=True)
+    cache = _load_cache(cache_path)
+
+    rows = []
+    started = time.perf_counter()
+    pending = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for inst in grid:
+            net, wl = inst.build()
+            net_doc, wl_doc = network_to_dict(net), workload_to_dict(wl)
+            key = _key(net_doc, wl_doc, "kou|0|0d65d7b")
+            options = {} if args.effort is None else {"effort": args.effort}
+            t0 = time.perf_counter()
+            plan = plan_workload(net, wl, **options)
+            seconds = time.perf_counter() - t0
+            row = {
+                "inst": inst,
+                "plan": plan,
+                "seconds": seconds,
+                "key": key,
+                "ref": cache.get(key),
+            }
+            rows.append(row)
+            if row["ref"] is None and args.ref_git:
+                pending[key] = pool.submit(
+                    run_reference, net_doc, wl_doc, args.ref_git, args.timeout
+                )
+        for key, future in pending.items():
+            result = future.result()
+            with cache_path.open("a") as f:
+                f.write(json.dumps({"key": key, "result": result}) + "\n")
+            for row in rows:
+                if row["key"] == key:
+                    row["ref"] = result
+    elapsed = time.perf_counter() - started
+
+    compared = [r for r in rows if r["ref"] and "ratio" in r["ref"]]
+    failed = [r for r in rows if r["ref"] and "ratio" not in r["ref"]]
+    print(
+        f"instances={len(rows)} compared={len(compared)} reference_failed={len(failed)} "
+        f"wall_seconds={elapsed:.1f}"
+    )
+    times = [r["seconds"] for r in rows]
+    print(
+        f"inev planning seconds: median={statistics.median(times):.3f} max={max(times):.3f}"
+        f" (instance {max(rows, key=lambda r: r['seconds'])['inst'].index})"
+    )
+    bounds = [r["plan"].psi / r["plan"].lower_bound for r in rows if r["plan"].lower_bound > 0]
+    if bounds:
+        print(
+            f"psi / lower bound: median={statistics.median(bounds):.4g} max={max(bounds):.4g}"
+            f" (bound > 0 on {len(bounds)} of {len(rows)}; below 1 on"
+            f" {sum(b < 1 - 1e-9 for b in bounds)})"
+        )
+    if not compared:
+        print("no reference figures (set INEV_REF_GIT or --ref-git to compare)")
+        return
+    quotients = []
+    for r in compared:
+        ours, theirs = r["plan"].ratio, r["ref"]["ratio"]
+        r["q"] = (ours / theirs) if theirs > 0 else (1.0 if ours == 0 else math.inf)
+        quotients.append(r["q"])
+    n = len(compared)
+    at_most = sum(q <= 1 + 1e-9 for q in quotients)
+    lower = sum(q < 1 - 1e-9 for q in quotients)
+    finite = [max(q, 1e-300) for q in quotients if math.isfinite(q)]
+    print(
+        f"inev <= reference: {at_most}/{n} ({at_most / n:.1%}); strictly lower: {lower}/{n}"
+        f" ({lower / n:.1%}); above 1.05x: {sum(q > 1.05 for q in quotients)}"
+    )
+    print(
+        f"inev / reference: geometric mean={geometric_mean(finite):.4g}"
+        f" median={statistics.median(quotients):.4g} worst={max(quotients):.4g}"
+    )
+    print(f"worst {args.worst}:")
+    for r in sorted(compared, key=lambda r: -r["q"])[: args.worst]:
+        print(
+            f"  {r['q']:.4g}x  inev={r['plan'].ratio:.6g} ref={r['ref']['ratio']:.6g}"
+            f"  {r['inst'].label()}"
+        )
+    for r in failed:
+        print(f"  reference failed on {r['inst'].label()}: {r['ref']['error'][:120]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""From an Alg. 2 placement to a :class:`~inev.planner.plan.Plan`, and why it looks as it does.
+
+:func:`build_plan` wraps the vertices of a placement with the projections' records, the
+rates the file needs to be self-contained, ψ and the latency ℓ(I) (§5.3, §5.4);
+:func:`explain_lines` says, per projection, which inputs were chosen, where it is placed,
+Eq. 1's figures for a multi-node placement and the output selector (``inev plan --explain``).
+
+>>> from inev.topologies.network import Network
+>>> net = Network.build([0, 1], [(0, 1)], {"A": (None, [0, 1], [1.0, 2.0]), "B": (3.0, [1])})
+>>> rate_fields(net, ["A", "B"])
+({'A': (1.5, 3.0), 'B': (3.0, 3.0)}, {'A': {0: 1.0, 1: 2.0}})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from inev.planner.combination import Choice
+from inev.planner.costs import psi as psi_of
+from inev.planner.latency import DEFAULT_XI, plan_latency
+from inev.planner.model import Combination
+from inev.planner.placement import Placement
+from inev.planner.plan import Node, Plan, ProjectionInfo
+from inev.topologies.network import Network
+from inev.workloads.query import event_types
+
+
+def rate_fields(
+    network: Network, types: Iterable[str]
+) -> tuple[dict[str, tuple[float, float]], dict[str, dict[Node, float]]]:
+    """A plan's ``type_rates`` ({type: (r(e), R(e))}) and ``source_rates`` (non-uniform types)."""
+    names = sorted(set(types))
+    type_rates = {t: (network.rate(t), network.global_rate(t)) for t in names}
+    source_rates = {
+        t: dict(zip(network.sources(t), network.source_rates(t), strict=True))
+        for t in names
+        if not network.event_type(t).uniform
+    }
+    return type_rates, source_rates
+
+
+def queries_using(combination: Combination) -> dict[str, list[str]]:
+    """``{projection key: queries whose sink reaches it}``."""
+    out: dict[str, list[str]] = {}
+    for name, sink in combination.sinks.items():
+        stack, seen = [sink], set()
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            out.setdefault(k, []).append(name)
+            stack.extend(combination.inputs.get(k, ()))
+    return out
+
+
+def build_plan(
+    network: Network,
+    combination: Combination,
+    placement: Placement,
+    method: str,
+    xi: float = DEFAULT_XI,
+    notes: Sequence[str] = (),
+) -> Plan:
+    """Wrap an Alg. 2 placement into a :class:`Plan` (figures other than ψ and ℓ left at 0)."""
+    using = queries_using(
+        Combination(
+            placement.projections, placement.inputs, combination.multi_node, combination.sinks
+        )
+    )
+    infos = {}
+    for key, p in placement.projections.items():
+        infos[key] = ProjectionInfo(
+            key=key,
+            pattern=str(p.pattern),
+            types=tuple(event_types(p.pattern)),
+            negated=tuple(sorted(p.negated)),
+            rate=p.rate,
+            single=p.single,
+            queries=tuple(using.get(key, ())),
+        )
+    used_types = {t for p in placement.projections.values() for t in p.types}
+    type_rates, source_rates = rate_fields(network, used_types)
+    latency = plan_latency(
+        placement.vertices,
+        placement.projections,
+        placement.inputs,
+        combination.sinks.values(),
+        network.global_rates(),
+        xi,
+    )
+    return Plan(
+        method=method,
+        vertices=placement.vertices,
+        projections=infos,
+        combination=dict(placement.inputs),
+        multi_node=dict(combination.multi_node),
+        sinks=dict(combination.sinks),
+        type_rates=type_rates,
+        source_rates=source_rates,
+        fallback=dict(placement.fallback),
+        trees=placement.trees,
+        psi=psi_of(placement.vertices),
+        latency=latency,
+        notes=tuple(notes),
+    )
+
+
+def explain_lines(
+    combination: Combination, choices: Mapping[str, Choice], placement: Placement
+) -> list[str]:
+    """Why the plan looks as it does: inputs, multi-node choices with Eq. 1 figures, nodes."""
+    lines = []
+    for key in combination.topological_order():
+        if key not in combination.inputs:
+            continue
+        ch = choices.get(key)
+        nodes = placement.nodes.get(key, ())
+        ins = ", ".join(combination.inputs[key])
+        added = [i for i in placement.inputs.get(key, ()) if i not in combination.inputs[key]]
+        if added:
+            ins += f"; + {', '.join(added)} (output selection of an input)"
+        os_ = placement.outputs.get(key)
+        sel = "all" if os_ is None else "{" + ", ".join(os_) + "}"
+        if key in combination.multi_node:
+            part = combination.multi_node[key]
+            eq1 = ""
+            if ch is not None and ch.eq1 is not None and ch.partition == part:
+                eq1 = f"; Eq. 1: R({part})·δ = {ch.eq1[0]:.6g} > {ch.eq1[1]:.6g}"
+            lines.append(
+                f"{key} <- [{ins}]: multi-node at the {len(nodes)} sources of {part}"
+                f" (fall-back node {placement.fallback.get(key)}){eq1}; output {sel}"
+            )
+        else:
+            where = nodes[0] if nodes else "?"
+            est = f"; estimated cost {ch.cost:.6g}" if ch is not None else ""
+            lines.append(f"{key} <- [{ins}]: single node {where}{est}; output {sel}")
+    return lines

@@ -1,0 +1,82 @@
+"""The sharing-agnostic plan (INEv paper §7.2, Fig. 10a): each query planned alone, side by side.
+
+:func:`side_by_side` joins per-query plans into one: their vertices (renumbered), trees and
+records are kept apart, so an event type used by two queries is sent twice and nothing is
+shared; ψ is the sum of the parts. A projection key that two queries use for different
+projections gets the query's name appended (``"SEQ(A, B) @q2"``).
+
+>>> from inev.planner.plan import Plan, Vertex
+>>> a = Plan("inev", (Vertex(0, "A", 0, cost=2.0),), {}, {}, {}, {"q1": "A"}, {}, psi=2.0)
+>>> b = Plan("inev", (Vertex(0, "A", 0, cost=3.0),), {}, {}, {}, {"q2": "A"}, {}, psi=3.0)
+>>> joined = side_by_side([("q1", a), ("q2", b)])
+>>> joined.psi, [v.id for v in joined.vertices]
+(5.0, [0, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from inev.planner.costs import psi as psi_of
+from inev.planner.plan import Link, Node, Plan, ProjectionInfo, Vertex
+
+
+def side_by_side(parts: Sequence[tuple[str, Plan]], method: str = "isolated") -> Plan:
+    """One plan holding every ``(query name, plan of that query alone)`` part unchanged."""
+    vertices: list[Vertex] = []
+    trees: list[tuple[Link, ...]] = []
+    projections: dict[str, ProjectionInfo] = {}
+    combination: dict[str, tuple[str, ...]] = {}
+    multi_node: dict[str, str] = {}
+    fallback: dict[str, Node] = {}
+    sinks: dict[str, str] = {}
+    type_rates: dict[str, tuple[float, float]] = {}
+    source_rates: dict = {}
+    notes: list[str] = []
+    latency = 0.0
+    for name, sub in parts:
+        rename = {}
+        for key, info in sub.projections.items():
+            new = key if key not in projections or info.types == (key,) else f"{key} @{name}"
+            rename[key] = new
+            if new not in projections:
+                projections[new] = replace(info, key=new)
+        offset, tree_offset = len(vertices), len(trees)
+        trees.extend(sub.trees)
+        for v in sub.vertices:
+            vertices.append(
+                replace(
+                    v,
+                    id=v.id + offset,
+                    projection=rename[v.projection],
+                    inputs=tuple(i + offset for i in v.inputs),
+                    tree=None if v.tree is None else v.tree + tree_offset,
+                )
+            )
+        for k, ins in sub.combination.items():
+            combination[rename[k]] = tuple(rename[i] for i in ins)
+        multi_node.update({rename[k]: v for k, v in sub.multi_node.items()})
+        fallback.update({rename[k]: v for k, v in sub.fallback.items()})
+        sinks.update({n: rename[k] for n, k in sub.sinks.items()})
+        type_rates.update(sub.type_rates)
+        source_rates.update(sub.source_rates)
+        notes.extend(
+            line if line.startswith(f"{name}: ") else f"{name}: {line}" for line in sub.notes
+        )
+        latency = max(latency, sub.latency)
+    return Plan(
+        method=method,
+        vertices=tuple(vertices),
+        projections=projections,
+        combination=combination,
+        multi_node=multi_node,
+        sinks=sinks,
+        type_rates=type_rates,
+        source_rates=source_rates,
+        fallback=fallback,
+        trees=tuple(trees),
+        psi=psi_of(vertices),
+        latency=latency,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,65 @@
+"""The planner's knobs in one immutable object, passed whole from the CLI to the library.
+
+**Latency bound.** Problem 1 of the INEv paper bounds the plan's latency by τ, the latency of
+centralized evaluation. The paper's own experiments plan without it, and a default τ = 1 ×
+the centralized latency forbids in-network evaluation exactly where it pays most: at rates
+far below one event per time unit the latency estimate is all hops, so every split costs
+latency. So there is no bound unless the user sets one: ``latency_factor`` F gives
+τ = F × the centralized latency, ``latency_bound`` T gives τ = T (model latency units).
+
+**Effort.** ``effort`` scales the search beyond one pass of Alg. 1 and Alg. 2
+(:mod:`inev.planner.search`): 0 is the paper's single pass, 1 (the default) keeps the
+20-node default instance well under a second, larger values search longer.
+``time_budget`` (seconds) stops the search and returns the best plan found so far.
+
+>>> PlanOptions().tau(163.0)
+inf
+>>> PlanOptions(latency_factor=2.0).tau(10.0)
+20.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from inev.common.errors import InevError
+from inev.planner.latency import DEFAULT_XI
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """How to plan: latency bound, ξ, query order, search effort and time budget."""
+
+    latency_factor: float | None = None
+    latency_bound: float | None = None
+    xi: float = DEFAULT_XI
+    order: tuple[str, ...] | None = None
+    strict_latency: bool = False
+    effort: float = 1.0
+    time_budget: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.latency_factor is not None and self.latency_bound is not None:
+            raise InevError("give a latency factor or a latency bound, not both")
+        for name in ("latency_factor", "latency_bound", "time_budget"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, int | float) and value > 0):
+                raise InevError(f"{name.replace('_', ' ')} must be a positive number, got {value}")
+        if not (isinstance(self.xi, int | float) and math.isfinite(self.xi) and self.xi >= 0):
+            raise InevError(f"xi must be a non-negative number, got {self.xi}")
+        if not (isinstance(self.effort, int | float) and 0 <= self.effort <= 100):
+            raise InevError(f"effort must be a number from 0 to 100, got {self.effort}")
+
+    def tau(self, centralized_latency: float) -> float:
+        """τ for a workload whose centralized plan has ``centralized_latency`` (inf: no bound)."""
+        if self.latency_bound is not None:
+            return float(self.latency_bound)
+        if self.latency_factor is not None:
+            return float(self.latency_factor) * centralized_latency
+        return math.inf
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the user set a latency bound."""
+        return self.latency_factor is not None or self.latency_bound is not None

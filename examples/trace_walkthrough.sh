@@ -33,8 +33,8 @@ cat > "$out/queries.json" <<'JSON'
 JSON
 "${inev[@]}" workload estimate "$out/queries.json" "$out/trips.parquet" -o "$out/workload.json"
 
-# 3. plan (until issue 13 removes the default latency bound, lift it)
-"${inev[@]}" plan "$out/net.json" "$out/workload.json" --latency-factor 1e9 -o "$out/plan.json"
+# 3. plan it (INEv)
+"${inev[@]}" plan "$out/net.json" "$out/workload.json" -o "$out/plan.json"
 
 # 4. replay the trace through the plan; matches are compared with centralized evaluation
 "${inev[@]}" simulate "$out/net.json" "$out/workload.json" "$out/plan.json" \

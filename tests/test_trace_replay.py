@@ -47,7 +47,7 @@ def study(tmp_path_factory):
         Query.build("q2", "AND(A, B, C)", where=CHAIN),
     ]
     workload = estimate_selectivities(Workload.build(1.0, queries), path).workload
-    plan = plan_workload(network, workload, "inev", latency_factor=1e9)
+    plan = plan_workload(network, workload, "inev")
     return folder, path, network, workload, plan
 
 

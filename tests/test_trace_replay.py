@@ -172,3 +172,17 @@ def test_simulate_cli_replays_a_trace_and_reports_ignored_events(study, tmp_path
     document = json.loads(out.read_text())
     assert document["trace_ignored"] == 1 and document["duration"] == 6.5
     assert err == ""
+
+
+def test_the_readme_example_runs_end_to_end(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / "trace_walkthrough.py"
+    spec = importlib.util.spec_from_file_location("trace_walkthrough", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    example.run(tmp_path / "walk", events=4000, keys=200)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("method=inev messages=") and "equal=true" in last
+    assert json.loads((tmp_path / "walk" / "sim.json").read_text())["equal_to_centralized"]

@@ -157,3 +157,12 @@ def test_estimate_cli_writes_the_workload_and_how_it_measured(tmp_path, run_cli,
     )
     code, _, err = run_cli("workload", "estimate", wl, tmp_path / "missing.csv", "-o", out)
     assert code == 1 and err.startswith("error: trace")
+
+
+def test_too_big_a_trace_is_refused_before_memory_runs_out(tmp_path, monkeypatch):
+    path = tmp_path / "t.csv"
+    _write(path, [(i, "AB"[i % 2], 0, 0) for i in range(50)])
+    monkeypatch.setattr(estimate_module, "MAX_EVENTS", 20)
+    wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)", where="A.k == B.k")])
+    with pytest.raises(InevError, match="more than 20 events of the types"):
+        estimate_selectivities(wl, path)

@@ -59,6 +59,8 @@ from inev.workloads.workload import Workload
 
 SAMPLE = 100_000
 EXACT_LIMIT = 200_000
+MAX_EVENTS = 20_000_000
+"""Events of the measured types held at once (about 150 MB per million); above, refused."""
 
 
 @dataclass(frozen=True)
@@ -172,12 +174,20 @@ def _load(trace: TraceFile, wanted: Mapping[str, set[str]]) -> dict[str, _Events
         if a not in trace.columns:
             raise InevError(f"trace {trace.name}: no column {a!r} (named in a where clause)")
     parts: dict[str, list[tuple[np.ndarray, list, list, dict[str, list]]]] = {t: [] for t in wanted}
+    held = 0
     for batch in trace.batches(attributes):
         types = np.asarray(batch.type, dtype=object)
         for t in wanted:
             rows = np.flatnonzero(types == t)
             if not rows.size:
                 continue
+            held += rows.size
+            if held > MAX_EVENTS:
+                raise InevError(
+                    f"trace {trace.name}: more than {MAX_EVENTS:,} events of the types the "
+                    "where clauses name would be held to measure their selectivities: "
+                    "estimate on a part of the trace (a week measures what a month does)"
+                )
             picked = rows.tolist()
             parts[t].append(
                 (

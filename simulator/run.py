@@ -357,6 +357,27 @@ class _TraceFilter:
             yield kept
 
 
+class _Guarded:
+    """A :class:`SizeGuard` over every engine of a run, grouped by the query they serve."""
+
+    def __init__(self, plan: Plan, window: float) -> None:
+        self.plan = plan
+        self.engines: dict[str, list[Engine]] = {}
+        self.guard = SizeGuard(self.engines, window)
+
+    def install(self, executions: list[PlanExecution]) -> None:
+        """Watch the engines of the run's plan executions."""
+        for execution in executions:
+            for run in execution.runs.values():
+                info = self.plan.projections.get(run.vertex.projection)
+                owner = info.queries[0] if info is not None and info.queries else "plan"
+                self.engines.setdefault(owner, []).append(run.engine)
+
+    def tick(self, event: Event) -> None:
+        """One more event handed over."""
+        self.guard.tick(event.time)
+
+
 def _replay_stream(
     network: Network,
     wl: Workload,
@@ -391,27 +412,23 @@ def _replay_stream(
         for t in dict.fromkeys(q.types):
             routes.setdefault(t, []).append((balances[q.name], central[q.name]))
     per_node: Counter = Counter()
-    engines: dict[str, list[Engine]] = {q: [e] for q, e in central.items()}
-    guard = SizeGuard(engines, wl.window)
-
-    def installed(executions: list[PlanExecution]) -> None:
-        for execution in executions:
-            for run in execution.runs.values():
-                info = plan.projections.get(run.vertex.projection)
-                owner = info.queries[0] if info is not None and info.queries else "plan"
-                engines.setdefault(owner, []).append(run.engine)
+    guard = _Guarded(plan, wl.window)
+    engines = guard.engines
+    for q, engine in central.items():
+        engines[q] = [engine]
+    tick = guard.tick
 
     def on_event(event: Event) -> None:
         per_node[event.node] += 1
         for balance, engine in routes.get(event.type, ()):
             for match in engine.push(event):
                 balance.expect(tuple(e.id for e in match))
-        guard.tick(event.time)
+        tick(event)
 
     feed = _Feed(filtered.chunks(stream.chunks()))
     sim, tally, executions, _ = _execute(
         network, wl, [epoch], feed, duration, bandwidth, engine_plan, adaptation, progress,
-        None, False, batch, on_event=on_event, tally=tally, installed=installed,
+        None, False, batch, on_event=on_event, tally=tally, installed=guard.install,
     )  # fmt: skip
     checking = time.perf_counter()
     for name, engine in central.items():
@@ -553,6 +570,7 @@ def simulate(
     def execute(
         model: CapacityModel | None, report: Callable[[float], None] | None, alone: bool = False
     ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
+        guard = _Guarded(plan, wl.window) if check else None
         return _execute(
             network,
             wl,
@@ -566,6 +584,8 @@ def simulate(
             model,
             alone,
             batch,
+            on_event=None if guard is None else guard.tick,
+            installed=None if guard is None else guard.install,
         )
 
     reference: tuple[Tally, Counter] | None = None

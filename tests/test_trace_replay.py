@@ -186,3 +186,12 @@ def test_the_readme_example_runs_end_to_end(tmp_path, capsys):
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("method=inev messages=") and "equal=true" in last
     assert json.loads((tmp_path / "walk" / "sim.json").read_text())["equal_to_centralized"]
+
+
+def test_a_simulation_that_outgrows_the_guard_stops_naming_the_query(study, monkeypatch):
+    _, path, network, workload, plan = study
+    monkeypatch.setattr(size_module, "MAX_HELD", 10)
+    monkeypatch.setattr(size_module, "CHECK_EVERY", 100)
+    for trace in (_stream(workload, path), list(read_trace(path))):
+        with pytest.raises(InevError, match=r"^query q\d: [\d,]+ partial matches held at time"):
+            simulate(network, workload, plan, duration=6.0, trace=trace)

@@ -223,22 +223,23 @@ def scan_for(workload: Workload, trace: Any, check_ids: bool = True) -> TraceSca
 class SizeGuard:
     """Stops a running replay whose engines hold more partial matches than ``limit``.
 
-    Call :meth:`tick` once per event; every ``every`` events it sums the partial matches of
-    ``engines`` (``{query: engine or engines}``) and raises :class:`InevError` naming the
-    biggest query, the time reached and the knob.
+    Call :meth:`tick` once per event; every ``every`` events (default
+    :data:`CHECK_EVERY`) it sums the partial matches of ``engines`` (``{query: engine or
+    engines}``) and raises :class:`InevError` naming the biggest query, the time reached and
+    the knob when they pass ``limit`` (default :data:`MAX_HELD`).
     """
 
     def __init__(
         self,
         engines: Mapping[str, Any],
         window: float,
-        limit: int = MAX_HELD,
-        every: int = CHECK_EVERY,
+        limit: int | None = None,
+        every: int | None = None,
     ) -> None:
         self.engines = engines
         self.window = window
-        self.limit = limit
-        self.every = every
+        self.limit = MAX_HELD if limit is None else limit
+        self.every = CHECK_EVERY if every is None else every
         self.count = 0
 
     def tick(self, time: float) -> None:

@@ -9,9 +9,13 @@ transmission ratio is <= the reference's, strictly lower, the geometric mean and
 inev / reference, and ψ over inev's provable lower bound.
 
 Each ratio is under its own planner's model (the reference draws its own single
-selectivities), as the reference harness's README explains. Reference results are cached in
-``--cache`` (default ``~/.cache/inev/reference.jsonl``), keyed by the instance files, so a
-re-run after a planner change costs only inev's planning.
+selectivities), as the reference harness's README explains. To tell the planners' searches
+apart from their models, the benchmark also takes the reference's own combination (its
+projections, their inputs and multi-node partitioning types, read from the reference's
+pickles) and places and costs it with inev's Alg. 2 and cost model: "same model" below
+compares inev's ψ with that. Reference results are cached in ``--cache`` (default
+``~/.cache/inev/reference.jsonl``), keyed by the instance files, so a re-run after a planner
+change costs only inev's planning.
 
 Options: ``--instances N`` (default 200), ``--only K [K ...]``, ``--jobs J`` reference
 processes at once, ``--timeout S`` per reference run, ``--worst N`` rows of the worst list,
@@ -26,6 +30,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -36,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.generate import generate_network
 from inev.topologies.io import network_to_dict
@@ -120,8 +126,35 @@ def _load_cache(path: Path) -> dict[str, dict]:
     return out
 
 
+EXTRACT = """import json, pickle
+with open('curcombi', 'rb') as f:
+    combi = pickle.load(f)
+with open('EvaluationPlan', 'rb') as f:
+    _, _, placements = pickle.load(f)
+print(json.dumps({str(p): {"inputs": [str(i) for i in ins],
+                           "partition": (placements.get(p) or [None])[0]}
+                  for p, ins in combi.items()}))
+"""
+
+
+def _extract_combination(scratch: str) -> dict | None:
+    """The reference's combination from its pickles (run inside its scratch copy)."""
+    code = os.path.join(scratch, "INEv", "code")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.path.join(scratch, "_site") + os.pathsep + code,
+        PYTHONHASHSEED="0",
+        INEV_REF_SEED="0",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", EXTRACT], cwd=code, env=env, capture_output=True, text=True
+    )
+    return json.loads(done.stdout) if done.returncode == 0 and done.stdout.strip() else None
+
+
 def run_reference(net_doc: dict, wl_doc: dict, ref_git: str, timeout: float) -> dict:
-    """One reference run through the harness (a dict with ``ratio`` or ``error``)."""
+    """One reference run through the harness (a dict with ``ratio`` or ``error``), with the
+    reference's combination under ``combination`` when it could be read."""
     with tempfile.TemporaryDirectory(prefix="inev-bench-") as tmp:
         net_path, wl_path = Path(tmp, "net.json"), Path(tmp, "wl.json")
         net_path.write_text(json.dumps(net_doc))
@@ -133,6 +166,7 @@ def run_reference(net_doc: dict, wl_doc: dict, ref_git: str, timeout: float) -> 
             ref_git,
             "--timeout",
             str(timeout),
+            "--keep",
             str(net_path),
             str(wl_path),
         ]
@@ -141,7 +175,78 @@ def run_reference(net_doc: dict, wl_doc: dict, ref_git: str, timeout: float) -> 
         except subprocess.TimeoutExpired:
             return {"error": "timeout"}
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        return json.loads(lines[-1]) if lines else {"error": done.stderr.strip()[-300:]}
+        result = json.loads(lines[-1]) if lines else {"error": done.stderr.strip()[-300:]}
+        scratch = result.pop("scratch", None)
+        if scratch:
+            result["combination"] = _extract_combination(scratch)
+            shutil.rmtree(scratch, ignore_errors=True)
+        return result
+
+
+def reference_design_psi(net, wl, combination: dict) -> float | None:
+    """ψ of the reference's combination, placed and costed by inev (None if it cannot map)."""
+    from inev.planner.baselines import sink_projection
+    from inev.planner.combination import Choice
+    from inev.planner.improve import Design
+    from inev.planner.placement import placement_cost
+    from inev.planner.projections import make_projection, primitive_projection, restrict
+    from inev.workloads.query import Operator, event_types
+    from inev.workloads.rates import strip_kleene
+    from inev.workloads.syntax import parse_pattern
+
+    glob = net.global_rates()
+    queries = wl.split_or().queries
+
+    def canonical(p):
+        if not isinstance(p, Operator):
+            return str(p)
+        kids = [canonical(c) for c in p.children]
+        if p.kind == "AND":
+            kids.sort()
+        return f"{p.kind}({', '.join(kids)})"
+
+    def owner(text):
+        pattern = parse_pattern(text)
+        types = frozenset(event_types(pattern))
+        if len(types) == 1:
+            return next(iter(types)), primitive_projection(
+                next(iter(types)), glob[next(iter(types))]
+            )
+        fits = [q for q in queries if types <= set(q.types)]
+        exact = [
+            q
+            for q in fits
+            if canonical(restrict(strip_kleene(q.pattern), types)) == canonical(pattern)
+        ]
+        q = (exact or fits)[0]
+        if types == frozenset(q.types):
+            p = sink_projection(q, glob, wl.selectivity_seed)
+        else:
+            p = make_projection(q, types, glob, wl.selectivity_seed)
+        return p.key, p
+
+    pool, choices, by_text = {}, {}, {}
+    try:
+        for text in combination:
+            key, p = owner(text)
+            pool[key], by_text[text] = p, key
+        for text, entry in combination.items():
+            inputs = []
+            for i in entry["inputs"]:
+                key, p = owner(i)
+                pool.setdefault(key, p)
+                inputs.append(key)
+            choices[by_text[text]] = Choice(
+                by_text[text], tuple(dict.fromkeys(inputs)), entry["partition"], {}, 0.0
+            )
+        for key, p in pool.items():
+            if p.is_primitive:
+                choices[key] = Choice(key, (), None, {}, 0.0)
+        sinks = {q.name: sink_projection(q, glob, wl.selectivity_seed).key for q in queries}
+        design = Design(choices, sinks)
+        return placement_cost(net, design.combination(pool))
+    except (KeyError, IndexError, ValueError):
+        return None
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -159,7 +264,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--worst", type=int, default=10)
-    parser.add_argument("--effort", default=None)
+    parser.add_argument("--effort", type=float, default=None)
     args = parser.parse_args()
 
     indices = args.only if args.only else list(range(args.instances))
@@ -175,20 +280,21 @@ def main() -> None:
         for inst in grid:
             net, wl = inst.build()
             net_doc, wl_doc = network_to_dict(net), workload_to_dict(wl)
-            key = _key(net_doc, wl_doc, "kou|0|0d65d7b")
-            options = {} if args.effort is None else {"effort": args.effort}
+            key = _key(net_doc, wl_doc, "kou|0|0d65d7b|combination")
+            older = _key(net_doc, wl_doc, "kou|0|0d65d7b")  # ratios only, no combination
+            options = PlanOptions() if args.effort is None else PlanOptions(effort=args.effort)
             t0 = time.perf_counter()
-            plan = plan_workload(net, wl, **options)
+            plan = plan_workload(net, wl, options=options)
             seconds = time.perf_counter() - t0
             row = {
                 "inst": inst,
                 "plan": plan,
                 "seconds": seconds,
                 "key": key,
-                "ref": cache.get(key),
+                "ref": cache.get(key) or cache.get(older),
             }
             rows.append(row)
-            if row["ref"] is None and args.ref_git:
+            if cache.get(key) is None and args.ref_git:
                 pending[key] = pool.submit(
                     run_reference, net_doc, wl_doc, args.ref_git, args.timeout
                 )
@@ -239,11 +345,29 @@ def main() -> None:
         f"inev / reference: geometric mean={geometric_mean(finite):.4g}"
         f" median={statistics.median(quotients):.4g} worst={max(quotients):.4g}"
     )
+    same = []
+    for r in compared:
+        combo = r["ref"].get("combination")
+        if combo:
+            net, wl = r["inst"].build()
+            value = reference_design_psi(net, wl, combo)
+            if value is not None and value > 0:
+                r["same"] = r["plan"].psi / value
+                same.append(r["same"])
+    if same:
+        n2 = len(same)
+        print(
+            f"same model (the reference's combination placed and costed by inev): compared={n2}"
+            f" inev <= it: {sum(q <= 1 + 1e-9 for q in same)}/{n2}"
+            f" strictly lower: {sum(q < 1 - 1e-9 for q in same)}/{n2}"
+            f" geometric mean={geometric_mean(same):.4g} worst={max(same):.4g}"
+        )
     print(f"worst {args.worst}:")
     for r in sorted(compared, key=lambda r: -r["q"])[: args.worst]:
+        same_text = f" same-model {r['same']:.4g}x" if "same" in r else ""
         print(
             f"  {r['q']:.4g}x  inev={r['plan'].ratio:.6g} ref={r['ref']['ratio']:.6g}"
-            f"  {r['inst'].label()}"
+            f"{same_text}  {r['inst'].label()}"
         )
     for r in failed:
         print(f"  reference failed on {r['inst'].label()}: {r['ref']['error'][:120]}")

@@ -208,6 +208,22 @@ def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
     return {q: tuple(ts) for q, ts in out.items()}
 
 
+def push_pull_floor(network: Network, workload: Workload) -> float:
+    """A floor under the cost of any push-pull plan of the workload: every query pushes at
+    least its first type to its node, so it costs at least the cheapest gathering of one of its
+    (non-negated) types; the queries' floors add up, as PPoP plans them apart.
+
+    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
+    >>> push_pull_floor(net, Workload.build(1.0, [Query.build("q", "SEQ(A, B)")]))
+    0.0
+    """
+    total = 0.0
+    for q in workload.queries:
+        negated = negated_types(q.pattern)
+        total += min(float(gather_costs(network, [e]).min()) for e in q.types if e not in negated)
+    return total
+
+
 def push_pull_cost(
     network: Network,
     query: Query,

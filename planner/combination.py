@@ -85,6 +85,10 @@ class SharingState:
     queries_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
     paid: dict[Item, float] = field(default_factory=dict)
     theta: set[str] = field(default_factory=set)
+    pool: dict[str, Projection] = field(default_factory=dict)
+    """Every projection Alg. 1 evaluated (used or not), for searches beyond one pass."""
+    options: dict[str, list[Choice]] = field(default_factory=dict)
+    """Per evaluated projection, its best choice per placement option, cheapest first."""
 
     def combination(self) -> Combination:
         """The workload combination C_Q built so far."""
@@ -191,6 +195,25 @@ def choose_inputs(
     kleene: frozenset[str] = frozenset(),
 ) -> Choice | None:
     """The best choice of inputs and placement option for one projection (None: all pruned)."""
+    options = choose_options(
+        network, projection, pre, choices, params, paid, theta, is_sink, kleene
+    )
+    return options[0] if options else None
+
+
+def choose_options(
+    network: Network,
+    projection: Projection,
+    pre: Sequence[Projection],
+    choices: Mapping[str, Choice],
+    params: Params,
+    paid: Mapping[Item, float],
+    theta: set[str] | frozenset[str] = frozenset(),
+    is_sink: bool = False,
+    kleene: frozenset[str] = frozenset(),
+) -> list[Choice]:
+    """The best choice of inputs per placement option (single node, each partitioning type),
+    cheapest first by the estimate (empty: every option pruned)."""
     glob = network.global_rates()
     delta = params.delta
     bits = {t: 1 << i for i, t in enumerate(sorted(projection.types))}
@@ -212,7 +235,7 @@ def choose_inputs(
             continue
         options.append(c)
 
-    best: Choice | None = None
+    found: list[Choice] = []
     for part in options:
         if part is None:
             coeff, universe = delta, full
@@ -267,10 +290,9 @@ def choose_inputs(
             continue
         cost = items_cost(items, paid)
         ordered = tuple(sorted((i.key for i in inputs), key=lambda k: (len(k), k)))
-        candidate = Choice(projection.key, ordered, part, items, latency, cost, eq1, additive)
-        if best is None or cost < best.cost * (1 - 1e-12):
-            best = candidate
-    return best
+        found.append(Choice(projection.key, ordered, part, items, latency, cost, eq1, additive))
+    found.sort(key=lambda c: c.cost)  # stable: single node first among equals
+    return found
 
 
 def combine_query(
@@ -286,6 +308,7 @@ def combine_query(
     for t in query.types:
         if t not in state.projections:
             state.projections[t] = primitive_projection(t, glob[t])
+        state.pool.setdefault(t, state.projections[t])
         state.choices.setdefault(t, Choice(t, (), None, {}, 0.0))
     if sink.key in state.choices and state.choices[sink.key].inputs:
         _record(state, query, sink.key)
@@ -304,17 +327,22 @@ def combine_query(
             available.append(p)
             continue
         pre = [x for x in available if x.types < p.types] + [x for x in prims if x.types <= p.types]
-        choice = choose_inputs(
+        # every option is kept for searches; Alg. 1's own choice avoids Θ (§6.3)
+        found = choose_options(
             network,
             p,
             pre,
             local,
             params,
             state.paid,
-            state.theta,
+            frozenset(),
             is_sink=is_sink,
             kleene=kleene if is_sink else frozenset(),
         )
+        if found:
+            state.pool.setdefault(p.key, p)
+            state.options.setdefault(p.key, found)
+        choice = next((c for c in found if c.partition not in state.theta), None)
         if choice is None and is_sink:
             # the bound prunes everything: fall back to gathering all types
             choice = choose_inputs(
@@ -327,6 +355,9 @@ def combine_query(
                 frozenset(query.types),
                 is_sink=True,
             )
+            if choice is not None:
+                state.pool.setdefault(p.key, p)
+                state.options.setdefault(p.key, []).append(choice)
         if choice is None:
             continue
         local[p.key] = choice

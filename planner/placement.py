@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,12 +131,13 @@ class _Reach:
 
     ``base`` is the shared Steiner tree over the sources of its multi-node consumers (empty if
     none); ``links`` and ``nodes`` are the whole graph so far (the vertex's node included);
-    ``targets`` the nodes of its consumers.
+    ``targets`` the nodes of its consumers. Links and nodes are frozen sets, replaced when
+    the graph grows: vertices start from shared, cached graphs.
     """
 
     base: frozenset[Link]
-    links: set[Link]
-    nodes: set[Node]
+    links: frozenset[Link]
+    nodes: frozenset[Node]
     targets: set[Node]
 
 
@@ -237,7 +239,6 @@ def _layout(
     spread = _multi_node_targets(network, combination, extended)
 
     index = network.node_index
-    hops = network.hop_matrix
     nodes_list = network.nodes
     builders: list[dict] = []
     reaches: list[_Reach] = []
@@ -257,18 +258,14 @@ def _layout(
         """Per node m: Σ_w rate(w) · hops(m, graph of w)."""
         total = np.zeros(len(nodes_list))
         for vid in vids:
-            rows = [index[n] for n in reaches[vid].nodes]
-            near = hops[rows, :].min(axis=0) if len(rows) > 1 else hops[rows[0], :]
-            total += builders[vid]["rate"] * near.astype(np.float64)
+            total += builders[vid]["rate"] * _distances(network, reaches[vid].nodes)
         return total
 
     def downstream(key: str, rate: float) -> np.ndarray | float:
         targets = spread.get(key)
         if not targets:
             return 0.0
-        tree = _tree_nodes(network, targets)
-        rows = [index[n] for n in tree]
-        return rate * hops[rows, :].min(axis=0).astype(np.float64)
+        return rate * _distances(network, _tree_nodes(network, targets))
 
     for key in order:
         if projections[key].is_primitive:
@@ -326,26 +323,72 @@ def _multi_node_targets(
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _tree_nodes(network: Network, terminals: frozenset[Node]) -> set[Node]:
-    return tree_nodes(steiner_links(network, terminals), terminals)
+class _Cache:
+    """Per-network caches of the searches' hot paths (trees, joined trees, distance rows)."""
+
+    def __init__(self) -> None:
+        self.tree_nodes: dict[frozenset, frozenset] = {}
+        self.reach: dict[tuple[frozenset, Node], tuple[frozenset, frozenset]] = {}
+        self.distances: dict[frozenset, np.ndarray] = {}
+
+
+_CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
+_MAX_ROWS = 50_000
+"""Distance rows kept per network (each holds one float per node)."""
+
+
+def _cache(network: Network) -> _Cache:
+    found = _CACHES.get(network)
+    if found is None:
+        found = _CACHES[network] = _Cache()
+    return found
+
+
+def _tree_nodes(network: Network, terminals: frozenset[Node]) -> frozenset[Node]:
+    cache = _cache(network).tree_nodes
+    found = cache.get(terminals)
+    if found is None:
+        found = cache[terminals] = frozenset(
+            tree_nodes(steiner_links(network, terminals), terminals)
+        )
+    return found
+
+
+def _distances(network: Network, nodes: frozenset[Node]) -> np.ndarray:
+    """Per node m: hops from m to the nearest node of ``nodes`` (float64, cached)."""
+    cache = _cache(network).distances
+    found = cache.get(nodes)
+    if found is None:
+        index = network.node_index
+        rows = [index[n] for n in nodes]
+        hops = network.hop_matrix
+        near = hops[rows, :].min(axis=0) if len(rows) > 1 else hops[rows[0], :]
+        found = near.astype(np.float64)
+        if len(cache) >= _MAX_ROWS:
+            cache.clear()
+        cache[nodes] = found
+    return found
 
 
 def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
     """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
     if not targets:
-        return _Reach(frozenset(), set(), {node}, set())
-    base = steiner_links(network, targets)
-    links = set(base)
-    nodes = _tree_nodes(network, targets)
-    if node not in nodes:
-        nearest = _nearest(network, nodes, node)
-        path = network.shortest_path(node, nearest)
-        links.update(link(u, v) for u, v in itertools.pairwise(path))
-        nodes.update(path)
-    return _Reach(base, links, nodes, set(targets))
+        return _Reach(frozenset(), frozenset(), frozenset((node,)), set())
+    cache = _cache(network).reach
+    found = cache.get((targets, node))
+    if found is None:
+        base = steiner_links(network, targets)
+        links, nodes = set(base), set(_tree_nodes(network, targets))
+        if node not in nodes:
+            nearest = _nearest(network, nodes, node)
+            path = network.shortest_path(node, nearest)
+            links.update(link(u, v) for u, v in itertools.pairwise(path))
+            nodes.update(path)
+        found = cache[(targets, node)] = (frozenset(links), frozenset(nodes))
+    return _Reach(steiner_links(network, targets), found[0], found[1], set(targets))
 
 
-def _nearest(network: Network, nodes: set[Node], node: Node) -> Node:
+def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
     """The node of ``nodes`` nearest to ``node`` (ties: network order)."""
     index = network.node_index
     ordered = sorted(nodes, key=index.__getitem__)
@@ -360,8 +403,8 @@ def _extend(network: Network, reach: _Reach, node: Node) -> None:
         return
     nearest = _nearest(network, reach.nodes, node)
     path = network.shortest_path(node, nearest)
-    reach.links.update(link(u, v) for u, v in itertools.pairwise(path))
-    reach.nodes.update(path)
+    reach.links = reach.links.union(link(u, v) for u, v in itertools.pairwise(path))
+    reach.nodes = reach.nodes.union(path)
 
 
 def _materialise(network: Network, layout: _Layout) -> Placement:

@@ -9,9 +9,12 @@ starts there and judges everything by the exact ψ of the placed graph:
    pinned at the centralized node. The canonical orders depend on the queries, not on the
    order a file lists them in, so the plan does not either (with ``effort`` 0 the paper's
    single pass in the given order is kept, as Fig. 10b's experiment needs).
-2. **Simpler plans.** The centralized plan, the sharing-agnostic (isolated) plan, the
-   per-query combinations placed jointly, and the push-pull plan are candidates too, so the
-   result never costs more than any of them.
+2. **Local search.** From the cheapest of those, :func:`inev.planner.improve.improve` tries
+   other options per projection (Alg. 1 keeps every placement option it evaluated), drops
+   projections, gathers multi-node ones and turns output selectors off, keeping what
+   lowers ψ; with several queries it also starts from the queries' own plans placed jointly.
+3. **Simpler plans.** The centralized plan, the sharing-agnostic (isolated) plan and the
+   push-pull plan are candidates too, so the result never costs more than any of them.
 
 The cheapest candidate wins; ``Plan.kept`` and the notes say which. With a latency bound τ
 (:class:`~inev.planner.options.PlanOptions`) Alg. 1 prunes on estimated latencies, as the
@@ -21,31 +24,54 @@ paper does; with ``strict_latency`` a candidate must also meet ℓ(I) ≤ τ on 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from inev.planner.assemble import build_plan, explain_lines
-from inev.planner.baselines import centralized_plan, push_pull_plan, sink_projection
+from inev.planner.baselines import (
+    centralized_plan,
+    push_pull_floor,
+    push_pull_plan,
+    sink_projection,
+)
 from inev.planner.combination import Choice, Params, SharingState, combine_query
+from inev.planner.improve import Budget, Design, Evaluator, improve
 from inev.planner.isolated import side_by_side
 from inev.planner.model import Combination
 from inev.planner.options import PlanOptions
 from inev.planner.placement import place
 from inev.planner.plan import Node, Plan
+from inev.planner.projections import Projection
 from inev.topologies.network import Network
 from inev.workloads.workload import Query, Workload
 
 PIN_TRIAL_VERTICES = 5000
 """Above this many vertices the pinned placements are not tried (they triple Alg. 2's time)."""
+EVALUATIONS = 60
+"""Designs the local search may place at effort 1, plus :data:`PER_PROJECTION` per composite
+projection of the starting design (a count, not seconds, so that plans are reproducible)."""
+PER_PROJECTION = 6
 
 
-@dataclass(frozen=True)
-class Design:
-    """A complete plan decision: a combination and the nodes pinned for single-node projections."""
-
-    combination: Combination
-    pinned: dict[str, Node] = field(default_factory=dict)
-    choices: dict[str, Choice] = field(default_factory=dict)
+def run_alg1(
+    network: Network,
+    workload: Workload,
+    *,
+    tau: float = math.inf,
+    xi: float = 1.0,
+    order: Sequence[str] | None = None,
+) -> SharingState:
+    """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3)."""
+    glob = network.global_rates()
+    state = SharingState()
+    params = Params(delta=network.mean_hops, tau=tau, xi=xi)
+    names = list(order) if order is not None else [q.name for q in workload.queries]
+    for name in names:
+        q = workload.query(name)
+        sink = sink_projection(q, glob, workload.selectivity_seed)
+        combine_query(network, q, state, params, sink, workload.selectivity_seed)
+    return state
 
 
 def combine_workload(
@@ -57,14 +83,7 @@ def combine_workload(
     order: Sequence[str] | None = None,
 ) -> tuple[Combination, dict[str, Choice]]:
     """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3): combination, choices."""
-    glob = network.global_rates()
-    state = SharingState()
-    params = Params(delta=network.mean_hops, tau=tau, xi=xi)
-    names = list(order) if order is not None else [q.name for q in workload.queries]
-    for name in names:
-        q = workload.query(name)
-        sink = sink_projection(q, glob, workload.selectivity_seed)
-        combine_query(network, q, state, params, sink, workload.selectivity_seed)
+    state = run_alg1(network, workload, tau=tau, xi=xi, order=order)
     return state.combination(), dict(state.choices)
 
 
@@ -96,29 +115,68 @@ def _gathering_sinks(combination: Combination, node: Node | None) -> dict[str, N
     }
 
 
-def _realise(network: Network, design: Design, method: str, options: PlanOptions) -> Plan:
-    placement = place(network, design.combination, pinned=design.pinned)
-    lines = explain_lines(design.combination, design.choices, placement)
-    return build_plan(network, design.combination, placement, method, options.xi, lines)
+@dataclass
+class _Space:
+    """What Alg. 1 evaluated over all orders: projections and options per projection."""
+
+    pool: dict[str, Projection] = field(default_factory=dict)
+    options: dict[str, list[Choice]] = field(default_factory=dict)
+
+    def absorb(self, state: SharingState) -> None:
+        """Add a run's projections and options (options told apart by inputs and partition)."""
+        for key, p in state.pool.items():
+            self.pool.setdefault(key, p)
+        for key, found in state.options.items():
+            known = self.options.setdefault(key, [])
+            seen = {(c.inputs, c.partition) for c in known}
+            known.extend(c for c in found if (c.inputs, c.partition) not in seen)
+
+    def design(self, state: SharingState, pinned: dict[str, Node] | None = None) -> Design:
+        """The design of one Alg. 1 run, with a default choice for every other projection."""
+        choices: dict[str, Choice] = {k: found[0] for k, found in self.options.items()}
+        for key, p in self.pool.items():
+            if p.is_primitive:
+                choices[key] = Choice(key, (), None, {}, 0.0)
+        choices.update(state.choices)
+        return Design(choices, dict(state.sinks), dict(pinned or {}))
 
 
 def _paper_designs(
-    network: Network, wl: Workload, tau: float, options: PlanOptions, central_node: Node
+    network: Network,
+    wl: Workload,
+    tau: float,
+    options: PlanOptions,
+    central_node: Node,
+    space: _Space,
 ) -> list[Design]:
     """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants."""
-    designs = []
+    states = []
     for order in query_orders(network, wl, options):
-        comb, choices = combine_workload(network, wl, tau=tau, xi=options.xi, order=order)
-        designs.append(Design(comb, {}, choices))
+        state = run_alg1(network, wl, tau=tau, xi=options.xi, order=order)
+        space.absorb(state)
+        states.append(state)
+    designs = []
+    for state in states:
+        designs.append(space.design(state))
         if options.effort == 0:
             continue
+        comb = state.combination()
         for pinned in (
             _gathering_sinks(comb, central_node),
             {k: central_node for k in comb.inputs if k not in comb.multi_node},
         ):
             if pinned:
-                designs.append(Design(comb, pinned, choices))
+                designs.append(space.design(state, pinned))
     return designs
+
+
+def _realise(
+    network: Network, space: _Space, design: Design, options: PlanOptions, method: str = "inev"
+) -> Plan:
+    combination = design.combination(space.pool)
+    placement = place(network, combination, design.pinned, frozenset(design.keep_matches))
+    lines = explain_lines(combination, design.choices, placement)
+    return build_plan(network, combination, placement, method, options.xi, lines)
 
 
 @dataclass
@@ -130,6 +188,10 @@ class _Best:
     plan: Plan | None = None
     rejected: list[str] = field(default_factory=list)
 
+    def cost(self) -> float:
+        """ψ of the best plan so far (inf before the first)."""
+        return math.inf if self.plan is None else self.plan.psi
+
     def offer(self, plan: Plan, kept: str) -> None:
         if self.strict and plan.latency > self.tau * (1 + 1e-9):
             self.rejected.append(f"{kept}: latency {plan.latency:.6g} > tau {self.tau:.6g}")
@@ -138,41 +200,99 @@ class _Best:
             self.plan = replace(plan, kept=kept)
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    """The plan a search returns, and its best INEv design (even when a baseline won)."""
+
+    plan: Plan
+    design: Design
+    pool: Mapping[str, Projection]
+
+
 def inev_plan(
     network: Network, wl: Workload, central: Plan, tau: float, options: PlanOptions
 ) -> Plan:
     """The cheapest INEv graph found for an OR-free workload (see the module docstring)."""
+    return search(network, wl, central, tau, options).plan
+
+
+def search(
+    network: Network, wl: Workload, central: Plan, tau: float, options: PlanOptions
+) -> SearchResult:
+    """:func:`inev_plan` with the winning design (for isolated plans placed jointly)."""
+    start = time.perf_counter()
+    deadline = start + options.time_budget if options.time_budget else math.inf
     if options.effort > 0:
         wl = replace(
             wl, queries=tuple(sorted(wl.queries, key=lambda q: (canonical_key(q, network), q.name)))
         )
-    best = _Best(tau, options.strict_latency)
-    for design in _paper_designs(network, wl, tau, options, central.centralized_node):
-        if design.pinned and len(best.plan.vertices if best.plan else ()) > PIN_TRIAL_VERTICES:
-            continue
-        best.offer(_realise(network, design, "inev", options), "inev")
-    best.offer(central, "centralized")
+    space = _Space()
+    designs = _paper_designs(network, wl, tau, options, central.centralized_node, space)
+    evaluate = Evaluator(network, space.pool)
+    scored = [(evaluate(d), i, d) for i, d in enumerate(designs)]
+    scored.sort(key=lambda t: (t[0], t[1]))
+    best_cost, _, best_design = scored[0]
+    parts: list[SearchResult] = []
     if options.effort > 0:
-        best.offer(push_pull_plan(network, wl, central), "ppop")
+        budget = Budget(_evaluations(best_design, space, options), deadline)
+        best_design, best_cost = improve(evaluate, space.options, best_design, budget)
         if len(wl.queries) > 1:
-            parts = [(q.name, _single(network, wl, q, tau, options)) for q in wl.queries]
-            best.offer(side_by_side(parts, "inev"), "isolated")
+            parts = [_single(network, wl, q, tau, options) for q in wl.queries]
+        if parts and not budget.spent():
+            merged = _merge(parts, space)
+            if merged is not None:
+                budget.evaluations += _evaluations(merged, space, options) // 2
+                cand, value = improve(evaluate, space.options, merged, budget)
+                if value < best_cost:
+                    best_design, best_cost = cand, value
+    best = _Best(tau, options.strict_latency)
+    best.offer(_realise(network, space, best_design, options), "inev")
+    best.offer(central, "centralized")
+    if options.effort > 0 and push_pull_floor(network, wl) < best.cost():
+        best.offer(push_pull_plan(network, wl, central), "ppop")
+    if parts:
+        named = [(q.name, r.plan) for q, r in zip(wl.queries, parts, strict=True)]
+        best.offer(side_by_side(named, "inev"), "isolated")
     plan = best.plan
     assert plan is not None
     notes = list(best.rejected)
     if plan.kept != "inev":
         notes.append(f"kept the {plan.kept} plan: the cheapest candidate (psi {plan.psi:.6g})")
-    return replace(plan, notes=(*notes, *plan.notes))
+    return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 
 
-def _single(network: Network, wl: Workload, query: Query, tau: float, options: PlanOptions) -> Plan:
+def _evaluations(design: Design, space: _Space, options: PlanOptions) -> int:
+    composite = sum(1 for k in design.reached() if not space.pool[k].is_primitive)
+    return int(options.effort * (EVALUATIONS + PER_PROJECTION * composite))
+
+
+def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
+    """The queries' own designs side by side in one combination (shared where keys agree)."""
+    if not parts:
+        return None
+    choices: dict[str, Choice] = {}
+    sinks: dict[str, str] = {}
+    for part in parts:
+        for key in part.design.reached():
+            if key not in space.pool:
+                return None
+            choices.setdefault(key, part.design.choices[key])
+        sinks.update(part.design.sinks)
+    for key, found in space.options.items():
+        choices.setdefault(key, found[0])
+    return Design(choices, sinks)
+
+
+def _single(
+    network: Network, wl: Workload, query: Query, tau: float, options: PlanOptions
+) -> SearchResult:
     """The INEv plan of one query alone (its own centralized node and candidates)."""
     alone = Workload.build(wl.window, [query], wl.slide, wl.selectivity_seed)
     central = centralized_plan(network, alone, options.xi)
-    return inev_plan(network, alone, central, tau, options)
+    return search(network, alone, central, tau, options)
 
 
 def isolated_plan(network: Network, wl: Workload, tau: float, options: PlanOptions) -> Plan:
     """The sharing-agnostic plan: every query planned alone, side by side (§7.2, Fig. 10a)."""
-    parts = [(q.name, _single(network, wl, q, tau, options)) for q in wl.queries]
+    parts = [(q.name, _single(network, wl, q, tau, options).plan) for q in wl.queries]
     return side_by_side(parts)

@@ -1,9 +1,17 @@
 """Steiner trees for forwarding graphs (INEv paper §6.1, §6.4, Eq. 1).
 
-``ST(N', G_top)`` is approximated with networkx's Mehlhorn heuristic
-(``networkx.algorithms.approximation.steiner_tree(method="mehlhorn")``, a 2-approximation
-based on minimum spanning trees, like the Kou et al. heuristic the paper cites), computed on
-the hop-count topology and cached per network and terminal set.
+``ST(N', G_top)`` on the hop-count topology, cached per network and terminal set:
+
+* **exact** for up to :data:`EXACT_TERMINALS` terminals on networks of up to
+  :data:`EXACT_NODES` nodes: the Dreyfus–Wagner dynamic programme (:func:`exact_steiner`),
+  vectorised over nodes with numpy (3^k merges and 2^k relaxations of n entries each);
+* otherwise the best of three heuristics, each followed by a clean-up: networkx's Mehlhorn and
+  Kou–Markowsky–Berman 2-approximations (the paper cites the latter) and our
+  Takahashi–Matsuyama shortest-path heuristic (:func:`path_heuristic`, grown from two start
+  terminals); the clean-up (:func:`tidy`) replaces the tree by a minimum spanning tree of the
+  topology induced by its nodes and prunes leaves that are not terminals, which never adds a
+  link. Kou's heuristic needs shortest paths between all terminal pairs, so it is skipped above
+  :data:`KOU_TERMINALS` terminals.
 
 Alg. 2 needs ``ST(Successors[i] ∪ {n})`` for every source n of an input i. Rather than one
 Steiner tree per source (hundreds on large networks), :func:`tree_with` builds
@@ -20,10 +28,12 @@ ours; it keeps Alg. 2 linear in the number of sources.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from collections.abc import Iterable
 
+import networkx as nx
 import numpy as np
 from networkx.algorithms.approximation import steiner_tree
 
@@ -47,11 +57,140 @@ def steiner_links(network: Network, terminals: Iterable[Node]) -> frozenset[Link
     elif len(key) == 2:
         a, b = sorted(key, key=network.node_index.__getitem__)
         result = frozenset(link(u, v) for u, v in network.path_links(a, b))
+    elif len(key) <= EXACT_TERMINALS and len(network.nodes) <= EXACT_NODES:
+        result = exact_steiner(network, key)
     else:
-        tree = steiner_tree(network.graph, list(key), weight=None, method="mehlhorn")
-        result = frozenset(link(u, v) for u, v in tree.edges())
+        result = _best_heuristic(network, key)
     cache[key] = result
     return result
+
+
+EXACT_TERMINALS = 10
+"""Terminal sets up to this size get an exact Steiner tree (on small enough networks)."""
+EXACT_NODES = 300
+"""Networks up to this many nodes get exact Steiner trees for small terminal sets."""
+KOU_TERMINALS = 60
+"""Kou's heuristic (all-pairs paths between terminals) is tried up to this many terminals."""
+
+
+def exact_steiner(network: Network, terminals: Iterable[Node]) -> frozenset[Link]:
+    """A minimum Steiner tree (fewest links) by the Dreyfus–Wagner programme.
+
+    dp[S][v] is the fewest links of a tree spanning the terminals S and node v: for a single
+    terminal t it is hops(t, v); otherwise the cheapest split of S at some node u (two trees
+    meeting at u) joined to v by a shortest path. The tree is rebuilt by following the
+    recorded splits and paths; the union of those links is reduced to a tree by :func:`tidy`,
+    which cannot make it larger than the optimum.
+
+    >>> net = Network.build(range(5), [(0, 1), (1, 2), (2, 3), (1, 4)], {"A": (1.0, [0])})
+    >>> sorted(exact_steiner(net, [0, 3, 4]))
+    [(0, 1), (1, 2), (1, 4), (2, 3)]
+    """
+    index = network.node_index
+    terms = sorted(set(terminals), key=index.__getitem__)
+    k = len(terms)
+    hops = network.hop_matrix.astype(np.float64)
+    n = hops.shape[0]
+    full = (1 << k) - 1
+    dp = np.empty((1 << k, n))
+    merge_at = np.zeros((1 << k, n), dtype=np.int64)  # the S1 of the best split at u
+    via = np.zeros((1 << k, n), dtype=np.int64)  # the u that v is joined to
+    for i, t in enumerate(terms):
+        dp[1 << i] = hops[index[t]]
+        via[1 << i] = index[t]
+    columns = np.arange(n)
+    for mask in range(1, full + 1):
+        if mask & (mask - 1) == 0:
+            continue
+        subs = _splits(mask)
+        merged = dp[subs] + dp[mask ^ subs]  # one row per split, one column per node
+        pick = np.argmin(merged, axis=0)
+        best = merged[pick, columns]
+        joined = best[:, None] + hops
+        via[mask] = np.argmin(joined, axis=0)
+        dp[mask] = joined[via[mask], columns]
+        merge_at[mask] = subs[pick]
+    nodes = network.nodes
+    links: set[Link] = set()
+
+    def build(mask: int, v: int) -> None:
+        u = int(via[mask, v])
+        if u != v:
+            links.update(link(a, b) for a, b in network.path_links(nodes[u], nodes[v]))
+        if mask & (mask - 1) == 0:
+            return
+        part = int(merge_at[mask, u])
+        build(part, u)
+        build(mask ^ part, u)
+
+    build(full, index[terms[0]])
+    return tidy(network, links, terms)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _splits(mask: int) -> np.ndarray:
+    """The proper sub-masks of ``mask`` holding its lowest bit (each split counted once)."""
+    low = mask & -mask
+    out = []
+    sub = (mask - 1) & mask
+    while sub:
+        if sub & low:
+            out.append(sub)
+        sub = (sub - 1) & mask
+    return np.array(out, dtype=np.int64)
+
+
+def path_heuristic(network: Network, terminals: Iterable[Node], start: Node) -> frozenset[Link]:
+    """Takahashi–Matsuyama: grow a tree from ``start`` by the path to the nearest terminal."""
+    index = network.node_index
+    left = set(terminals) - {start}
+    tree_nodes_: list[Node] = [start]
+    links: set[Link] = set()
+    hops = network.hop_matrix
+    while left:
+        rows = [index[n] for n in tree_nodes_]
+        ordered = sorted(left, key=index.__getitem__)
+        dist = hops[np.ix_(rows, [index[t] for t in ordered])]
+        r, c = np.unravel_index(int(np.argmin(dist)), dist.shape)
+        near, target = network.nodes[rows[r]], ordered[c]
+        path = network.shortest_path(target, near)
+        links.update(link(a, b) for a, b in itertools.pairwise(path))
+        tree_nodes_.extend(n for n in path if n not in tree_nodes_)
+        left -= set(path)
+    return frozenset(links)
+
+
+def tidy(network: Network, links: Iterable[Link], terminals: Iterable[Node]) -> frozenset[Link]:
+    """A minimum spanning tree of the topology induced by the links' nodes, non-terminal
+    leaves pruned: a tree over the same terminals with at most as many links."""
+    keep = set(terminals)
+    nodes = tree_nodes(links, keep)
+    sub = network.graph.subgraph(nodes)
+    tree = nx.Graph(nx.minimum_spanning_edges(sub, weight=None, data=False))
+    tree.add_nodes_from(keep)
+    leaves = [v for v in tree if tree.degree(v) <= 1 and v not in keep]
+    while leaves:
+        v = leaves.pop()
+        for u in list(tree.neighbors(v)):
+            tree.remove_edge(u, v)
+            if tree.degree(u) <= 1 and u not in keep:
+                leaves.append(u)
+        tree.remove_node(v)
+    return frozenset(link(u, v) for u, v in tree.edges())
+
+
+def _best_heuristic(network: Network, terminals: frozenset[Node]) -> frozenset[Link]:
+    """The fewest-link tree of the heuristics in the module docstring."""
+    index = network.node_index
+    ordered = sorted(terminals, key=index.__getitem__)
+    methods = ["mehlhorn"] + (["kou"] if len(ordered) <= KOU_TERMINALS else [])
+    found = []
+    for method in methods:
+        tree = steiner_tree(network.graph, ordered, weight=None, method=method)
+        found.append(tidy(network, (link(u, v) for u, v in tree.edges()), ordered))
+    for start in (ordered[0], ordered[len(ordered) // 2]):
+        found.append(tidy(network, path_heuristic(network, ordered, start), ordered))
+    return min(found, key=lambda t: (len(t), sorted(t, key=lambda e: (index[e[0]], index[e[1]]))))
 
 
 def steiner_size(network: Network, terminals: Iterable[Node]) -> int:

@@ -33,6 +33,7 @@ import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 import networkx as nx
@@ -272,9 +273,13 @@ class Network:
         """``{type: r(e)}`` for every type."""
         return {name: t.rate for name, t in self.event_types.items()}
 
-    def global_rates(self) -> dict[str, float]:
-        """``{type: R(e)}`` for every type."""
-        return {name: t.global_rate for name, t in self.event_types.items()}
+    def global_rates(self) -> Mapping[str, float]:
+        """``{type: R(e)}`` for every type (computed once; read-only)."""
+        return self._global_rates
+
+    @cached_property
+    def _global_rates(self) -> Mapping[str, float]:
+        return MappingProxyType({name: t.global_rate for name, t in self.event_types.items()})
 
     def types_at(self, node: Node) -> tuple[str, ...]:
         """Event types generated at ``node``."""

@@ -1,0 +1,196 @@
+"""Local search over complete INEv graph designs, judged by the exact ψ of the placed graph.
+
+Alg. 1 chooses each projection's inputs and placement with *estimated* costs (δ hops per
+input, Eq. 1's tree sizes); Alg. 2 then places the combination exactly. Estimates err, so
+:func:`improve` takes a complete design and tries its neighbours, keeping a neighbour only if
+Alg. 2's placement of it costs less (:func:`inev.planner.placement.placement_cost`):
+
+* **switch**: give a projection another of the options Alg. 1 evaluated for it (single node,
+  or multi-node at another partitioning type, each with its own best inputs); the sink of a
+  query is a projection too, so this re-roots it;
+* **drop**: a projection's consumers take its inputs instead (§6.6's repair of a harmful
+  projection, tried everywhere);
+* **gather**: a multi-node projection goes to a single node with the same inputs;
+* **matches**: a projection sends its matches although its output selector would pay locally
+  (the selector makes its consumers receive the other types' events, which may cost more).
+
+The first improving neighbour is taken (projections tried in order of their share of ψ), and
+the search stops when a full round finds none or the budget of evaluations or seconds is
+spent. Every design is valid by construction: options come from Alg. 1, and a drop keeps the
+consumer's inputs covering its types.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+
+from inev.planner.combination import Choice
+from inev.planner.model import Combination
+from inev.planner.placement import placement_cost
+from inev.planner.plan import Node
+from inev.planner.projections import Projection
+from inev.topologies.network import Network
+
+
+@dataclass(frozen=True)
+class Design:
+    """A complete plan decision: a choice per projection, the query sinks, pins, overrides."""
+
+    choices: Mapping[str, Choice]
+    sinks: Mapping[str, str]
+    pinned: Mapping[str, Node] = field(default_factory=dict)
+    keep_matches: frozenset[str] = frozenset()
+
+    def reached(self) -> list[str]:
+        """The projections the sinks reach through the chosen inputs (inputs first)."""
+        seen: dict[str, None] = {}
+        stack = list(self.sinks.values())
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen[key] = None
+            stack.extend(self.choices[key].inputs)
+        return list(seen)
+
+    def signature(self) -> tuple:
+        """What determines the placed graph: chosen inputs and partitions, pins, overrides."""
+        keys = self.reached()
+        return (
+            tuple(
+                sorted((k, self.choices[k].inputs, self.choices[k].partition or "") for k in keys)
+            ),
+            tuple(sorted(self.sinks.items())),
+            tuple(sorted((k, str(n)) for k, n in self.pinned.items())),
+            tuple(sorted(self.keep_matches & set(keys))),
+        )
+
+    def combination(self, pool: Mapping[str, Projection]) -> Combination:
+        """The combination this design describes (only what the sinks reach)."""
+        keys = self.reached()
+        chosen = {k: self.choices[k] for k in keys}
+        return Combination(
+            projections={k: pool[k] for k in keys},
+            inputs={k: c.inputs for k, c in chosen.items() if c.inputs},
+            multi_node={k: c.partition for k, c in chosen.items() if c.partition},
+            sinks=dict(self.sinks),
+        )
+
+
+@dataclass
+class Budget:
+    """How many designs the search may place, and until when."""
+
+    evaluations: int
+    deadline: float = math.inf
+    used: int = 0
+
+    def spent(self) -> bool:
+        """Whether no evaluation is left."""
+        return self.used >= self.evaluations or time.perf_counter() >= self.deadline
+
+
+class Evaluator:
+    """ψ of designs under Alg. 2's placement, each distinct design placed once."""
+
+    def __init__(self, network: Network, pool: Mapping[str, Projection]) -> None:
+        self.network = network
+        self.pool = pool
+        self.memo: dict[tuple, float] = {}
+
+    def __call__(self, design: Design, budget: Budget | None = None) -> float:
+        """ψ of ``design`` (a new design uses one evaluation of ``budget``)."""
+        key = design.signature()
+        found = self.memo.get(key)
+        if found is None:
+            if budget is not None:
+                budget.used += 1
+            found = placement_cost(
+                self.network,
+                design.combination(self.pool),
+                design.pinned,
+                frozenset(design.keep_matches),
+            )
+            self.memo[key] = found
+        return found
+
+
+def improve(
+    evaluate: Evaluator,
+    options: Mapping[str, list[Choice]],
+    start: Design,
+    budget: Budget,
+) -> tuple[Design, float]:
+    """The best design reached from ``start`` by first-improvement local search, and its ψ."""
+    current = start
+    cost = evaluate(current, budget)
+    while not budget.spent():
+        for neighbour in _neighbours(evaluate.pool, options, current):
+            if budget.spent():
+                break
+            value = evaluate(neighbour, budget)
+            if value < cost * (1 - 1e-9):
+                current, cost = neighbour, value
+                break
+        else:
+            break
+    return current, cost
+
+
+def _neighbours(
+    pool: Mapping[str, Projection],
+    options: Mapping[str, list[Choice]],
+    design: Design,
+) -> Iterator[Design]:
+    """Neighbouring designs, the projections with the most expensive inputs first."""
+    keys = [k for k in design.reached() if design.choices[k].inputs]
+    sinks = set(design.sinks.values())
+    weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
+    keys.sort(key=lambda k: -weight[k])
+    for key in keys:
+        current = design.choices[key]
+        for option in options.get(key, ()):
+            if (option.inputs, option.partition) != (current.inputs, current.partition):
+                yield _with(design, key, option)
+    for key in keys:
+        if key not in sinks:
+            dropped = _drop(design, key)
+            if dropped is not None:
+                yield dropped
+    for key in keys:
+        current = design.choices[key]
+        if current.partition is not None:
+            yield _with(design, key, replace(current, partition=None))
+    for key in keys:
+        flipped = design.keep_matches ^ {key}
+        yield replace(design, keep_matches=frozenset(flipped))
+
+
+def _with(design: Design, key: str, choice: Choice) -> Design:
+    choices = dict(design.choices)
+    choices[key] = choice
+    pinned = {k: v for k, v in design.pinned.items() if k != key}
+    return replace(design, choices=choices, pinned=pinned)
+
+
+def _drop(design: Design, key: str) -> Design | None:
+    """Consumers of ``key`` take its inputs instead (None if ``key`` has no consumer)."""
+    inner = design.choices[key].inputs
+    choices = dict(design.choices)
+    touched = False
+    for other in design.reached():
+        ch = choices[other]
+        if key not in ch.inputs:
+            continue
+        merged = [i for i in ch.inputs if i != key]
+        merged += [i for i in inner if i not in merged and i != ch.partition]
+        if ch.partition is not None and ch.partition not in merged:
+            merged.append(ch.partition)
+        choices[other] = replace(ch, inputs=tuple(merged), items={})
+        touched = True
+    if not touched:
+        return None
+    return replace(design, choices=choices)

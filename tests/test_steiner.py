@@ -1,0 +1,63 @@
+"""Steiner trees: the exact programme against brute force, heuristics never below it."""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inev.planner.steiner import _best_heuristic, exact_steiner, steiner_links, tidy
+from inev.topologies.network import Network
+
+
+def _network(seed: int, nodes: int) -> Network:
+    rng = np.random.default_rng(seed)
+    graph = nx.connected_watts_strogatz_graph(nodes, 4, 0.4, seed=int(rng.integers(1 << 30)))
+    return Network.build(range(nodes), [list(e) for e in graph.edges()], {"A": (1.0, [0])})
+
+
+def _brute_force(network: Network, terminals: list) -> int:
+    """Fewest links of a tree spanning the terminals: the smallest connected node set
+    holding them has a spanning tree of |set| - 1 links."""
+    others = [n for n in network.nodes if n not in terminals]
+    for extra in range(len(others) + 1):
+        for chosen in itertools.combinations(others, extra):
+            if nx.is_connected(network.graph.subgraph([*terminals, *chosen])):
+                return len(terminals) + extra - 1
+    raise AssertionError("disconnected")
+
+
+def _spans(links, terminals) -> bool:
+    graph = nx.Graph(list(links))
+    graph.add_nodes_from(terminals)
+    return nx.is_tree(graph) and set(terminals) <= set(graph)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 5))
+def test_exact_tree_is_minimal_and_heuristics_never_beat_it(seed, k):
+    net = _network(seed, 11)
+    terminals = [int(t) for t in np.random.default_rng(seed).choice(11, size=k, replace=False)]
+    exact = exact_steiner(net, terminals)
+    assert _spans(exact, terminals)
+    assert len(exact) == _brute_force(net, terminals)
+    heuristic = _best_heuristic(net, frozenset(terminals))
+    assert _spans(heuristic, terminals)
+    assert len(heuristic) >= len(exact)
+
+
+def test_tidy_drops_detours_and_dangling_paths():
+    # ring 0..5 plus chord 0-3; a "tree" 0-1-2-3 with a dangling 3-4 for terminals {0, 3}
+    net = Network.build(
+        range(6), [(i, (i + 1) % 6) for i in range(6)] + [(0, 3)], {"A": (1.0, [0])}
+    )
+    assert tidy(net, [(0, 1), (1, 2), (2, 3), (3, 4)], [0, 3]) == frozenset({(0, 3)})
+
+
+def test_cached_trees_are_shared():
+    net = _network(1, 30)
+    first = steiner_links(net, [0, 5, 9, 17])
+    assert steiner_links(net, [17, 9, 5, 0]) is first

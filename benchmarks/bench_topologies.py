@@ -4,7 +4,9 @@ Prints the median wall time (over ``--repeat`` runs) to generate a network of 10
 with 20 event types (the foundation issue's target: < 10 s), to write it as JSON, and to
 compute its all-pairs hop matrix, once with our blocked ``scipy.sparse.csgraph`` BFS and
 once with networkx's ``all_pairs_shortest_path_length`` on a 2,000-node network (networkx
-is too slow for 10,000 nodes: it is timed on the smaller network and both are reported).
+is too slow for 10,000 nodes: it is timed on the smaller network and both are reported), and,
+for the small networks searched in Python, all pairs at the threshold next to the time
+scipy's import alone takes.
 
 Run: ``python benchmarks/bench_topologies.py``
 """
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +25,7 @@ import networkx as nx
 
 from inev.topologies.generate import generate_network
 from inev.topologies.io import load_network, save_network
+from inev.topologies.network import PYTHON_BFS_UP_TO
 
 
 def timed(action, repeat: int) -> tuple[float, object]:
@@ -71,6 +76,15 @@ def main() -> None:
     print(f"all-pairs hops, csgraph BFS, 2000 nodes: {seconds:.2f} s")
     seconds, _ = timed(lambda: dict(nx.all_pairs_shortest_path_length(small.graph)), 1)
     print(f"all-pairs hops, networkx BFS, 2000 nodes: {seconds:.2f} s")
+    size = PYTHON_BFS_UP_TO
+    seconds, _ = timed(lambda: generate_network(nodes=size, seed=1).hop_matrix, args.repeat)
+    print(f"all-pairs hops, Python BFS (inev plan's small networks), {size} nodes: {seconds:.3f} s")
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import scipy.sparse.csgraph"], check=True)
+    with_import = time.perf_counter() - started
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    print(f"importing scipy.sparse.csgraph: {with_import - (time.perf_counter() - started):.3f} s")
 
 
 if __name__ == "__main__":

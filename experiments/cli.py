@@ -1,41 +1,106 @@
-"""The ``inev`` command: every sub-command is a thin layer over the package's functions."""
+"""The ``inev`` command: every sub-command is a thin layer over the package's functions.
+
+Sub-commands are loaded lazily: :data:`COMMANDS` names the module of each one and the line
+``inev --help`` lists for it, so ``inev --help`` imports click alone and ``inev plan`` imports
+the planner but not Spark, pyarrow, matplotlib or the simulator. A new sub-command gets an
+entry here (``tests/test_cli_startup.py`` checks that every entry's line is the command's own
+short help).
+
+>>> sorted(COMMANDS)[:3]
+['demo', 'draw', 'match']
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
 import click
 
 from inev.common.errors import InevError
-from inev.experiments.commands import demo_command, plot_command, sweep_command
-from inev.planner.cli import plan_command, repair_command
-from inev.simulator.cli import simulate_command
-from inev.simulator.engine.cli import match_command
-from inev.topologies.cli import network_group
-from inev.topologies.trace_cli import from_trace_command, trace_group
-from inev.workloads.cli import workload_group
-from inev.workloads.estimate_cli import estimate_command
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "network": (
+        "inev.topologies.cli:network_group",
+        "Generate and inspect event networks (inev-network/1 JSON).",
+    ),
+    "workload": (
+        "inev.workloads.cli:workload_group",
+        "Generate and inspect query workloads (inev-workload/1 JSON).",
+    ),
+    "plan": (
+        "inev.planner.cli:plan_command",
+        "Plan a workload on an event network and write an inev-plan/1 file.",
+    ),
+    "repair": (
+        "inev.planner.cli:repair_command",
+        "Repair a plan after rate or topology changes (section 6.6); print "
+        "broken/repaired/re-planned costs.",
+    ),
+    "simulate": (
+        "inev.simulator.cli:simulate_command",
+        "Run a plan node by node; count messages, check matches against centralized evaluation.",
+    ),
+    "trace": (
+        "inev.topologies.trace_cli:trace_group",
+        "Generate event traces (CSV or Parquet: time, type, node, id, attributes).",
+    ),
+    "match": (
+        "inev.simulator.engine.cli:match_command",
+        "Evaluate every query of a workload over a trace; write one JSON line per match.",
+    ),
+    "show": (
+        "inev.experiments.show:show_command",
+        "Print any inev file (network, workload, plan, simulation, changes, sweep results).",
+    ),
+    "draw": (
+        "inev.experiments.draw:draw_command",
+        "Draw a plan or a simulation result on its topology (PNG, SVG, HTML or --text).",
+    ),
+    "sweep": (
+        "inev.experiments.commands:sweep_command",
+        "Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet.",
+    ),
+    "plot": (
+        "inev.experiments.commands:plot_command",
+        "Plot sweep results: median with an inter-quartile band per line.",
+    ),
+    "demo": (
+        "inev.experiments.commands:demo_command",
+        "The main job: a small skew x selectivity sweep on local Spark, ending in a plot.",
+    ),
+}
+"""``{name: ("module:attribute", short help)}`` of every sub-command."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def load_command(name: str) -> click.Command:
+    """Import the sub-command ``name`` of :data:`COMMANDS`."""
+    module, attribute = COMMANDS[name][0].split(":")
+    return getattr(import_module(module), attribute)
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a sub-command only when it runs (or prints its help)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = [(n, click.utils.make_default_short_help(COMMANDS[n][1], limit)) for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="inev")
 def cli() -> None:
     """Plan, simulate and compare in-network evaluation of CEP query workloads."""
-
-
-network_group.add_command(from_trace_command)
-cli.add_command(network_group)
-cli.add_command(trace_group)
-workload_group.add_command(estimate_command)
-cli.add_command(workload_group)
-cli.add_command(sweep_command)
-cli.add_command(plot_command)
-cli.add_command(demo_command)
-cli.add_command(match_command)
-cli.add_command(plan_command)
-cli.add_command(repair_command)
-cli.add_command(simulate_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,26 +1,25 @@
-"""``inev sweep``, ``inev plot`` and ``inev demo``: experiments from the command line."""
+"""``inev sweep``, ``inev plot`` and ``inev demo``: experiments from the command line.
+
+The sweep's summary table shows the metric(s) of the spec's ``[plot] y`` (the transmission
+ratio when it names none) per grid point and method; failed tasks are listed at the end with
+their reasons, and the exit status is 1 when any failed unless ``--allow-errors``. Heavy
+modules (pyarrow, matplotlib, Spark) are imported only when a command runs.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from inev.common.errors import InevError
-from inev.common.files import write_json_document
-from inev.experiments.plot import plot
-from inev.experiments.results import read_results, summarise
+from inev.common.words import plural
+from inev.experiments.columns import METRICS, axis_label, method_name
 from inev.experiments.spec import SweepSpec, load_spec, parse_spec
-from inev.experiments.sweep import SweepOutcome, run_sweep
-
-SPEC_FILE = "spec.json"
+from inev.experiments.sweep_folder import stored_document
 
 
 def preset_names() -> list[str]:
@@ -29,22 +28,43 @@ def preset_names() -> list[str]:
     return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
+def preset_titles() -> dict[str, str]:
+    """``{preset: its name line}`` (the ``name`` key of each preset)."""
+    import tomllib
+
+    folder = resources.files("inev.experiments") / "presets"
+    out = {}
+    for name in preset_names():
+        document = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
+        title = str(document.get("name", name))
+        out[name] = title.split(": ", 1)[1] if title.startswith(f"{name}: ") else title
+    return out
+
+
 def resolve_spec(name: str) -> tuple[SweepSpec, dict[str, Any]]:
     """A sweep spec from a TOML path or a preset name, with its raw document."""
     import tomllib
 
-    if os.path.exists(name):
+    if os.path.isfile(name):
         spec = load_spec(name)
         with open(name, "rb") as handle:
             return spec, tomllib.load(handle)
     preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
-    if preset.is_file():
+    if "/" not in name and preset.is_file():
         document = tomllib.loads(preset.read_text(encoding="utf-8"))
         return parse_spec(document, origin=f"preset {name}"), document
     raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")
 
 
-def _progress_factory(console: Console, label: str):
+def _progress_factory(console: Any, label: str) -> tuple[Any, Any]:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     state: dict[str, Any] = {}
 
     def start(total: int, done: int):
@@ -72,48 +92,146 @@ def _progress_factory(console: Console, label: str):
     return start, stop
 
 
-def print_summary(
-    console: Console, outcome: SweepOutcome, spec: SweepSpec, metric: str = "ratio"
-) -> None:
-    """The final table: median and inter-quartile range of ``metric`` per grid point and method."""
+def summary_metrics(plot: dict[str, Any]) -> list[str]:
+    """The metrics a sweep's summary shows: its ``[plot] y`` (``ratio`` when none)."""
+    y = plot.get("y", "ratio")
+    return [y] if isinstance(y, str) else list(y)
+
+
+def _cell(entry: dict[str, Any]) -> str:
+    if entry["median"] is None:
+        return "–"
+    if entry["q1"] == entry["q3"]:
+        return f"{entry['median']:.3g}"
+    return f"{entry['median']:.3g} ({entry['q1']:.3g} – {entry['q3']:.3g})"
+
+
+def summary_table(table: Any, axes: list[str], metrics: list[str], title: str | None = None) -> Any:
+    """The sweep's summary: per grid point and method, runs, errors and each metric's median
+    with its inter-quartile range; methods without any value and without errors are left out."""
+    from rich.table import Table
+
+    from inev.experiments.results import summarise
+
+    per_metric = [summarise(table, axes, m) for m in metrics]
+    errors = any(e["errors"] for e in per_metric[0]) if per_metric else False
+    columns = [*axes, "method", "runs", *(["errors"] if errors else [])]
+    columns += [f"{axis_label(m)}: median (IQR)" for m in metrics]
+    out = Table(*columns, title=title, title_justify="left")
+    for i, entry in enumerate(per_metric[0] if per_metric else []):
+        cells = [_cell(p[i]) for p in per_metric]
+        if all(c == "–" for c in cells) and not entry["errors"]:
+            continue
+        row = [str(entry[a]) for a in axes] + [method_name(entry["method"]), str(entry["runs"])]
+        if errors:
+            row.append(str(entry["errors"]) if entry["errors"] else "")
+        out.add_row(*row, *cells)
+    return out
+
+
+def failures(table: Any, axes: list[str]) -> list[str]:
+    """One line per failed grid point and reason: the point, the seeds, the reason."""
+    groups: dict[tuple, list[int]] = {}
+    seen: set[str] = set()
+    for row in table.to_pylist():
+        if row["error"] is None or row["task_id"] in seen:
+            continue
+        seen.add(row["task_id"])
+        key = (tuple((a, row[a]) for a in axes), row["error"])
+        groups.setdefault(key, []).append(row["seed"])
+    lines = []
+    for (point, reason), seeds in groups.items():
+        where = ", ".join(f"{a}={v}" for a, v in point) or "every point"
+        lines.append(f"{where}, {_seeds(sorted(seeds))}: {reason}")
+    return lines
+
+
+def _seeds(seeds: list[int]) -> str:
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"seeds {seeds[0]}–{seeds[-1]}"
+    return "seeds " + ", ".join(map(str, seeds))
+
+
+def print_summary(console: Any, outcome: Any, spec: SweepSpec) -> list[str]:
+    """Print the summary table, the failed tasks and the task counts; return the failures."""
     axes = list(spec.axes)
-    table = Table(*axes, "method", "runs", "errors", f"median {metric}", "inter-quartile range")
-    for entry in summarise(outcome.table, axes, metric):
-        cells = [str(entry[a]) for a in axes] + [
-            entry["method"],
-            str(entry["runs"]),
-            str(entry["errors"]),
-        ]
-        if entry["median"] is None:
-            cells += ["–", "–"]
-        else:
-            cells += [f"{entry['median']:.3g}", f"{entry['q1']:.3g} – {entry['q3']:.3g}"]
-        table.add_row(*cells)
-    console.print(table)
-    console.print(
-        f"{outcome.tasks} tasks ({outcome.ran} run, {outcome.skipped} already done) in "
-        f"{outcome.seconds:.1f} s -> {outcome.path}"
-    )
+    console.print(summary_table(outcome.table, axes, summary_metrics(spec.plot)))
+    failed = failures(outcome.table, axes)
+    if failed:
+        count = len({r["task_id"] for r in outcome.table.to_pylist() if r["error"] is not None})
+        console.print(f"[bold red]{plural(count, 'task')} failed:[/]")
+        for line in failed:
+            console.print(f"  {line}", markup=False, highlight=False)
+    done = f"{outcome.ran} run, {outcome.skipped} already done"
+    if outcome.interrupted:
+        console.print(
+            f"interrupted: {outcome.finished} of {outcome.tasks} tasks finished ({done}), kept "
+            f"in {outcome.path.parent}; run the same command again to resume",
+            markup=False,
+            highlight=False,
+        )
+    else:
+        console.print(
+            f"{outcome.tasks} tasks ({done}) in {outcome.seconds:.1f} s -> {outcome.path}",
+            markup=False,
+            highlight=False,
+        )
+    return failed
 
 
 def execute(
-    spec: SweepSpec, document: dict[str, Any], out: str, master: str, parallelism: int | None
-) -> SweepOutcome:
-    """Run a sweep with a progress bar and the summary table."""
+    spec: SweepSpec,
+    document: dict[str, Any],
+    out: str,
+    master: str,
+    parallelism: int | None,
+    force: bool = False,
+) -> tuple[Any, list[str]]:
+    """Run a sweep with a progress bar and the summary table; return the outcome and the
+    failure lines."""
+    from rich.console import Console
+
+    from inev.experiments.sweep import run_sweep
+
     console = Console(width=None if Console().is_terminal else 120)
-    Path(out).mkdir(parents=True, exist_ok=True)
-    write_json_document(Path(out) / SPEC_FILE, {"format": "inev-sweep/1", "spec": document})
     start, stop = _progress_factory(console, spec.name)
     try:
-        outcome = run_sweep(spec, out, master=master, parallelism=parallelism, progress=start)
+        outcome = run_sweep(
+            spec,
+            out,
+            master=master,
+            parallelism=parallelism,
+            progress=start,
+            document=document,
+            force=force,
+        )
     finally:
         stop()
-    print_summary(console, outcome, spec)
-    return outcome
+    return outcome, print_summary(console, outcome, spec)
 
 
-@click.command("sweep")
-@click.argument("spec_file")
+def _finish(outcome: Any, failed: list[str], allow_errors: bool) -> None:
+    """Exit 130 after an interrupt, 1 when tasks failed (unless allowed)."""
+    if outcome.interrupted:
+        raise SystemExit(130)
+    if failed and not allow_errors:
+        count = len({r["task_id"] for r in outcome.table.to_pylist() if r["error"] is not None})
+        raise InevError(
+            f"{count} of {plural(outcome.tasks, 'task')} failed (listed above); "
+            "--allow-errors accepts them"
+        )
+
+
+def _presets_epilog() -> str:
+    titles = preset_titles()
+    width = max(len(n) for n in titles)
+    return "\b\nPresets:\n" + "\n".join(f"  {n.ljust(width)}  {t}" for n, t in titles.items())
+
+
+@click.command("sweep", epilog=_presets_epilog())
+@click.argument("spec_file", metavar="SPEC")
 @click.option(
     "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
 )
@@ -124,18 +242,30 @@ def execute(
     help="Spark master URL, or 'serial' to run without Spark.",
 )
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
-def sweep_command(spec_file: str, out: str, master: str, parallelism: int | None) -> None:
+@click.option(
+    "--resume/--force",
+    default=True,
+    help="Keep the finished tasks of the same sweep in the folder (default), or start the "
+    "folder over. A folder of another sweep is refused without --force.",
+)
+@click.option("--allow-errors", is_flag=True, help="Exit 0 even when some tasks failed.")
+def sweep_command(
+    spec_file: str,
+    out: str,
+    master: str,
+    parallelism: int | None,
+    resume: bool,
+    allow_errors: bool,
+) -> None:
     """Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet."""
     spec, document = resolve_spec(spec_file)
-    execute(spec, document, out, master, parallelism)
+    outcome, failed = execute(spec, document, out, master, parallelism, force=not resume)
+    _finish(outcome, failed, allow_errors)
 
 
 def plot_defaults(folder: str) -> dict[str, Any]:
     """The ``[plot]`` table and axes of the spec stored in a results folder (if any)."""
-    path = Path(folder) / SPEC_FILE
-    if not path.is_file():
-        return {}
-    document = json.loads(path.read_text(encoding="utf-8")).get("spec", {})
+    document = stored_document(folder)
     defaults = dict(document.get("plot", {}))
     axes = list(document.get("axes", {}))
     defaults.setdefault("x", axes[0] if axes else None)
@@ -144,7 +274,7 @@ def plot_defaults(folder: str) -> dict[str, Any]:
     return defaults
 
 
-@click.command("plot")
+@click.command("plot", epilog="Metrics for --y: " + ", ".join(METRICS) + ".")
 @click.argument("results")
 @click.option(
     "-o",
@@ -154,9 +284,12 @@ def plot_defaults(folder: str) -> dict[str, Any]:
     help="Figure file (.png, .svg or .pdf).",
 )
 @click.option("--x", "x", help="Column on the horizontal axis (default: the sweep's first axis).")
-@click.option("--y", "y", help="Metric to plot (default: ratio).")
+@click.option(
+    "--y", "y", help="Metric(s) to plot, comma-separated (default: the sweep's, else ratio)."
+)
 @click.option("--lines", help="Column with one line per value (default: the second axis).")
 @click.option("--log/--linear", "log", default=None, help="Log or linear vertical axis.")
+@click.option("--log-x/--linear-x", "log_x", default=None, help="Log or linear horizontal axis.")
 @click.option("--method", "methods", multiple=True, help="Only these methods (repeatable).")
 @click.option("--title", help="Figure title.")
 def plot_command(
@@ -166,32 +299,37 @@ def plot_command(
     y: str | None,
     lines: str | None,
     log: bool | None,
+    log_x: bool | None,
     methods: tuple[str, ...],
     title: str | None,
 ) -> None:
     """Plot sweep results: median with an inter-quartile band per line."""
+    from inev.experiments.plot import PlotOptions, plot
+    from inev.experiments.results import read_results
+
+    table = read_results(results)
     defaults = plot_defaults(results) if os.path.isdir(results) else {}
     x = x or defaults.get("x")
     if not x:
         raise InevError("say which column goes on the horizontal axis with --x")
     y_metrics = y.split(",") if y else defaults.get("y", "ratio")
-    lines = lines or defaults.get("lines")
-    if log is None:
-        log = defaults.get("log")
-    methods = methods or tuple(defaults.get("methods", ()))
-    table = read_results(results)
-    path = plot(
-        table,
-        out,
+    options = PlotOptions.from_table(
+        defaults,
         x=x,
         y=y_metrics,
         lines=lines,
         log=log,
+        log_x=log_x,
         methods=methods or None,
-        title=title or defaults.get("title"),
+        title=title,
     )
-    shown = y_metrics if isinstance(y_metrics, str) else ", ".join(y_metrics)
-    click.echo(f"plot: {shown} over {x}" + (f" by {lines}" if lines else "") + f" -> {path}")
+    path = plot(table, out, options)
+    shown = ", ".join(options.metrics)
+    click.echo(
+        f"plot: {shown} over {x}"
+        + (f" by {options.lines}" if options.lines else "")
+        + f" -> {path}"
+    )
 
 
 @click.command("demo")
@@ -206,19 +344,17 @@ def plot_command(
 @click.option(
     "--master", default="local[*]", show_default=True, help="Spark master URL or 'serial'."
 )
-def demo_command(out: str, master: str) -> None:
+@click.option("--allow-errors", is_flag=True, help="Exit 0 even when some tasks failed.")
+def demo_command(out: str, master: str, allow_errors: bool) -> None:
     """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
+    from inev.experiments.plot import PlotOptions, plot
+
     spec, document = resolve_spec("demo")
-    outcome = execute(spec, document, out, master, None)
-    defaults = plot_defaults(out)
+    outcome, failed = execute(spec, document, out, master, None)
+    if outcome.interrupted:
+        _finish(outcome, failed, allow_errors)
     figure = Path(out) / "ratio.png"
-    plot(
-        outcome.table,
-        figure,
-        x=defaults["x"],
-        y=defaults.get("y", "ratio"),
-        lines=defaults.get("lines"),
-        methods=defaults.get("methods"),
-        title=defaults.get("title"),
-    )
+    defaults = plot_defaults(out)
+    plot(outcome.table, figure, PlotOptions.from_table(defaults))
     click.echo(f"results: {outcome.path}\nplot:    {figure}")
+    _finish(outcome, failed, allow_errors)

@@ -1,19 +1,29 @@
-"""Plots of sweep results: median with an inter-quartile band per line (matplotlib).
+"""Plots of sweep results: the median per line with its inter-quartile range (matplotlib).
 
-One line per value of ``lines`` (and per method when the results hold several methods),
-``x`` on the horizontal axis, the median of ``y`` over seeds with a shaded band from the
-first to the third quartile, and a log-scale vertical axis by default for ratios and costs
-(the paper's Figures 4–10 use the transmission ratio on a log axis).
+One line per value of ``lines`` (and per method when the results hold several, and per
+metric when ``y`` names several), ``x`` on the horizontal axis, the median of ``y`` over the
+seeds. The first two lines get a shaded band from the first to the third quartile; further
+lines get the same range as error bars, so that bands never pile up into one blur. Axis
+labels, legend entries and method names come from :mod:`inev.experiments.columns` (human
+names with units); a subtitle gives the setup (the parameters that are the same in every
+row) and n, the seeds per point.
 
->>> LABELS["ratio"]
-'transmission ratio (vs. centralized)'
+**Log axes.** Ratios and costs use a log vertical axis by default (the paper's Figures 4–10
+do). A median or quartile of 0 (or below) has no place on a log axis: instead of dropping it,
+it is drawn at the axis floor (a third of the smallest positive value shown) with an open
+downward marker, and a note under the plot says so. ``log_x`` draws the horizontal axis on a
+log scale; count parameters (``nodes``, ``queries`` …) get integer ticks.
+
+>>> PlotOptions.from_table({"x": "skew", "y": ["ratio", "sim_ratio"]}).metrics
+('ratio', 'sim_ratio')
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,39 +31,64 @@ import pyarrow as pa
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.experiments.columns import axis_label, column, method_name
 
-LABELS = {
-    "ratio": "transmission ratio (vs. centralized)",
-    "cost": "transmission cost ψ (events / time unit)",
-    "skew": "event skew (Zipf exponent)",
-    "nodes": "network size (nodes)",
-    "node_ratio": "event node ratio",
-    "out_degree": "average out-degree",
-    "selectivity": "selectivity scale",
-    "queries": "queries in the workload",
-    "length": "query length (event types)",
-    "kleene": "KL operators per query",
-    "negation": "NSEQ operators per query",
-    "rate_swap": "share of types with swapped rates",
-    "planning_seconds": "planning time (s)",
-    "ratio_to_lower_bound": "cost / lower bound",
-    "broken_ratio": "ratio after the change, not repaired",
-    "repaired_ratio": "ratio after repair",
-    "replanned_ratio": "ratio after re-planning",
-    "sim_ratio": "simulated transmission ratio",
-    "sim_latency_p99": "detection latency p99",
-    "sim_latency_mean": "mean detection latency",
-    "sim_rate": "input rate (events / time unit)",
-    "overload": "input as a share of capacity",
-    "latency_bound": "latency bound",
-    "capacity": "node capacity (work units / time unit)",
-    "sim_false_negative_share": "false negatives (weighted share)",
-    "sim_bound_violations": "latency-bound violations",
-    "sim_bound_forced": "negated events forced past the bound",
-    "sim_utilisation": "utilisation of the busiest node",
-    "sim_load": "load of the busiest node",
-}
 FORMATS = (".png", ".svg", ".pdf")
+BANDS = 2
+"""Lines drawn with a shaded inter-quartile band; the others get error bars."""
+SETUP = {
+    "nodes": "{} nodes",
+    "out_degree": "out-degree {}",
+    "event_types": "{} event types",
+    "skew": "skew {}",
+    "node_ratio": "node ratio {}",
+    "topology": "{} topology",
+    "queries": "{} queries",
+    "length": "query length {}",
+    "kleene": "{} KL",
+    "negation": "{} NSEQ",
+    "selectivity": "selectivity {}",
+    "duration": "{} time units simulated",
+    "sim_rate": "input {} events / time unit",
+    "latency_bound": "latency bound {}",
+    "shed": "shedding {}",
+}
+"""Parameters the subtitle names when they are the same in every row, and how."""
+REFERENCE_AT_ONE = ("ratio", "sim_ratio", "repaired_ratio", "broken_ratio", "replanned_ratio")
+
+
+@dataclass(frozen=True)
+class PlotOptions:
+    """What to plot and how (the ``[plot]`` table of a sweep spec, or ``inev plot``'s flags)."""
+
+    x: str | None = None
+    y: str | tuple[str, ...] = "ratio"
+    lines: str | None = None
+    methods: tuple[str, ...] | None = None
+    log: bool | None = None
+    """Log vertical axis (``None``: by the first metric's column, see the module docstring)."""
+    log_x: bool = False
+    integer_x: bool | None = None
+    """Integer ticks on the horizontal axis (``None``: for count parameters)."""
+    title: str | None = None
+    y_label: str | None = None
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics to plot, as a tuple."""
+        return (self.y,) if isinstance(self.y, str) else tuple(self.y)
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], **overrides: Any) -> PlotOptions:
+        """Options from a ``[plot]`` table, with the non-``None`` ``overrides`` on top."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in table.items() if k in known}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if isinstance(values.get("y"), list):
+            values["y"] = tuple(values["y"])
+        if values.get("methods") is not None:
+            values["methods"] = tuple(values["methods"]) or None
+        return cls(**values)
 
 
 def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
@@ -75,15 +110,18 @@ def series(
     y: str | Sequence[str],
     lines: str | None = None,
     methods: Sequence[str] | None = None,
-) -> dict[str, list[tuple[Any, float, float, float]]]:
-    """``{line label: [(x, q1, median, q3), …]}`` over the error-free rows with a value of ``y``.
+) -> dict[str, list[tuple[Any, float, float, float, int]]]:
+    """``{line label: [(x, q1, median, q3, n), …]}`` over the error-free rows with a value of
+    ``y``; ``n`` is the number of values behind the point.
 
-    ``y`` may name several metrics; each then gets its own lines.
+    ``y`` may name several metrics; each then gets its own lines. Labels are human names:
+    the metric (when there are several), the method (when there are several) and
+    ``<lines column> = <value>``.
     """
     metrics = [y] if isinstance(y, str) else list(y)
-    for column in (x, *metrics, *([lines] if lines else [])):
-        if column not in table.column_names:
-            raise InevError(f"results have no column {column!r}")
+    for name in (x, *metrics, *([lines] if lines else [])):
+        if name not in table.column_names:
+            raise InevError(f"results have no column {name!r}")
     groups: dict[tuple[str, str, tuple], dict[Any, list[float]]] = {}
     for row in table.to_pylist():
         if row.get("error") is not None or (methods and row["method"] not in methods):
@@ -95,108 +133,259 @@ def series(
             if not math.isfinite(value):
                 continue
             label = (row[lines],) if lines else ()
-            key = (metric, row["method"], label)
-            groups.setdefault(key, {}).setdefault(row[x], []).append(value)
+            groups.setdefault((metric, row["method"], label), {}).setdefault(row[x], []).append(
+                value
+            )
     several_methods = len({k[1] for k in groups}) > 1
-    out: dict[str, list[tuple[Any, float, float, float]]] = {}
+    out: dict[str, list[tuple[Any, float, float, float, int]]] = {}
     for (metric, method, label), by_x in sorted(
         groups.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])
     ):
-        text = f"{lines} = {label[0]}" if label else ""
+        text = f"{column(lines).label} = {label[0]}" if label else ""
         parts = [
-            LABELS.get(metric, metric) if len(metrics) > 1 else "",
-            method if several_methods or not (text or len(metrics) > 1) else "",
+            column(metric).label if len(metrics) > 1 else "",
+            method_name(method) if several_methods or not (text or len(metrics) > 1) else "",
             text,
         ]
         points = []
         for xv in sorted(by_x):
             q1, median, q3 = _quartiles(by_x[xv])
-            points.append((xv, q1, median, q3))
+            points.append((xv, q1, median, q3, len(by_x[xv])))
         out[", ".join(p for p in parts if p)] = points
     return out
+
+
+def setup_text(table: pa.Table, options: PlotOptions) -> str:
+    """The subtitle: the parameters equal in every row (other than x and lines), and n.
+
+    n is the number of seeds behind each point (a range when it varies); KL and NSEQ counts
+    of 0 are left out, and the simulation's parameters unless rows were simulated.
+    """
+    rows = [r for r in table.to_pylist() if r.get("error") is None]
+    simulated = any(r.get("simulate") for r in rows)
+    shown = []
+    for name, template in SETUP.items():
+        if name in (options.x, options.lines) or name not in table.column_names:
+            continue
+        if name in ("duration", "sim_rate", "latency_bound", "shed") and not simulated:
+            continue
+        values = {r[name] for r in rows}
+        if len(values) != 1:
+            continue
+        value = values.pop()
+        if value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if name in ("kleene", "negation") and value == 0:
+            continue
+        if name in ("latency_bound", "duration", "sim_rate") and not value:
+            continue
+        if name == "queries" and value == 1:
+            shown.append("1 query")
+            continue
+        shown.append(template.format(value))
+    seeds: dict[tuple, set] = {}
+    for r in rows:
+        key = (r.get(options.x), r.get(options.lines) if options.lines else None, r["method"])
+        seeds.setdefault(key, set()).add(r["seed"])
+    counts = sorted({len(s) for s in seeds.values()})
+    if counts:
+        n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        shown.append(f"n = {n} seeds per point")
+    lines = [""]
+    for item in shown:  # wrap between items, never inside one
+        if lines[-1] and len(lines[-1]) + len(item) + 2 > 110:
+            lines[-1] += ","
+            lines.append("")
+        lines[-1] += (", " if lines[-1] else "") + item
+    return "\n".join(lines)
 
 
 def plot(
     table: pa.Table,
     out: str | os.PathLike[str],
-    x: str,
-    y: str | Sequence[str] = "ratio",
-    lines: str | None = None,
-    log: bool | None = None,
-    methods: Sequence[str] | None = None,
-    title: str | None = None,
+    options: PlotOptions | None = None,
+    **fields_: Any,
 ) -> Path:
-    """Draw the median/IQR plot of ``y`` over ``x`` and write it (PNG, SVG or PDF by suffix)."""
+    """Draw the median/IQR plot and write it (PNG, SVG or PDF by suffix).
+
+    ``options`` (or its fields as keywords) say what to plot; see :class:`PlotOptions`.
+    """
+    options = replace(options, **fields_) if options else PlotOptions(**fields_)
+    if isinstance(options.y, list):
+        options = replace(options, y=tuple(options.y))
+    target = Path(out)
+    if target.suffix.lower() not in FORMATS:
+        raise InevError(f"{out}: plot file must end in {', '.join(FORMATS)}")
+    if not options.x:
+        raise InevError("say which column goes on the horizontal axis (x)")
+    data = series(table, options.x, options.metrics, options.lines, options.methods)
+    if not data:
+        raise InevError(f"no error-free rows with a value of {', '.join(options.metrics)} to plot")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    target = Path(out)
-    if target.suffix.lower() not in FORMATS:
-        raise InevError(f"{out}: plot file must end in {', '.join(FORMATS)}")
-    data = series(table, x, y, lines, methods)
-    if not data:
-        raise InevError(f"no error-free rows with a value of {y!r} to plot")
-    metrics = [y] if isinstance(y, str) else list(y)
-    if log is None:
-        log = metrics[0] in (
-            "ratio",
-            "cost",
-            "sim_ratio",
-            "broken_ratio",
-            "repaired_ratio",
-            "replanned_ratio",
-            "planning_seconds",
-            "ratio_to_lower_bound",
-        )
-    figure, axis = plt.subplots(figsize=(6.4, 4.2), dpi=150)
+    metrics = options.metrics
+    values = [v for points in data.values() for p in points for v in p[1:4]]
+    log = column(metrics[0]).log if options.log is None else options.log
+    positive = [v for v in values if v > 0]
+    log = bool(log and positive)
+    floor = min(positive) / 3 if log else None
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+        figure, axis = plt.subplots(figsize=(6.8, 4.6), dpi=150)
+        floored = _draw_series(axis, data, floor)
+        _decorate(figure, axis, table, options, log, floor, floored, _infinite(table, options))
+        with atomic_output(target, "wb") as handle:
+            figure.savefig(handle, format=target.suffix[1:].lower(), metadata=_metadata(target))
+        plt.close(figure)
+    return target
+
+
+def _draw_series(axis: Any, data: dict[str, list], floor: float | None) -> int:
+    """Draw every line (median), its band or error bars, and its floor markers; return how
+    many points were moved to the floor. Artists get ids ``line-i``, ``band-i``,
+    ``bars-i``, ``floor-i`` (in SVG files)."""
     markers = "osD^v<>ph*"
+    floored = 0
+    numeric = all(isinstance(p[0], int | float) for pts in data.values() for p in pts)
     for i, (label, points) in enumerate(data.items()):
         xs = [p[0] for p in points]
-        numeric = all(isinstance(v, int | float) for v in xs)
         positions = xs if numeric else list(range(len(xs)))
+        low, mid, high = ([p[k] for p in points] for k in (1, 2, 3))
+        at_floor = [j for j, v in enumerate(mid) if floor is not None and v <= 0]
+        if floor is not None:
+            low, mid, high = ([max(v, floor) for v in seq] for seq in (low, mid, high))
         line = axis.plot(
             positions,
-            [p[2] for p in points],
+            mid,
             marker=markers[i % len(markers)],
             label=label,
             linewidth=1.6,
             markersize=4,
+            zorder=3,
         )[0]
-        axis.fill_between(
-            positions,
-            [p[1] for p in points],
-            [p[3] for p in points],
-            color=line.get_color(),
-            alpha=0.18,
-            linewidth=0,
-        )
+        line.set_gid(f"line-{i}")
+        colour = line.get_color()
+        if i < BANDS:
+            band = axis.fill_between(positions, low, high, color=colour, alpha=0.16, linewidth=0)
+            band.set_gid(f"band-{i}")
+        else:
+            bars = axis.errorbar(
+                positions,
+                mid,
+                yerr=[
+                    [m - lo for m, lo in zip(mid, low, strict=True)],
+                    [hi - m for m, hi in zip(mid, high, strict=True)],
+                ],
+                fmt="none",
+                ecolor=colour,
+                elinewidth=1,
+                capsize=2.5,
+                zorder=2,
+            )
+            bars.lines[2][0].set_gid(f"bars-{i}")
+        if at_floor:
+            floored += len(at_floor)
+            marks = axis.scatter(
+                [positions[j] for j in at_floor],
+                [floor] * len(at_floor),
+                marker="v",
+                s=46,
+                facecolors="white",
+                edgecolors=colour,
+                linewidths=1.3,
+                zorder=4,
+            )
+            marks.set_gid(f"floor-{i}")
         if not numeric:
             axis.set_xticks(positions, [str(v) for v in xs])
+    return floored
+
+
+def _decorate(
+    figure: Any,
+    axis: Any,
+    table: pa.Table,
+    options: PlotOptions,
+    log: bool,
+    floor: float | None,
+    floored: int,
+    infinite: int = 0,
+) -> None:
+    """Scales, ticks, labels, title with the setup, legend and the notes (points at the floor,
+    values left out because they are infinite)."""
+    from matplotlib.ticker import MaxNLocator
+
+    metrics = options.metrics
+    numeric = all(isinstance(v, int | float) for v in table.column(options.x).to_pylist())
     if log:
-        values = [v for pts in data.values() for p in pts for v in p[1:] if v > 0]
-        if values:
-            axis.set_yscale("log")
-    if metrics[0] in ("ratio", "sim_ratio", "repaired_ratio", "broken_ratio", "replanned_ratio"):
-        axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1)
-    axis.set_xlabel(LABELS.get(x, x))
-    axis.set_ylabel(LABELS.get(metrics[0], metrics[0]) if len(metrics) == 1 else "ratio")
+        axis.set_yscale("log")
+        axis.set_ylim(bottom=floor / 1.5)
+    if options.log_x and numeric:
+        axis.set_xscale("log")
+    integer = column(options.x).count if options.integer_x is None else options.integer_x
+    if integer and numeric and not options.log_x:
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if metrics[0] in REFERENCE_AT_ONE:
+        axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1, label="centralized (= 1)")
+        if axis.get_ylim()[1] < 1.2:
+            axis.set_ylim(top=1.5 if log else 1.05)
+    axis.set_xlabel(axis_label(options.x))
+    axis.set_ylabel(options.y_label or _y_label(metrics))
+    title = options.title
+    subtitle = setup_text(table, options)
     if title:
-        axis.set_title(title)
+        axis.set_title(title + "\n" * (1 + subtitle.count("\n")), fontsize=10.5, loc="left")
+    axis.text(0, 1.015, subtitle, transform=axis.transAxes, fontsize=7, color="0.35", va="bottom")
     axis.grid(True, which="major", alpha=0.3)
-    axis.legend(fontsize=8, frameon=False)
-    figure.text(
-        0.99,
-        0.01,
-        "median, band: inter-quartile range",
-        ha="right",
-        va="bottom",
-        fontsize=7,
-        color="0.4",
-    )
-    figure.tight_layout()
-    with atomic_output(target, "wb") as handle:
-        figure.savefig(handle, format=target.suffix[1:].lower())
-    plt.close(figure)
-    return target
+    axis.legend(fontsize=7.5, frameon=False, title="median, inter-quartile range", title_fontsize=7)
+    notes = []
+    if floored:
+        notes.append(
+            f"▽ {floored} point{'s' if floored > 1 else ''} with median ≤ 0, drawn at the floor "
+            "of the log axis"
+        )
+    if infinite:
+        notes.append(f"{infinite} infinite value{'s' if infinite > 1 else ''} left out")
+    if notes:
+        figure.text(
+            0.01, 0.01, "; ".join(notes), ha="left", va="bottom", fontsize=6.5, color="0.35"
+        )
+    figure.tight_layout(rect=(0, 0.03 if notes else 0, 1, 1))
+
+
+def _infinite(table: pa.Table, options: PlotOptions) -> int:
+    """How many values of the plotted metrics are infinite (or NaN) in error-free rows."""
+    count = 0
+    for row in table.to_pylist():
+        if row.get("error") is not None or (
+            options.methods and row["method"] not in options.methods
+        ):
+            continue
+        for metric in options.metrics:
+            value = row.get(metric)
+            if value is not None and not math.isfinite(float(value)):
+                count += 1
+    return count
+
+
+def _y_label(metrics: Sequence[str]) -> str:
+    """One metric: its label with unit; several: their shared unit, else 'value'."""
+    if len(metrics) == 1:
+        return axis_label(metrics[0])
+    units = {column(m).unit for m in metrics}
+    if all(m in REFERENCE_AT_ONE for m in metrics):
+        return "transmission ratio (ψ / centralized)"
+    return units.pop() if len(units) == 1 and "" not in units else "value"
+
+
+def _metadata(target: Path) -> dict[str, Any]:
+    suffix = target.suffix.lower()
+    if suffix == ".svg":
+        return {"Date": None}
+    if suffix == ".pdf":
+        return {"CreationDate": None, "ModDate": None}
+    return {}

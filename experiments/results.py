@@ -5,8 +5,9 @@ written atomically, so an interrupted run keeps what it finished) and, when the 
 ``results.parquet`` with every row in task order. :func:`read_results` reads either.
 
 Columns: ``task_id``, ``task_index``, ``seed``, ``method``, every configuration parameter
-(:data:`inev.experiments.spec.DEFAULTS`), the metrics of :data:`METRICS` (null where a method
-does not report one) and ``error`` (null unless the task failed).
+(:data:`inev.experiments.spec.DEFAULTS`), the metrics of :data:`METRICS` (named and typed in
+:mod:`inev.experiments.columns`; null where a method does not report one) and ``error`` (null
+unless the task failed).
 """
 
 from __future__ import annotations
@@ -22,45 +23,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from inev.common.errors import InevError
+from inev.experiments.columns import METRICS as METRIC_COLUMNS
 from inev.experiments.spec import DEFAULTS
 
-METRICS: dict[str, pa.DataType] = {
-    "cost": pa.float64(),
-    "centralized_cost": pa.float64(),
-    "ratio": pa.float64(),
-    "lower_bound": pa.float64(),
-    "ratio_to_lower_bound": pa.float64(),
-    "below_lower_bound": pa.bool_(),
-    "approximate_bound": pa.float64(),
-    "kept": pa.string(),
-    "latency": pa.float64(),
-    "centralized_latency": pa.float64(),
-    "planning_seconds": pa.float64(),
-    "projections": pa.int64(),
-    "multi_node": pa.int64(),
-    "broken_ratio": pa.float64(),
-    "repaired_ratio": pa.float64(),
-    "replanned_ratio": pa.float64(),
-    "sim_messages": pa.int64(),
-    "sim_ratio": pa.float64(),
-    "sim_deviation": pa.float64(),
-    "sim_equal": pa.bool_(),
-    "sim_latency_p50": pa.float64(),
-    "sim_latency_p99": pa.float64(),
-    "sim_matches": pa.int64(),
-    "sim_latency_mean": pa.float64(),
-    "sim_late": pa.int64(),
-    "sim_load": pa.float64(),
-    "sim_utilisation": pa.float64(),
-    "sim_queue_latency": pa.float64(),
-    "sim_false_negatives": pa.int64(),
-    "sim_false_negative_share": pa.float64(),
-    "sim_false_positives": pa.int64(),
-    "sim_bound_violations": pa.int64(),
-    "sim_bound_forced": pa.int64(),
-    "sim_shed_partial_matches": pa.int64(),
-    "sim_shed_events": pa.int64(),
-}
+_TYPES = {"float": pa.float64(), "int": pa.int64(), "bool": pa.bool_(), "str": pa.string()}
+METRICS: dict[str, pa.DataType] = {name: _TYPES[c.kind] for name, c in METRIC_COLUMNS.items()}
 """Metric columns and their Parquet types."""
 
 TIMING_COLUMNS = ("planning_seconds",)

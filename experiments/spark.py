@@ -5,11 +5,13 @@ own logging at ERROR. On a cluster (any master that is not ``local…``) the ``i
 zipped and shipped to the executors with ``SparkContext.addPyFile``; its dependencies
 (networkx, numpy, scipy, simpy, pyarrow) must be installed on the worker machines.
 
-:func:`run_tasks` spreads the tasks over partitions of a few tasks each (batching keeps Spark's
-per-task overhead small), runs them in the executors, writes each finished partition as a
-Parquet part file into the output folder from the executor (so an interrupted sweep keeps what
-it finished: on a cluster the folder must be on a file system the executors share) and
-advances the driver's progress bar as partitions finish.
+:func:`run_tasks` spreads the tasks over partitions of at most :data:`PART_TASKS` tasks each
+(a few tasks per partition keep Spark's per-task overhead small), runs them in the executors,
+writes each finished partition as a Parquet part file into the output folder from the executor
+(so an interrupted sweep keeps nearly all it finished: on a cluster the folder must be on a
+file system the executors share) and advances the driver's progress bar as partitions finish.
+Ctrl-C cancels the running jobs with Spark's logging switched off, so the driver says one line
+(the sweep's summary) instead of pages of Java and py4j traces.
 
 >>> import inev.experiments.spark as s
 >>> s.is_local("local[2]"), s.is_local("spark://host:7077")
@@ -106,6 +108,16 @@ def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any
         return session
 
 
+def cancel_quietly(sc: Any) -> None:
+    """Cancel every running job with Spark's own logging off (no traces for an interrupt)."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        sc.setLogLevel("OFF")
+    with contextlib.suppress(Exception):
+        sc.cancelAllJobs()
+
+
 def _warm_worker(_: int) -> int:
     """Import the task code once in a Python worker, so the first tasks do not pay for it."""
     import inev.experiments.measure  # noqa: F401
@@ -119,11 +131,22 @@ def _python() -> str:
     return sys.executable
 
 
-def batches(tasks: Sequence[Task], parallelism: int, per_slot: int = 4) -> list[list[Task]]:
-    """Split tasks into about ``parallelism * per_slot`` contiguous batches (at least one task each)."""
+PART_TASKS = 4
+"""Most tasks per partition, and so per Parquet part: what an interrupt can lose per slot."""
+
+
+def batches(
+    tasks: Sequence[Task], parallelism: int, per_slot: int = 4, most: int = PART_TASKS
+) -> list[list[Task]]:
+    """Split tasks into contiguous batches: about ``parallelism * per_slot`` of them, more
+    when that would put more than ``most`` tasks in one.
+
+    >>> [len(b) for b in batches(list(range(10)), parallelism=1, per_slot=2, most=4)]
+    [4, 3, 3]
+    """
     if not tasks:
         return []
-    count = max(1, min(len(tasks), parallelism * per_slot))
+    count = max(1, min(len(tasks), max(parallelism * per_slot, -(-len(tasks) // most))))
     size, extra = divmod(len(tasks), count)
     out, start = [], 0
     for i in range(count):
@@ -180,12 +203,17 @@ def run_tasks(
     worker = threading.Thread(target=collect, daemon=True)
     worker.start()
     seen = 0
-    while worker.is_alive():
-        worker.join(0.2)
-        value = done.value
-        if value > seen and on_progress is not None:
-            on_progress(value - seen)
-        seen = max(seen, value)
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+            value = done.value
+            if value > seen and on_progress is not None:
+                on_progress(value - seen)
+            seen = max(seen, value)
+    except KeyboardInterrupt:
+        cancel_quietly(sc)
+        worker.join(30)
+        raise
     if "error" in result:
         raise result["error"]
     if on_progress is not None and len(tasks) > seen:

@@ -15,9 +15,16 @@ number of seeds per point::
     skew = {start = 1.1, stop = 1.9, step = 0.2}
     selectivity = [0.1, 0.01, 0.001]
 
-    [plot]                          # defaults for ``inev plot``
+    [plot]                          # defaults for ``inev plot`` and the summary table
     x = "skew"
     lines = "selectivity"
+
+The ``[plot]`` table (checked when the sweep starts, see :data:`PLOT_KEYS`): ``x`` and
+``lines`` name parameters, ``y`` a metric or a list of metrics (the sweep's summary table
+shows them), ``methods`` a subset of the sweep's methods, ``log`` and ``log_x`` log scales
+for the vertical and horizontal axis, ``integer_x`` integer ticks on the horizontal axis
+(default: for count parameters such as ``nodes`` or ``queries``), ``title`` and ``y_label``
+text.
 
 Every task is one grid point and one seed; the network and the workload of a task are
 generated from that seed alone, so a row can be reproduced with ``inev network generate
@@ -85,6 +92,19 @@ DEFAULTS: dict[str, Any] = {
 }
 """Every configuration key with its default; ``latency_factor = 0`` means no latency bound
 for planning, ``capacity = overload = 0`` no processing capacity."""
+
+PLOT_KEYS = {
+    "x": "a parameter",
+    "y": "a metric or a list of metrics",
+    "lines": "a parameter",
+    "methods": "a list of the sweep's methods",
+    "log": "true or false",
+    "log_x": "true or false",
+    "integer_x": "true or false",
+    "title": "text",
+    "y_label": "text",
+}
+"""The keys of the ``[plot]`` table and what each takes."""
 
 METHODS = ("inev", "centralized", "ppop", "isolated", "lower_bound")
 """Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
@@ -227,6 +247,7 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
     plot = document.get("plot", {})
     if not isinstance(plot, dict):
         raise InevError(f"{origin}: [plot] must be a table")
+    check_plot(plot, methods, origin)
     return SweepSpec(
         name=str(document.get("name", "sweep")),
         base=base,
@@ -236,6 +257,45 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         first_seed=first,
         plot=plot,
     )
+
+
+def check_plot(plot: dict[str, Any], methods: list[str], origin: str = "sweep") -> None:
+    """Refuse a ``[plot]`` table with an unknown key or a value of the wrong kind.
+
+    >>> check_plot({"x": "skew", "y": ["ratio", "sim_ratio"], "log_x": True}, ["inev"])
+    >>> check_plot({"y": "ration"}, ["inev"])
+    Traceback (most recent call last):
+    ...
+    inev.common.errors.InevError: sweep: [plot] y: unknown metric 'ration' (did you mean 'ratio'?)
+    """
+    import difflib
+
+    from inev.experiments.columns import METRICS as METRIC_COLUMNS
+
+    for key, value in plot.items():
+        if key not in PLOT_KEYS:
+            close = difflib.get_close_matches(key, PLOT_KEYS, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(PLOT_KEYS)}"
+            raise InevError(f"{origin}: unknown [plot] key {key!r} ({hint})")
+        wanted = PLOT_KEYS[key]
+        if wanted == "true or false" and not isinstance(value, bool):
+            raise InevError(f"{origin}: [plot] {key} must be true or false, got {value!r}")
+        if wanted == "text" and not isinstance(value, str):
+            raise InevError(f"{origin}: [plot] {key} must be text, got {value!r}")
+        names: list[Any] = []
+        if key in ("x", "lines"):
+            names, known, what = [value], [*DEFAULTS, "seed", "method"], "parameter"
+        elif key == "y":
+            names = value if isinstance(value, list) else [value]
+            known, what = list(METRIC_COLUMNS), "metric"
+        elif key == "methods":
+            names = value if isinstance(value, list) else [value]
+            known, what = list(methods), "method of this sweep"
+        for name in names:
+            if not isinstance(name, str) or name not in known:
+                close = difflib.get_close_matches(str(name), known, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise InevError(f"{origin}: [plot] {key}: unknown {what} {name!r}{hint}")
 
 
 def _corners(base: dict[str, Any], axes: dict[str, list[Any]]) -> list[dict[str, Any]]:

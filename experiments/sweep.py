@@ -19,9 +19,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from inev.common.errors import InevError
 from inev.experiments.results import finished_task_ids, read_parts, write_part, write_results
 from inev.experiments.spec import SweepSpec, Task, expand
+from inev.experiments.sweep_folder import claim_folder
 
 Measure = Callable[[dict[str, Any], int, tuple[str, ...]], dict[str, dict[str, Any]]]
 """``measure(config, seed, methods) -> {method: {metric: value}}``, one task's figures."""
@@ -67,7 +67,12 @@ def pending_tasks(spec: SweepSpec, folder: str | os.PathLike[str]) -> list[Task]
 
 @dataclass
 class SweepOutcome:
-    """What a sweep run did: the table, the path written, task counts and wall time."""
+    """What a sweep run did: the table, the path written, task counts and wall time.
+
+    After an interrupt (Ctrl-C) ``interrupted`` is true, ``table`` holds the finished rows,
+    ``path`` is the folder's ``parts`` (no ``results.parquet`` is written) and ``finished``
+    counts the tasks done so far, in this run and before.
+    """
 
     table: pa.Table
     path: Path
@@ -75,6 +80,8 @@ class SweepOutcome:
     ran: int
     skipped: int
     seconds: float
+    interrupted: bool = False
+    finished: int = 0
 
 
 def run_sweep(
@@ -84,40 +91,60 @@ def run_sweep(
     parallelism: int | None = None,
     measure: Measure | None = None,
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
+    document: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> SweepOutcome:
     """Run the pending tasks of ``spec`` into ``folder`` and write ``results.parquet``.
 
     ``master`` is a Spark master URL (``local[*]``, ``local[2]``, ``spark://…``) or ``serial``
     to run in this process without Spark. ``progress(total, already_done)`` may return a
-    callback advanced by the number of newly finished tasks.
+    callback advanced by the number of newly finished tasks. The folder records the sweep
+    (``document``, the spec as written, or one rebuilt from ``spec``); a folder of another
+    sweep is refused unless ``force`` starts it over
+    (:func:`inev.experiments.sweep_folder.claim_folder`).
     """
     started = time.perf_counter()
     out = Path(folder)
-    if out.exists() and not out.is_dir():
-        raise InevError(f"{folder}: exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, spec, document, force)
     all_tasks = expand(spec)
     done = finished_task_ids(out)
     todo = [t for t in all_tasks if t.task_id not in done]
     skipped = len(all_tasks) - len(todo)
     advance = progress(len(all_tasks), skipped) if progress else None
     batch = functools.partial(run_batch, measure=measure) if measure else run_batch
-    if todo:
-        if master == "serial":
+    interrupted = False
+    try:
+        if todo and master == "serial":
             for task in todo:
                 rows = batch([task])
                 write_part(out, rows)
                 if advance:
                     advance(1)
-        else:
+        elif todo:
             from inev.experiments.spark import run_tasks, spark_session
 
             session = spark_session(master)
             run_tasks(session, todo, batch, str(out), parallelism, advance)
+    except KeyboardInterrupt:
+        interrupted = True  # finished parts stay; the summary says how far it got
     table = read_parts(out)
     wanted = {t.task_id for t in all_tasks}
-    table = table.filter(pa.array([tid in wanted for tid in table.column("task_id").to_pylist()]))
-    path = write_results(out, table)
+    keep = [
+        tid in wanted and method in spec.methods
+        for tid, method in zip(
+            table.column("task_id").to_pylist(), table.column("method").to_pylist(), strict=True
+        )
+    ]
+    table = table.filter(pa.array(keep, type=pa.bool_()))
+    finished = len(set(table.column("task_id").to_pylist()))
+    path = out / "parts" if interrupted else write_results(out, table)
     return SweepOutcome(
-        table, path, len(all_tasks), len(todo), skipped, time.perf_counter() - started
+        table,
+        path,
+        len(all_tasks),
+        finished - skipped,
+        skipped,
+        time.perf_counter() - started,
+        interrupted,
+        finished,
     )

@@ -27,6 +27,7 @@ from inev.planner.plan import Node, Plan, ProjectionInfo, Vertex, link
 from inev.planner.projections import (
     Projection,
     make_projection,
+    own_key,
     primitive_projection,
     projection_rate,
 )
@@ -70,6 +71,7 @@ def sink_projection(query: Query, global_rates: Mapping[str, float], seed: int =
             rate=p.rate,
             selectivity=p.selectivity,
             single=p.single,
+            conditions=p.conditions,
         )
     return p
 
@@ -84,7 +86,7 @@ def centralized_combination(network: Network, workload: Workload) -> Combination
     sinks: dict[str, str] = {}
     queries_of: dict[str, tuple[str, ...]] = {}
     for q in workload.queries:
-        sink = sink_projection(q, glob, workload.selectivity_seed)
+        sink = own_key(sink_projection(q, glob, workload.selectivity_seed), projections, q.name)
         projections.setdefault(sink.key, sink)
         inputs[sink.key] = tuple(q.types)
         sinks[q.name] = sink.key

@@ -7,9 +7,12 @@ from typing import Any
 
 import click
 
+from inev.common.figures import echo_summary
+from inev.common.words import listing, plural
+from inev.planner.figures import plan_figures
 from inev.planner.latency import DEFAULT_XI
 from inev.planner.options import PlanOptions
-from inev.planner.plan import save_plan
+from inev.planner.plan import Plan, save_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
@@ -78,28 +81,32 @@ def plan_command(
     workload = load_workload(workload_file)
     plan = plan_workload(network, workload, method, PlanOptions(**knobs))
     save_plan(plan, out)
-    click.echo(plan.summary())
+    echo_summary(plan_figures(plan), title=f"plan -> {out}")
     if explain:
-        for line in plan.notes:
+        for line in explain_lines(plan):
             click.echo(f"  {line}")
-        if not plan.notes:
-            click.echo("  (no split: every query is evaluated at one node)")
-        for key in plan.projections:
-            vertices = plan.vertices_of(key)
-            if not vertices or not vertices[0].inputs:
-                continue
-            nodes = [v.node for v in vertices]
-            shown = ", ".join(str(n) for n in nodes[:12]) + (" …" if len(nodes) > 12 else "")
-            part = plan.multi_node.get(key)
-            how = f"partitioned by {part} at" if part else "at"
-            cost = sum(v.cost for v in vertices)
-            click.echo(f"  place {key} {how} node(s) {shown}; cost {cost:.6g}")
-        events = {}
-        for v in plan.vertices:
-            if not v.inputs:
-                events[v.projection] = events.get(v.projection, 0.0) + v.cost
-        for name, cost in events.items():
-            click.echo(f"  forward {name} events: cost {cost:.6g}")
+
+
+def explain_lines(plan: Plan) -> list[str]:
+    """``inev plan --explain``: the planner's notes, each placement and each type's cost, in full."""
+    lines = list(plan.notes) or ["(no split: every query is evaluated at one node)"]
+    for key in plan.projections:
+        vertices = plan.vertices_of(key)
+        if not vertices or not vertices[0].inputs:
+            continue
+        nodes = [v.node for v in vertices]
+        part = plan.multi_node.get(key)
+        how = f"partitioned by {part} at" if part else "at"
+        cost = sum(v.cost for v in vertices)
+        where = plural(len(nodes), "node")
+        lines.append(f"place {key} {how} {where} ({listing(nodes)}); cost {cost:.6g}")
+    events: dict[str, float] = {}
+    for v in plan.vertices:
+        if not v.inputs:
+            events[v.projection] = events.get(v.projection, 0.0) + v.cost
+    for name, cost in events.items():
+        lines.append(f"forward {name} events: cost {cost:.6g}")
+    return lines
 
 
 @click.command("repair")

@@ -50,7 +50,12 @@ from dataclasses import dataclass, field
 
 from inev.planner.latency import DEFAULT_XI, partial_match_rate
 from inev.planner.model import Combination
-from inev.planner.projections import Projection, primitive_projection, suitable_projections
+from inev.planner.projections import (
+    Projection,
+    own_key,
+    primitive_projection,
+    suitable_projections,
+)
 from inev.planner.steiner import steiner_size
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
@@ -303,8 +308,13 @@ def combine_query(
     sink: Projection,
     selectivity_seed: int = 0,
 ) -> None:
-    """Alg. 1 for one query, merged into ``state`` (shared construction, Θ; §6.3)."""
+    """Alg. 1 for one query, merged into ``state`` (shared construction, Θ; §6.3).
+
+    Projections are shared by key; a projection of this query whose key another query's
+    projection already holds with other predicates gets its own key (:func:`own_key`).
+    """
     glob = network.global_rates()
+    sink = own_key(sink, state.pool, query.name)
     for t in query.types:
         if t not in state.projections:
             state.projections[t] = primitive_projection(t, glob[t])
@@ -320,8 +330,7 @@ def combine_query(
     suitable = suitable_projections(query, glob, selectivity_seed)
     for p in suitable:
         is_sink = p.types == frozenset(query.types)
-        if is_sink:
-            p = sink
+        p = sink if is_sink else own_key(p, state.pool, query.name)
         if p.key in state.choices:
             local[p.key] = state.choices[p.key]
             available.append(p)

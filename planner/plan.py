@@ -206,12 +206,11 @@ class Plan:
         return self.vertices_of(self.sinks[query])
 
     def summary(self) -> str:
-        """The one line ``inev plan`` prints."""
-        return (
-            f"method={self.method} psi={self.psi:.6g} centralized={self.centralized_cost:.6g} "
-            f"ratio={self.ratio:.6g} latency={self.latency:.6g} "
-            f"seconds={self.planning_seconds:.3f}"
-        )
+        """The one line ``inev plan`` prints (see :mod:`inev.planner.figures`)."""
+        from inev.common.figures import summary_line
+        from inev.planner.figures import plan_figures
+
+        return summary_line(plan_figures(self))
 
 
 # ---------------------------------------------------------------------- file format

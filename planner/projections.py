@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inev.planner.costs import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
@@ -55,6 +55,15 @@ class Projection:
     rate: float
     selectivity: tuple[tuple[Pair, float], ...] = ()
     single: tuple[tuple[str, float], ...] = ()
+    conditions: tuple[str, ...] = ()
+    """The query's ``where`` conjuncts over E(p) only, as text (the projection's own filter)."""
+
+    @property
+    def predicates(self) -> tuple:
+        """Everything that filters the projection's matches: pairwise selectivities and
+        ``where`` conjuncts over its types. Two queries share a projection only when these
+        agree (the engine evaluates a shared projection with one query's predicates)."""
+        return (self.selectivity, self.conditions)
 
     @property
     def is_primitive(self) -> bool:
@@ -184,6 +193,11 @@ def make_projection(
         raise ValueError(f"empty projection of {query.name}")
     sel = tuple((k, v) for k, v in query.selectivities if set(k) <= chosen)
     negated = negated_types(pattern)
+    conditions: tuple[str, ...] = ()
+    if query.where is not None:
+        conditions = tuple(
+            sorted(str(c) for c in conjuncts(query.where) if condition_types(c) <= chosen)
+        )
     total = rate(pattern, global_rates, dict(sel))
     single = {
         t: single_selectivity(total, global_rates[t]) for t in sorted(chosen) if t not in negated
@@ -196,7 +210,23 @@ def make_projection(
         rate=total,
         selectivity=sel,
         single=tuple(single.items()),
+        conditions=conditions,
     )
+
+
+def own_key(projection: Projection, known: Mapping[str, Projection], query: str) -> Projection:
+    """``projection``, renamed ``"<key> @<query>"`` if ``known`` holds another projection under
+    its key that filters differently (another query's predicates): shared keys mean shared
+    matches, so equal patterns with different predicates must not share one.
+
+    >>> a = Projection("SEQ(A, B)", None, frozenset("AB"), frozenset(), 1.0, conditions=("A.v > 1",))
+    >>> own_key(a, {"SEQ(A, B)": replace(a, conditions=())}, "q2").key
+    'SEQ(A, B) @q2'
+    """
+    other = known.get(projection.key)
+    if other is None or other.predicates == projection.predicates:
+        return projection
+    return replace(projection, key=f"{projection.key} @{query}")
 
 
 def primitive_projection(name: str, global_rate: float) -> Projection:

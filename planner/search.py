@@ -61,10 +61,15 @@ def run_alg1(
     tau: float = math.inf,
     xi: float = 1.0,
     order: Sequence[str] | None = None,
+    known: Mapping[str, Projection] | None = None,
 ) -> SharingState:
-    """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3)."""
+    """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3).
+
+    ``known`` holds projections of earlier runs, so that a key means the same projection in
+    every run (see :func:`inev.planner.projections.own_key`).
+    """
     glob = network.global_rates()
-    state = SharingState()
+    state = SharingState(pool=dict(known or {}))
     params = Params(delta=network.mean_hops, tau=tau, xi=xi)
     names = list(order) if order is not None else [q.name for q in workload.queries]
     for name in names:
@@ -152,7 +157,7 @@ def _paper_designs(
     """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants."""
     states = []
     for order in query_orders(network, wl, options):
-        state = run_alg1(network, wl, tau=tau, xi=options.xi, order=order)
+        state = run_alg1(network, wl, tau=tau, xi=options.xi, order=order, known=space.pool)
         space.absorb(state)
         states.append(state)
     designs = []
@@ -267,17 +272,33 @@ def _evaluations(design: Design, space: _Space, options: PlanOptions) -> int:
 
 
 def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
-    """The queries' own designs side by side in one combination (shared where keys agree)."""
+    """The queries' own designs side by side in one combination (shared where keys agree).
+
+    A part's projection is matched to the workload's by key and predicates (another query's
+    projection may hold the plain key, this one then has ``"<key> @<query>"``); None when a
+    part uses a projection the workload's Alg. 1 runs never evaluated.
+    """
     if not parts:
         return None
     choices: dict[str, Choice] = {}
     sinks: dict[str, str] = {}
     for part in parts:
+        (query,) = part.design.sinks
+        rename: dict[str, str] = {}
         for key in part.design.reached():
-            if key not in space.pool:
+            own = part.pool[key]
+            for candidate in (key, f"{key} @{query}"):
+                known = space.pool.get(candidate)
+                if known is not None and known.predicates == own.predicates:
+                    rename[key] = candidate
+                    break
+            else:
                 return None
-            choices.setdefault(key, part.design.choices[key])
-        sinks.update(part.design.sinks)
+        for key, new in rename.items():
+            ch = part.design.choices[key]
+            inputs = tuple(rename[i] for i in ch.inputs)
+            choices.setdefault(new, replace(ch, key=new, inputs=inputs))
+        sinks.update({q: rename[k] for q, k in part.design.sinks.items()})
     for key, found in space.options.items():
         choices.setdefault(key, found[0])
     return Design(choices, sinks)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from inev.common.errors import InevError
+from inev.common.figures import echo_summary
 from inev.common.progress import time_progress
 from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
+from inev.simulator.engine.cli import engine_options
 from inev.simulator.engine.replay import ordered_chunks, prepare
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.result import save_result
+from inev.simulator.figures import simulation_figures
+from inev.simulator.result import SimulationResult, save_result
 from inev.simulator.run import TraceStream, simulate
 from inev.simulator.sources import rescale_rates
 from inev.topologies.io import load_network
@@ -51,20 +56,7 @@ from inev.workloads.io import load_workload
     help="Changes at run time (inev-changes/1): rates, links, nodes.",
 )
 @click.option("--bandwidth", type=float, help="Messages per time unit a link carries (queueing).")
-@click.option(
-    "--engine-plan",
-    type=click.Choice(["greedy", "zstream"]),
-    default="greedy",
-    show_default=True,
-    help="Evaluation plans of the local engines.",
-)
-@click.option(
-    "--adaptive",
-    type=click.Choice(["invariant", "always", "threshold", "off"]),
-    default="invariant",
-    show_default=True,
-    help="Re-optimisation of the local engines.",
-)
+@engine_options
 @click.option(
     "--total-rate",
     type=float,
@@ -181,7 +173,36 @@ def simulate_command(
             capacity=options,
         )
     save_result(result, out)
-    click.echo(result.summary())
+    echo_summary(
+        simulation_figures(result), title=f"simulation -> {out}", extra=[query_table(result)]
+    )
+
+
+def query_table(result: SimulationResult) -> Any:
+    """Per query: matches at the sinks and centrally, and detection latency (time units)."""
+    from rich.table import Table
+
+    table = Table(
+        "query",
+        "matches",
+        "centralized",
+        "latency p50",
+        "latency p99",
+        "latency max",
+        caption="detection latency in time units",
+    )
+    for name in sorted(set(result.matches) | set(result.centralized_matches)):
+        summary = result.latency.get(name, {})
+        cells = [
+            "n/a" if summary.get(k) is None else f"{summary[k]:.4g}" for k in ("p50", "p99", "max")
+        ]
+        table.add_row(
+            name,
+            str(result.matches.get(name, "n/a")),
+            str(result.centralized_matches.get(name, "n/a")),
+            *cells,
+        )
+    return table
 
 
 def capacity_options(

@@ -188,41 +188,46 @@ class SimulationResult:
         }
 
     def summary(self) -> str:
-        """The one line ``inev simulate`` prints."""
-        p99 = self.latency_p99()
-        deviation = self.model_deviation
-        line = (
-            f"method={self.method} messages={self.messages} ratio={self.ratio:.4g} "
-            f"model_deviation={'n/a' if deviation is None else f'{deviation:+.3f}'} "
-            f"matches={sum(self.matches.values())} equal={str(self.equal_to_centralized).lower()} "
-            f"latency_p99={'n/a' if p99 is None else f'{p99:.4g}'}"
-        )
-        if self.aggregation:
-            equal = self.aggregates_equal_to_centralized
-            cells = sum(len(rows) for rows in self.aggregates.values())
-            line += (
-                f" aggregates={cells}"
-                f" aggregates_equal={'n/a' if equal is None else str(equal).lower()}"
-            )
-        if self.trace_ignored or self.trace_skipped:
-            line += f" ignored={self.trace_ignored} skipped_lines={self.trace_skipped}"
-        return line + self._shedding_summary()
+        """The one line ``inev simulate`` prints (see :mod:`inev.simulator.figures`)."""
+        from inev.common.figures import summary_line
+        from inev.simulator.figures import simulation_figures
 
-    def _shedding_summary(self) -> str:
-        s = self.shedding
-        if not s:
-            return ""
-        return (
-            f" shed={s['strategy']} load={s['load']:.3g} "
-            f"max_utilisation={s['max_utilisation']:.3g} "
-            f"false_negatives={s['false_negatives']} ({s['false_negative_share']:.3g}) "
-            f"false_positives={s['false_positives']} bound_violations={s['bound_violations']} "
-            + (f"bound_forced={s['bound_forced']} " if s.get("bound_forced") else "")
-            + f"shed_partial_matches={s['shed_partial_matches']} shed_events={s['shed_events']} "
-            f"late={s['late']}"
-        )
+        return summary_line(simulation_figures(self))
 
 
 def save_result(result: SimulationResult, path: str | os.PathLike[str]) -> None:
     """Write the ``inev-sim/1`` JSON atomically."""
     write_json_document(path, result.to_dict())
+
+
+def result_from_dict(document: Mapping[str, Any], origin: str = "simulation") -> SimulationResult:
+    """Rebuild a :class:`SimulationResult` from an ``inev-sim/1`` document.
+
+    Derived keys (``ratio``, ``equal_to_centralized`` …) are recomputed, unknown keys
+    ignored, wall times are 0.
+
+    >>> r = SimulationResult("inev", 1.0, 3, 4, {}, {}, {}, 8, 4.0, {"q": 1}, {"q": 1}, 0, 0,
+    ...                      {}, {}, {}, {})
+    >>> result_from_dict(r.to_dict()).ratio
+    0.5
+    """
+    from dataclasses import fields
+
+    from inev.common.errors import InevError
+
+    names = {f.name for f in fields(SimulationResult)} - {"wall_seconds", "check_seconds"}
+    try:
+        values = {k: document[k] for k in names if k in document}
+        values["messages_by_vertex"] = {
+            int(k): v for k, v in document.get("messages_by_vertex", {}).items()
+        }
+        return SimulationResult(**values)
+    except (TypeError, ValueError) as exc:
+        raise InevError(f"{origin}: malformed simulation result ({exc})") from None
+
+
+def load_result(path: str | os.PathLike[str]) -> SimulationResult:
+    """Read an ``inev-sim/1`` file."""
+    from inev.common.files import read_json_document
+
+    return result_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))

@@ -71,7 +71,7 @@ def test_match_reads_parquet_and_unsorted_traces(tmp_path, workload):
                 str(trace),
                 "-o",
                 str(out),
-                "--plan",
+                "--engine-plan",
                 plan,
                 "--adaptive",
                 adaptive,

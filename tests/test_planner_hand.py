@@ -306,3 +306,29 @@ def test_or_queries_are_split():
     assert set(plan.sinks) == {"q/1", "q/2"}
     assert {plan.sinks["q/1"], plan.sinks["q/2"]} == {"SEQ(A, B)", "SEQ(A, C)"}
     assert check_plan(plan, net) == []
+
+
+def test_equal_patterns_with_other_predicates_are_not_shared():
+    # SEQ(B, D) occurs in both queries; q1 filters D.w > 30, q0 does not. Sharing one
+    # SEQ(B, D) would evaluate it with one query's predicates and lose the other's matches.
+    net = Network.build(
+        range(4),
+        [(0, 1), (1, 2), (2, 3)],
+        {"B": (1.0, [0]), "C": (1.0, [3]), "D": (50.0, [1, 2]), "E": (1.0, [3])},
+    )
+    q0 = Query.build("q0", "SEQ(C, B, E, D)")
+    q1 = Query.build("q1", "NSEQ(B, E, D)", where="D.w > 30")
+    from inev.planner.search import run_alg1
+
+    for order in (["q0", "q1"], ["q1", "q0"]):
+        state = run_alg1(net, Workload.build(1.0, [q0, q1]), order=order)
+        keys = [k for k in state.pool if set(state.pool[k].types) == {"B", "D"}]
+        assert len({state.pool[k].predicates for k in keys}) == len(keys) == 2
+    plan = plan_workload(net, Workload.build(1.0, [q0, q1]))
+    for key, info in plan.projections.items():
+        if len(info.queries) > 1 and len(info.types) > 1:
+            wl = Workload.build(1.0, [q0, q1])
+            projections = [
+                make_projection(wl.query(q), info.types, net.global_rates()) for q in info.queries
+            ]
+            assert len({p.predicates for p in projections}) == 1, key

@@ -109,9 +109,39 @@ def test_rerun_skips_finished_tasks(tmp_path):
     again = run_sweep(spec, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
     assert again.ran == 0 and again.skipped == spec.size
     assert again.table.equals(first.table)
-    bigger = small_spec(seeds=4)
-    more = run_sweep(bigger, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
-    assert more.ran == 4 and more.table.num_rows == bigger.size * 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "difference"),
+    [
+        ({"seeds": 4}, "seeds: 3 there, 4 here"),
+        ({"methods": ["inev", "lower_bound"]}, "methods:"),
+        ({"axes": {"skew": [1.2, 1.8], "nodes": [10, 14]}}, "axis nodes: [10, 13] there"),
+        ({"base": {"nodes": 10, "length": 4}}, "base length: absent there, 4 here"),
+    ],
+)
+def test_a_folder_refuses_another_sweep_unless_forced(tmp_path, changes, difference):
+    first = run_sweep(small_spec(), tmp_path, master="serial", measure=sweep_helpers.toy_measure)
+    other = small_spec(**changes)
+    with pytest.raises(InevError, match="holds results of a different sweep") as info:
+        run_sweep(other, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
+    assert difference in str(info.value) and "--force" in str(info.value)
+    assert read_results(tmp_path).equals(first.table)  # nothing touched
+    again = run_sweep(
+        other, tmp_path, master="serial", measure=sweep_helpers.toy_measure, force=True
+    )
+    assert again.skipped == 0 and again.ran == other.size
+    assert set(again.table.column("method").to_pylist()) == set(other.methods)
+    # name and [plot] are not part of the sweep's identity
+    renamed = small_spec(**changes, name="renamed", plot={"x": "skew"})
+    assert run_sweep(renamed, tmp_path, master="serial", measure=sweep_helpers.toy_measure).ran == 0
+
+
+def test_a_folder_with_results_of_an_unknown_sweep_is_refused(tmp_path):
+    run_sweep(small_spec(), tmp_path, master="serial", measure=sweep_helpers.toy_measure)
+    (tmp_path / "spec.json").unlink()
+    with pytest.raises(InevError, match="unknown sweep"):
+        run_sweep(small_spec(), tmp_path, master="serial", measure=sweep_helpers.toy_measure)
 
 
 def test_resume_after_killing_the_driver(tmp_path):
@@ -197,7 +227,9 @@ def test_plot_series_medians_and_files(tmp_path):
     )
     table = rows_to_table(rows)
     data = series(table, "skew", "ratio", "selectivity")
-    assert data == {"selectivity = 0.1": [(1.0, 1.75, 2.5, 3.25), (2.0, 12.5, 15.0, 17.5)]}
+    assert data == {
+        "selectivity scale = 0.1": [(1.0, 1.75, 2.5, 3.25, 4), (2.0, 12.5, 15.0, 17.5, 2)]
+    }
     for suffix in (".png", ".svg", ".pdf"):
         path = plot(table, tmp_path / f"f{suffix}", x="skew", lines="selectivity")
         assert path.stat().st_size > 1000
@@ -206,3 +238,33 @@ def test_plot_series_medians_and_files(tmp_path):
     with pytest.raises(InevError, match="no column 'colour'"):
         plot(table, tmp_path / "g.png", x="colour")
     assert not (tmp_path / "g.png").exists()
+
+
+@pytest.mark.spark
+def test_an_interrupted_spark_sweep_keeps_its_finished_parts_and_resumes(tmp_path, spark):
+    spec = parse_spec({"seeds": 10, "axes": {"skew": [1.2, 1.4, 1.6, 1.8]}})
+
+    def interrupt_at_first_progress(total: int, done: int):
+        def advance(n: int) -> None:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the driver's wait loop
+
+        return advance
+
+    outcome = run_sweep(
+        spec,
+        tmp_path,
+        master="local[2]",
+        parallelism=2,
+        measure=sweep_helpers.toy_measure,
+        progress=interrupt_at_first_progress,
+    )
+    assert outcome.interrupted and 0 < outcome.finished < spec.size
+    assert not (tmp_path / "results.parquet").exists()
+    parts = list((tmp_path / "parts").glob("part-*.parquet"))
+    assert all(pq.read_table(p).num_rows <= 4 * len(spec.methods) for p in parts)
+    assert outcome.table.num_rows == outcome.finished * len(spec.methods)
+    resumed = run_sweep(
+        spec, tmp_path, master="local[2]", parallelism=2, measure=sweep_helpers.toy_measure
+    )
+    assert not resumed.interrupted and resumed.skipped >= outcome.finished
+    assert resumed.table.num_rows == spec.size * len(spec.methods)

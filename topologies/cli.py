@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import click
-from rich.console import Console
-from rich.table import Table
+from typing import Any
 
+import click
+
+from inev.common.words import listing, plural
 from inev.topologies.generate import (
     TOPOLOGIES,
     build_topology,
@@ -13,6 +14,21 @@ from inev.topologies.generate import (
     network_from_topology,
 )
 from inev.topologies.io import load_network, read_topology, save_network
+from inev.topologies.trace_cli import from_trace_command
+
+
+def distances_text(summary: dict[str, Any]) -> str:
+    """The diameter and mean hop count of a :meth:`Network.summary`, marked when estimated.
+
+    >>> distances_text({"diameter": 30, "mean_hops": 12.345, "exact": False})
+    'diameter ≥ 30, mean hops ≈ 12.35 (estimated from a sample)'
+    """
+    if summary.get("exact", True):
+        return f"diameter {summary['diameter']}, mean hops {summary['mean_hops']:.2f}"
+    return (
+        f"diameter ≥ {summary['diameter']}, mean hops ≈ {summary['mean_hops']:.2f} "
+        "(estimated from a sample)"
+    )
 
 
 @click.group("network")
@@ -69,8 +85,9 @@ def generate_command(
     save_network(network, out)
     s = network.summary()
     click.echo(
-        f"network: {s['nodes']} nodes, {s['links']} links, mean degree {s['mean_degree']:.2f}, "
-        f"diameter {s['diameter']}, {len(network.types)} event types -> {out}"
+        f"network: {plural(s['nodes'], 'node')}, {plural(s['links'], 'link')}, mean degree "
+        f"{s['mean_degree']:.2f}, {distances_text(s)}, "
+        f"{plural(len(network.types), 'event type')} -> {out}"
     )
 
 
@@ -78,19 +95,40 @@ def generate_command(
 @click.argument("network_file", type=click.Path(dir_okay=False))
 def show_command(network_file: str) -> None:
     """Summarise a network: nodes, links, diameter, types with rates and sources."""
+    from rich.console import Console
+
     network = load_network(network_file)
     s = network.summary()
     console = Console()
     console.print(
-        f"[bold]{network_file}[/]: {s['nodes']} nodes, {s['links']} links, "
-        f"mean degree {s['mean_degree']:.2f}, diameter {s['diameter']}, "
-        f"mean hops {s['mean_hops']:.2f}"
+        f"[bold]{network_file}[/]: {plural(s['nodes'], 'node')}, {plural(s['links'], 'link')}, "
+        f"mean degree {s['mean_degree']:.2f}, {distances_text(s)}"
     )
-    table = Table("type", "local rate r(e)", "sources |f(e)|", "global rate R(e)")
-    for name, t in network.event_types.items():
-        shown = ", ".join(str(n) for n in t.sources[:8]) + (" …" if len(t.sources) > 8 else "")
-        table.add_row(name, f"{t.rate:g}", f"{len(t.sources)} ({shown})", f"{t.global_rate:g}")
-    console.print(table)
+    console.print(network_table(network))
 
+
+def network_table(network: Any) -> Any:
+    """A rich table of a network's event types: rates (events per time unit) and sources."""
+    from rich.table import Table
+
+    table = Table(
+        "type",
+        "r(e) per source",
+        "R(e) in all",
+        "sources |f(e)|",
+        caption="rates in events per time unit",
+    )
+    for name, t in network.event_types.items():
+        table.add_row(
+            name,
+            f"{t.rate:g}",
+            f"{t.global_rate:g}",
+            f"{len(t.sources)}: {listing(t.sources, limit=24)}",
+        )
+    return table
+
+
+# measured from a trace (issue 14); the command lives with the trace commands
+network_group.add_command(from_trace_command)
 
 __all__ = ["build_topology", "network_group"]

@@ -12,10 +12,19 @@ every formula that sums r(e) over sources sums the sources' own rates instead
 (:meth:`Network.rate_at`, :meth:`Network.source_rates`). A type without them has
 r(e, n) = r(e) at every source, exactly as before.
 
-Hop distances and shortest paths are computed once, on demand, with
-``scipy.sparse.csgraph`` (breadth-first search from every node, in C) and cached on the
-instance; on 10,000 nodes the full hop matrix takes a few seconds and 200 MB as
-``uint16`` (see ``benchmarks/bench_topologies.py``).
+Hop distances and shortest paths are computed once, on demand, by breadth-first search and
+cached on the instance: in pure Python up to :data:`PYTHON_BFS_UP_TO` nodes (importing
+``scipy.sparse.csgraph`` costs 0.15 s, more than a small plan), with
+``scipy.sparse.csgraph`` in C above; on 10,000 nodes the full hop matrix takes a few seconds
+and 200 MB as ``uint16`` (see ``benchmarks/bench_topologies.py``). Both walks follow one
+rule, so a path never depends on the network's size or on the scipy version: search from the
+target, scan each node's neighbours in node order (:attr:`Network.nodes`), and a node's
+predecessor is the node that reached it first. (Dijkstra's predecessors, used before, break
+ties by its priority queue, which changed between scipy releases.)
+
+The summary of a large network (:meth:`Network.summary`) does not compute all pairs: above
+:data:`EXACT_SUMMARY_UP_TO` nodes its diameter and mean hop count are estimated from a few
+breadth-first searches (see :meth:`Network.summary`).
 
 >>> net = Network.build(nodes=[0, 1, 2], links=[(0, 1), (1, 2)],
 ...                     event_types={"A": (2.0, [0]), "B": (5.0, [1, 2])})
@@ -38,8 +47,6 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import shortest_path
 
 from inev.common.errors import InevError
 
@@ -50,6 +57,15 @@ TYPE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 RESERVED_NAMES = frozenset({"SEQ", "AND", "OR", "KL", "NSEQ", "NOT", "NEXT"})
 DEFAULT_LATENCY = 1.0
 _ROW_CHUNK = 512
+_NO_PREDECESSOR = -9999
+PYTHON_BFS_UP_TO = 200
+"""Networks up to this many nodes are searched in Python, larger ones with scipy. All pairs
+of 200 nodes take about 0.02 s in Python, less than importing ``scipy.sparse.csgraph``
+(0.15 s and more); ``benchmarks/bench_topologies.py`` prints both."""
+EXACT_SUMMARY_UP_TO = 2000
+"""Networks up to this many nodes get an exact diameter and mean hop count in the summary."""
+SUMMARY_SAMPLES = 32
+"""Breadth-first searches behind the mean hop count of a larger network's summary."""
 
 
 def check_type_name(name: object, where: str = "event type") -> str:
@@ -287,7 +303,16 @@ class Network:
 
     # ------------------------------------------------------------------ distances
     @cached_property
-    def _adjacency(self) -> csr_array:
+    def _neighbours(self) -> tuple[tuple[int, ...], ...]:
+        """Each node's neighbours as sorted row indices (the order of every search)."""
+        index = self.node_index
+        return tuple(tuple(sorted(index[m] for m in self.graph.adj[node])) for node in self.nodes)
+
+    @cached_property
+    def _adjacency(self) -> Any:
+        """The latency-weighted adjacency as a ``scipy.sparse.csr_array`` with sorted rows."""
+        from scipy.sparse import csr_array
+
         index = self.node_index
         n = len(index)
         rows, cols, weights = [], [], []
@@ -296,31 +321,56 @@ class Network:
             rows += [i, j]
             cols += [j, i]
             weights += [latency, latency]
-        return csr_array((np.array(weights, dtype=float), (rows, cols)), shape=(n, n))
+        matrix = csr_array((np.array(weights, dtype=float), (rows, cols)), shape=(n, n))
+        matrix.sort_indices()
+        return matrix
+
+    def _search(self, root: int) -> tuple[list[int], list[int]]:
+        """Hop distances and predecessors of a breadth-first search from row ``root``."""
+        neighbours = self._neighbours
+        distance = [-1] * len(neighbours)
+        predecessor = [_NO_PREDECESSOR] * len(neighbours)
+        distance[root] = 0
+        queue = [root]
+        for u in queue:  # the list grows while it is walked: a FIFO queue
+            step = distance[u] + 1
+            for v in neighbours[u]:
+                if distance[v] < 0:
+                    distance[v] = step
+                    predecessor[v] = u
+                    queue.append(v)
+        return distance, predecessor
 
     @cached_property
     def hop_matrix(self) -> np.ndarray:
         """All-pairs hop distances as a ``uint16`` matrix indexed by :attr:`node_index`.
 
-        Computed by breadth-first search from every node in blocks of rows, so the
-        temporary ``float64`` output never exceeds a block.
+        Computed by breadth-first search from every node (in blocks of rows with scipy, so
+        the temporary ``float64`` output never exceeds a block).
         """
         n = len(self.nodes)
         dtype = np.uint16 if n < np.iinfo(np.uint16).max else np.uint32
-        out = np.empty((n, n), dtype=dtype)
-        adjacency = self._adjacency
-        for start in range(0, n, _ROW_CHUNK):
-            rows = np.arange(start, min(start + _ROW_CHUNK, n))
-            block = shortest_path(
-                adjacency, method="D", directed=False, unweighted=True, indices=rows
-            )
-            out[start : start + len(rows)] = block.astype(dtype)
+        if n <= PYTHON_BFS_UP_TO:
+            out = np.array([self._search(i)[0] for i in range(n)], dtype=dtype).reshape(n, n)
+        else:
+            from scipy.sparse.csgraph import shortest_path
+
+            out = np.empty((n, n), dtype=dtype)
+            adjacency = self._adjacency
+            for start in range(0, n, _ROW_CHUNK):
+                rows = np.arange(start, min(start + _ROW_CHUNK, n))
+                block = shortest_path(
+                    adjacency, method="D", directed=False, unweighted=True, indices=rows
+                )
+                out[start : start + len(rows)] = block.astype(dtype)
         out.setflags(write=False)
         return out
 
     @cached_property
     def latency_matrix(self) -> np.ndarray:
         """All-pairs shortest-path latencies (sum of link latencies) as ``float64``."""
+        from scipy.sparse.csgraph import shortest_path
+
         matrix = shortest_path(self._adjacency, method="D", directed=False)
         matrix.setflags(write=False)
         return matrix
@@ -348,26 +398,38 @@ class Network:
         """The largest hop distance between two nodes."""
         return int(self.hop_matrix.max())
 
+    def predecessors(self, target: Node) -> np.ndarray:
+        """Row indices of each node's next hop towards ``target`` (``-9999`` at ``target``).
+
+        The breadth-first rule of the module docstring; cached per target node.
+
+        >>> net = Network.build([0, 1, 2, 3], [(0, 1), (0, 2), (1, 3), (2, 3)], {"A": (1, [0])})
+        >>> net.predecessors(0).tolist()  # node 3 is reached through 1, the lower of 1 and 2
+        [-9999, 0, 0, 1]
+        """
+        t = self.node_index[target]
+        row = self._path_rows.get(t)
+        if row is None:
+            if len(self.nodes) <= PYTHON_BFS_UP_TO:
+                row = np.array(self._search(t)[1], dtype=np.int32)
+            else:
+                from scipy.sparse.csgraph import breadth_first_order
+
+                _, row = breadth_first_order(
+                    self._adjacency, t, directed=False, return_predecessors=True
+                )
+            self._path_rows[t] = row
+        return row
+
     def shortest_path(self, source: Node, target: Node) -> list[Node]:
         """One hop-shortest path from ``source`` to ``target`` (both included).
 
-        Deterministic: breadth-first search from ``target`` with ties broken by node order;
-        predecessor rows are cached per target node.
+        Deterministic: breadth-first search from ``target`` with ties broken by node order
+        (see :meth:`predecessors`).
         """
         index = self.node_index
         t = index[target]
-        row = self._path_rows.get(t)
-        if row is None:
-            _, pred = shortest_path(
-                self._adjacency,
-                method="D",
-                directed=False,
-                unweighted=True,
-                indices=[t],
-                return_predecessors=True,
-            )
-            row = pred[0]
-            self._path_rows[t] = row
+        row = self.predecessors(target)
         nodes = self.nodes
         path = [source]
         i = index[source]
@@ -429,19 +491,57 @@ class Network:
         return Network.build([n for n in self.nodes if n not in dropped_nodes], kept_links, spec)
 
     def summary(self) -> dict[str, Any]:
-        """A small dictionary of figures describing the network (for ``inev network show``)."""
+        """A small dictionary of figures describing the network (for ``inev network show``).
+
+        Up to :data:`EXACT_SUMMARY_UP_TO` nodes (or once the hop matrix is known) the
+        ``diameter`` and ``mean_hops`` are exact and ``exact`` is true. Above, they are
+        estimated without all pairs, which take seconds and hundreds of MB on 10,000 nodes:
+        the diameter is the longest distance found by repeated double sweeps (a lower bound,
+        usually the diameter itself on these topologies), the mean hop count is the mean over
+        breadth-first searches from :data:`SUMMARY_SAMPLES` nodes spread evenly over the
+        file order (deterministic).
+
+        >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (2.0, [0])})
+        >>> s = net.summary()
+        >>> s["diameter"], round(s["mean_hops"], 3), s["exact"]
+        (2, 1.333, True)
+        """
         degrees = [d for _, d in self.graph.degree()]
+        n = self.graph.number_of_nodes()
+        exact = n <= EXACT_SUMMARY_UP_TO or "hop_matrix" in self.__dict__
+        diameter, mean_hops = (
+            (self.diameter, self.mean_hops) if exact else self._estimated_distances()
+        )
         return {
-            "nodes": self.graph.number_of_nodes(),
+            "nodes": n,
             "links": self.graph.number_of_edges(),
             "mean_degree": sum(degrees) / len(degrees),
-            "diameter": self.diameter,
-            "mean_hops": self.mean_hops,
+            "diameter": diameter,
+            "mean_hops": mean_hops,
+            "exact": exact,
             "event_types": {
                 name: {"rate": t.rate, "sources": len(t.sources), "global_rate": t.global_rate}
                 for name, t in self.event_types.items()
             },
         }
+
+    def _estimated_distances(self) -> tuple[int, float]:
+        """(diameter lower bound, sampled mean hops) from a few breadth-first searches."""
+        n = len(self.nodes)
+        longest, root = 0, 0
+        for _ in range(4):  # double sweeps: jump to the farthest node until it stops growing
+            distance = self._search(root)[0]
+            far = max(range(n), key=distance.__getitem__)
+            if distance[far] <= longest:
+                break
+            longest, root = distance[far], far
+        roots = sorted({round(i * (n - 1) / (SUMMARY_SAMPLES - 1)) for i in range(SUMMARY_SAMPLES)})
+        total = 0
+        for r in roots:
+            distance = self._search(r)[0]
+            total += sum(distance)
+            longest = max(longest, max(distance))
+        return longest, total / (len(roots) * (n - 1))
 
 
 def _check_rate(name: str, rate: object) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import click
-from rich.console import Console
-from rich.table import Table
+from typing import Any
 
+import click
+
+from inev.common.words import plural
 from inev.topologies.io import load_network
+from inev.workloads.estimate_cli import estimate_command
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload
 
@@ -57,7 +59,8 @@ def generate_command(
     )
     save_workload(workload, out)
     click.echo(
-        f"workload: {len(workload.queries)} queries over {len(workload.types)} types -> {out}"
+        f"workload: {plural(len(workload.queries), 'query', 'queries')} over "
+        f"{plural(len(workload.types), 'event type')} -> {out}"
     )
 
 
@@ -71,19 +74,35 @@ def generate_command(
 )
 def show_command(workload_file: str, network_file: str | None) -> None:
     """List each query with its pattern and, given a network, its rate."""
+    from rich.console import Console
+
     workload = load_workload(workload_file)
     network = load_network(network_file) if network_file else None
     if network is not None:
         workload.check_network(network)
     console = Console()
     console.print(
-        f"[bold]{workload_file}[/]: {len(workload.queries)} queries, window {workload.window:g}"
+        f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "
+        f"window {workload.window:g} time unit{'' if workload.window == 1 else 's'}"
     )
+    console.print(workload_table(workload, network))
+
+
+def workload_table(workload: Any, network: Any | None = None) -> Any:
+    """A rich table of the queries: name, pattern, types and, given a network, r(q) and R(q)
+    (matches per time unit with local and with global rates, §3.2)."""
+    from rich.table import Table
+
     columns = ["query", "pattern", "types"] + (["r(q)", "R(q)"] if network else [])
-    table = Table(*columns)
+    caption = "r(q), R(q): matches per time unit with local, global rates" if network else None
+    table = Table(*columns, caption=caption)
     for row in workload.describe(network):
         cells = [row["name"], row["pattern"], str(row["types"])]
         if network is not None:
             cells += [f"{row['rate']:.4g}", f"{row['global_rate']:.4g}"]
         table.add_row(*cells)
-    console.print(table)
+    return table
+
+
+# measured on a trace (issue 14)
+workload_group.add_command(estimate_command)

@@ -13,6 +13,7 @@ from rich.table import Table
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.progress import time_progress
+from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greta import GretaQuery, compile_query
@@ -23,21 +24,35 @@ from inev.simulator.engine.size import SizeGuard
 from inev.simulator.processing import parse_capacity
 from inev.workloads.io import load_workload
 
+ENGINE_PLANS = ("greedy", "zstream")
+ADAPTIVE = ("invariant", "always", "threshold", "off")
+
+
+def engine_options(command: Any) -> Any:
+    """``--engine-plan`` and ``--adaptive``: the local engines' options, the same (names,
+    choices, defaults) for ``inev match`` and ``inev simulate``."""
+    command = click.option(
+        "--adaptive",
+        type=click.Choice(ADAPTIVE),
+        default="invariant",
+        show_default=True,
+        help="Re-optimisation of the engines' evaluation plans (invariant-based, or always, "
+        "on a threshold, or never).",
+    )(command)
+    return click.option(
+        "--engine-plan",
+        type=click.Choice(ENGINE_PLANS),
+        default="greedy",
+        show_default=True,
+        help="How the engines order a pattern's evaluation (greedy or ZStream cost model).",
+    )(command)
+
 
 @click.command("match")
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="JSONL output.")
-@click.option(
-    "--plan", type=click.Choice(["greedy", "zstream"]), default="greedy", show_default=True
-)
-@click.option(
-    "--adaptive",
-    type=click.Choice(["invariant", "always", "threshold", "off"]),
-    default="off",
-    show_default=True,
-    help="Re-optimisation decision function.",
-)
+@engine_options
 @click.option(
     "--invariants", "k", default=1, show_default=True, help="K of the K-invariant method."
 )
@@ -75,7 +90,7 @@ def match_command(
     workload_file: str,
     trace_file: str,
     out: str,
-    plan: str,
+    engine_plan: str,
     adaptive: str,
     k: int,
     distance: str,
@@ -98,6 +113,7 @@ def match_command(
     The trace is streamed in time order (an unsorted one is sorted in memory up to a size);
     a scan first checks it and estimates the partial matches per window (per key for
     equality joins), refusing a run that would exhaust memory."""
+    plan = engine_plan
     if distance != "auto":
         try:
             d: float | str = float(distance)
@@ -183,15 +199,18 @@ def match_command(
             name, str(counts.matches[name]), str(c["reoptimizations"]), str(c["plan_changes"])
         )
     for name in aggregated:
-        table.add_row(name, f"{counts.matches[name]} aggregates (GRETA)", "–", "–")
+        table.add_row(name, f"{plural(counts.matches[name], 'aggregate cell')} (GRETA)", "–", "–")
     Console().print(table)
     rate = counts.events / seconds if seconds > 0 else float("inf")
-    dropped = [f"{counts.ignored} of types no query uses ignored"]
+    found = plural(sum(counts.matches[n] for n in engines), "match", "matches")
+    if aggregated:
+        found += ", " + plural(sum(counts.matches[n] for n in aggregated), "aggregate cell")
+    dropped = f"{counts.ignored} of types no query uses ignored"
     if scan.skipped:
-        dropped.append(f"{scan.skipped} empty lines skipped")
+        dropped += f", {plural(scan.skipped, 'empty line')} skipped"
     click.echo(
-        f"match: {sum(counts.matches.values())} matches, {counts.events} events "
-        f"({', '.join(dropped)}) in {seconds:.2f}s, {rate:,.0f} events/s -> {out}"
+        f"match: {found}, {plural(counts.events, 'event')} ({dropped}) in "
+        f"{seconds:.2f} s, {rate:,.0f} events/s -> {out}"
     )
 
 

@@ -1,0 +1,131 @@
+"""The one table of sweep columns: human names, units and kinds, for tables and plots.
+
+Every metric column of the results (:data:`METRICS`) and every parameter a sweep can vary
+has an entry; the Parquet schema (:mod:`inev.experiments.results`), the summary table, the
+plots' axis labels and ``inev plot --help`` all read it. Two latencies are kept apart: the
+planner's **model latency** ℓ(I) (§5.4, hops plus ξ times a partial-match rate: a model
+score) and the simulator's **detection latency** (time units).
+
+``kind`` is the Parquet type (``float``, ``int``, ``bool``, ``str``); ``count`` marks
+integer quantities (integer axis ticks); ``log`` a quantity drawn on a log axis by default.
+
+>>> axis_label("sim_latency_p99")
+'detection latency p99 (time units)'
+>>> axis_label("cost"), method_name("lower_bound")
+('transmission cost ψ (events / time unit)', 'provable lower bound')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column's human name, unit and kind."""
+
+    label: str
+    unit: str = ""
+    kind: str = "float"
+    count: bool = False
+    log: bool = False
+
+
+RATE = "events / time unit"
+TIME = "time units"
+MODEL = "hops + ξ·pm, §5.4"
+
+METRICS: dict[str, Column] = {
+    "cost": Column("transmission cost ψ", RATE, log=True),
+    "centralized_cost": Column("centralized cost", RATE, log=True),
+    "ratio": Column("transmission ratio (ψ / centralized)", log=True),
+    "lower_bound": Column("provable lower bound of ψ", RATE, log=True),
+    "ratio_to_lower_bound": Column("ψ / lower bound", log=True),
+    "below_lower_bound": Column("ψ below the lower bound", kind="bool"),
+    "approximate_bound": Column("§7.2 approximation (not a bound)", RATE, log=True),
+    "kept": Column("plan kept", kind="str"),
+    "latency": Column("model latency ℓ(I)", MODEL),
+    "centralized_latency": Column("centralized model latency", MODEL),
+    "planning_seconds": Column("planning time", "s", log=True),
+    "projections": Column("projections placed", kind="int", count=True),
+    "multi_node": Column("multi-node placements", kind="int", count=True),
+    "broken_ratio": Column("ratio after the change, not repaired", log=True),
+    "repaired_ratio": Column("ratio after repair (§6.6)", log=True),
+    "replanned_ratio": Column("ratio after re-planning", log=True),
+    "sim_messages": Column("simulated messages", kind="int", count=True, log=True),
+    "sim_ratio": Column("simulated transmission ratio", log=True),
+    "sim_deviation": Column("simulated messages vs. model (relative)"),
+    "sim_equal": Column("simulated matches equal centralized", kind="bool"),
+    "sim_latency_p50": Column("detection latency p50", TIME),
+    "sim_latency_p99": Column("detection latency p99", TIME),
+    "sim_matches": Column("simulated matches", kind="int", count=True),
+    "sim_latency_mean": Column("mean detection latency", TIME),
+    "sim_late": Column("items refused as late", kind="int", count=True),
+    "sim_load": Column("load of the busiest node (needed / capacity)"),
+    "sim_utilisation": Column("utilisation of the busiest node"),
+    "sim_queue_latency": Column("longest queueing delay", TIME),
+    "sim_false_negatives": Column("false negatives", kind="int", count=True),
+    "sim_false_negative_share": Column("false negatives (weighted share)"),
+    "sim_false_positives": Column("false positives", kind="int", count=True),
+    "sim_bound_violations": Column("latency-bound violations", kind="int", count=True),
+    "sim_bound_forced": Column("negated events forced past the bound", kind="int", count=True),
+    "sim_shed_partial_matches": Column("partial matches shed", kind="int", count=True),
+    "sim_shed_events": Column("events shed", kind="int", count=True),
+}
+"""Metric columns of the sweep results, in schema order."""
+
+PARAMETERS: dict[str, Column] = {
+    "nodes": Column("network size", "nodes", kind="int", count=True),
+    "out_degree": Column("average out-degree"),
+    "event_types": Column("event types", kind="int", count=True),
+    "skew": Column("event skew (Zipf exponent)"),
+    "node_ratio": Column("event node ratio"),
+    "topology": Column("topology", kind="str"),
+    "queries": Column("queries in the workload", kind="int", count=True),
+    "length": Column("query length", "event types", kind="int", count=True),
+    "kleene": Column("KL operators per query", kind="int", count=True),
+    "negation": Column("NSEQ operators per query", kind="int", count=True),
+    "selectivity": Column("selectivity scale", log=True),
+    "window": Column("time window", TIME),
+    "latency_factor": Column("latency bound factor (× centralized)"),
+    "rate_swap": Column("share of types with swapped rates"),
+    "rate_variance": Column("rate variance (log-normal σ)"),
+    "links_removed": Column("links removed", kind="int", count=True),
+    "nodes_removed": Column("nodes removed", kind="int", count=True),
+    "simulate": Column("simulated", kind="bool"),
+    "duration": Column("simulated duration", TIME),
+    "sim_rate": Column("input rate", RATE),
+    "capacity": Column("node capacity", "work units / time unit"),
+    "overload": Column("input as a share of capacity"),
+    "capacity_from": Column("capacity measured on", kind="str"),
+    "latency_bound": Column("latency bound", TIME),
+    "shed": Column("shedding strategy", kind="str"),
+    "seed": Column("seed", kind="int", count=True),
+    "method": Column("method", kind="str"),
+}
+"""Sweep parameters (and the ``seed`` and ``method`` columns)."""
+
+METHOD_NAMES = {
+    "inev": "INEv",
+    "centralized": "centralized",
+    "ppop": "push-pull (PPoP)",
+    "isolated": "INEv, each query alone",
+    "lower_bound": "provable lower bound",
+}
+"""How legends and tables name the methods."""
+
+
+def column(name: str) -> Column:
+    """The entry of a metric or parameter (a bare entry named after unknown columns)."""
+    return METRICS.get(name) or PARAMETERS.get(name) or Column(name.replace("_", " "))
+
+
+def axis_label(name: str) -> str:
+    """The human name of a column with its unit in parentheses."""
+    c = column(name)
+    return f"{c.label} ({c.unit})" if c.unit else c.label
+
+
+def method_name(method: str) -> str:
+    """The human name of a method."""
+    return METHOD_NAMES.get(method, method)

@@ -1,0 +1,425 @@
+"""What a drawing of a plan, a simulation or a network shows, before anything is drawn.
+
+A :class:`Scene` is the topology with marks: per node a short label and its roles, per
+*overlay* a set of links with a figure each (a forwarding tree's rate, or the messages a
+simulation counted), and a legend. :mod:`inev.experiments.scene_figure` draws it with
+matplotlib (PNG, SVG), :mod:`inev.experiments.scene_html` wraps that SVG into one HTML file,
+:mod:`inev.experiments.scene_text` lists it in full. Building the scene is pure and fast, so
+every renderer shows the same content.
+
+**Plans.** Each composite projection gets a short alias ``P1``, ``P2``, … in the plan's
+topological order (inputs first); the legend spells each alias out. A node's label lists
+the projections it hosts; a vertex of a multi-node placement is written ``P1/A`` (P1,
+partitioned by type A: it uses the A events of its own node). Overlays are the forwarding
+trees, one per *input* of the INEv graph: ``A`` (the events of type A, from all its sources)
+or ``P1`` (the matches of P1 from all its vertices), each link with the rate that input sends
+over it (events per time unit, summed over the input's vertices). Sink nodes (where a
+query's matches are produced) and the centralized node are marked.
+
+**Simulations.** One overlay, ``messages``: the messages counted per link (both directions),
+drawn as widths; node labels give the events each node's engines processed; with the plan,
+the sink nodes are labelled with their queries' matches.
+
+Layout: the network file's optional ``positions`` (``{node: [x, y]}``), else networkx's
+spring layout with a fixed seed, so the same files give the same picture.
+
+>>> from inev.topologies.network import Network
+>>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (2.0, [0]), "B": (1.0, [2])})
+>>> scene = network_scene(net)
+>>> [m.label for m in scene.nodes]
+['A', '', 'B']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inev.common.figures import Figure
+from inev.common.words import plural
+
+Node = Hashable
+Link = tuple[Node, Node]
+
+
+@dataclass(frozen=True)
+class NodeMark:
+    """One topology node as drawn: position, short label, roles and full detail lines."""
+
+    node: Node
+    x: float
+    y: float
+    label: str = ""
+    roles: frozenset[str] = frozenset()
+    """Any of ``host`` (evaluates a projection), ``sink``, ``centralized``, ``source``."""
+    size: float = 1.0
+    """Relative marker area (1 = the default)."""
+    detail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """Links highlighted together: one forwarding input, or a simulation's messages."""
+
+    key: str
+    """A short identifier (a type name, an alias like ``P1``, or ``messages``)."""
+    name: str
+    """What the overlay shows, e.g. ``A events`` or ``P1 matches``."""
+    links: tuple[tuple[Node, Node, float], ...]
+    """``(u, v, value)`` per link: the rate sent over it, or the messages counted."""
+    unit: str = ""
+    widths: bool = False
+    """Whether the drawing scales line widths with the values (simulations)."""
+    senders: tuple[tuple[Node, tuple[Node, ...], tuple[Link, ...]], ...] = ()
+    """Per sending vertex: its node, its destinations and its links (the text form)."""
+
+    @property
+    def total(self) -> float:
+        """The sum of the values (a forwarding input's cost, or all messages)."""
+        return math.fsum(value for _, _, value in self.links)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything a drawing shows (see the module docstring)."""
+
+    kind: str
+    """``plan``, ``simulation`` or ``network``."""
+    title: str
+    nodes: tuple[NodeMark, ...]
+    links: tuple[Link, ...]
+    overlays: tuple[Overlay, ...] = ()
+    legend: tuple[str, ...] = ()
+    """Lines that explain the labels (aliases, queries)."""
+    figures: tuple[Figure, ...] = ()
+    tables: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    """Further named tables for the text and HTML forms: a header row, then rows."""
+
+    def mark(self, node: Node) -> NodeMark:
+        """The mark of ``node``."""
+        for m in self.nodes:
+            if m.node == node:
+                return m
+        raise KeyError(node)
+
+
+# ---------------------------------------------------------------------- layout
+def layout(
+    nodes: Sequence[Node], links: Sequence[Link], positions: Mapping[str, Any] | None = None
+) -> dict[Node, tuple[float, float]]:
+    """Deterministic node positions: the given ones (keyed by ``str(node)``), else a spring
+    layout with a fixed seed, scaled into [-1, 1]."""
+    if positions:
+        out = {}
+        for n in nodes:
+            xy = positions.get(str(n))
+            if xy is None:
+                break
+            out[n] = (float(xy[0]), float(xy[1]))
+        else:
+            return out
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(links)
+    iterations = 100 if len(nodes) <= 500 else 30
+    spring = nx.spring_layout(graph, seed=1, iterations=iterations)
+    return {n: (float(spring[n][0]), float(spring[n][1])) for n in nodes}
+
+
+def canonical(u: Node, v: Node) -> Link:
+    """An undirected link in a fixed orientation (ints before strings, then by value)."""
+    key = lambda n: (0, n, "") if isinstance(n, int) else (1, 0, str(n))  # noqa: E731
+    return (u, v) if key(u) <= key(v) else (v, u)
+
+
+# ---------------------------------------------------------------------- networks
+def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> Scene:
+    """The topology alone: each node labelled with the event types it generates."""
+    links = tuple(canonical(u, v) for u, v, _ in network.links)
+    where = layout(network.nodes, links, positions)
+    marks = []
+    for n in network.nodes:
+        types = network.types_at(n)
+        marks.append(
+            NodeMark(
+                n,
+                *where[n],
+                label=",".join(types),
+                roles=frozenset({"source"} if types else ()),
+                detail=tuple(f"generates {t} at {network.rate(t):g} / time unit" for t in types),
+            )
+        )
+    s = network.summary()
+    figures = (
+        Figure("nodes", "nodes", s["nodes"]),
+        Figure("links", "links", s["links"]),
+        Figure("diameter", "diameter" if s["exact"] else "diameter (at least)", s["diameter"]),
+    )
+    rows = (("link", "latency"), *((f"{u}-{v}", f"{lat:g}") for u, v, lat in network.links))
+    return Scene(
+        "network", "event network", tuple(marks), links, figures=figures, tables={"links": rows}
+    )
+
+
+# ---------------------------------------------------------------------- plans
+def aliases(plan: Any) -> dict[str, str]:
+    """``{projection key: "P1", …}`` for the composite projections that have vertices, in
+    the order of their first vertex (inputs first)."""
+    out: dict[str, str] = {}
+    for v in plan.vertices:
+        if v.inputs and v.projection not in out:
+            out[v.projection] = f"P{len(out) + 1}"
+    return out
+
+
+def _input_name(plan: Any, key: str, alias: Mapping[str, str]) -> tuple[str, str]:
+    """(overlay key, overlay name) of the output of projection ``key``."""
+    if key in alias:
+        return alias[key], f"{alias[key]} matches"
+    return key, f"{key} events"
+
+
+def plan_scene(
+    plan: Any,
+    network: Any | None = None,
+    positions: Mapping[str, Any] | None = None,
+    title: str = "plan",
+) -> Scene:
+    """The INEv graph on its topology (see the module docstring).
+
+    Without ``network`` the topology is what the plan uses: its forwarding links and the
+    nodes of its vertices.
+    """
+    from inev.planner.figures import plan_figures
+
+    alias = aliases(plan)
+    nodes, links = _topology(plan, network)
+    where = layout(nodes, links, positions)
+    hosted: dict[Node, list[str]] = {}
+    detail: dict[Node, list[str]] = {}
+    for v in plan.vertices:
+        if not v.inputs:
+            continue
+        name = alias[v.projection] + (f"/{v.partition}" if v.partition else "")
+        if name not in hosted.setdefault(v.node, []):
+            hosted[v.node].append(name)
+            detail.setdefault(v.node, []).append(f"{name} = {v.projection}")
+    sink_of: dict[Node, list[str]] = {}
+    for query, key in plan.sinks.items():
+        for v in plan.vertices_of(key):
+            sink_of.setdefault(v.node, []).append(query)
+    sources = {v.node for v in plan.vertices if not v.inputs}
+    marks = []
+    for n in nodes:
+        roles = set()
+        if n in hosted:
+            roles.add("host")
+        if n in sink_of:
+            roles.add("sink")
+        if n == plan.centralized_node:
+            roles.add("centralized")
+        if n in sources:
+            roles.add("source")
+        label = ", ".join(hosted.get(n, []))
+        lines = list(detail.get(n, []))
+        if n in sink_of:
+            lines.append("sink of " + ", ".join(sorted(set(sink_of[n]))))
+        if n == plan.centralized_node:
+            lines.append("centralized node")
+        marks.append(NodeMark(n, *where[n], label, frozenset(roles), detail=tuple(lines)))
+    overlays = _forwarding_overlays(plan, alias)
+    legend = [_alias_line(plan, key, a) for key, a in alias.items()]
+    legend += [
+        f"{query}: matches from {alias.get(key, key)}" for query, key in sorted(plan.sinks.items())
+    ]
+    tables = {"placements": _placement_rows(plan, alias)}
+    return Scene(
+        "plan",
+        title,
+        tuple(marks),
+        links,
+        tuple(overlays),
+        tuple(legend),
+        tuple(plan_figures(plan)),
+        tables,
+    )
+
+
+def _topology(plan: Any, network: Any | None) -> tuple[tuple[Node, ...], tuple[Link, ...]]:
+    if network is not None:
+        return tuple(network.nodes), tuple(canonical(u, v) for u, v, _ in network.links)
+    nodes: dict[Node, None] = {}
+    links: dict[Link, None] = {}
+    for v in plan.vertices:
+        nodes[v.node] = None
+        for u, w in v.forwarding:
+            nodes.setdefault(u)
+            nodes.setdefault(w)
+            links[canonical(u, w)] = None
+    return tuple(nodes), tuple(links)
+
+
+def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
+    """One overlay per projection whose output travels: union of links, rates summed."""
+    rates: dict[str, dict[Link, float]] = {}
+    senders: dict[str, list[tuple[Node, tuple[Node, ...], tuple[Link, ...]]]] = {}
+    for v in plan.vertices:
+        if not v.forwarding:
+            continue
+        per_link = rates.setdefault(v.projection, {})
+        for u, w in v.forwarding:
+            link = canonical(u, w)
+            per_link[link] = per_link.get(link, 0.0) + v.rate
+        ordered = tuple(sorted((canonical(u, w) for u, w in v.forwarding), key=_link_order))
+        senders.setdefault(v.projection, []).append((v.node, tuple(v.destinations), ordered))
+    overlays = []
+    order = list(plan.type_rates) + [k for k in alias if k not in plan.type_rates]
+    order += [k for k in rates if k not in order]
+    for key in order:
+        if key not in rates:
+            continue
+        short, name = _input_name(plan, key, alias)
+        links = tuple(
+            (u, w, rate)
+            for (u, w), rate in sorted(rates[key].items(), key=lambda i: _link_order(i[0]))
+        )
+        overlays.append(
+            Overlay(short, name, links, "events / time unit", senders=tuple(senders[key]))
+        )
+    return overlays
+
+
+def _link_order(link: Link) -> tuple:
+    return tuple((0, n, "") if isinstance(n, int) else (1, 0, str(n)) for n in link)
+
+
+def _alias_line(plan: Any, key: str, short: str) -> str:
+    vertices = plan.vertices_of(key)
+    part = plan.multi_node.get(key)
+    where = (
+        f"partitioned by {part} at {plural(len(vertices), 'node')}"
+        if part
+        else "at node " + ", ".join(str(v.node) for v in vertices)
+    )
+    return f"{short} = {key} ({where})"
+
+
+def _placement_rows(plan: Any, alias: Mapping[str, str]) -> tuple[tuple[str, ...], ...]:
+    rows: list[tuple[str, ...]] = [("projection", "pattern", "node", "partitioned by", "inputs")]
+    for v in plan.vertices:
+        if not v.inputs:
+            continue
+        inputs = sorted({plan.vertex(i).projection for i in v.inputs})
+        rows.append(
+            (
+                alias[v.projection],
+                v.projection,
+                str(v.node),
+                v.partition or "",
+                ", ".join(alias.get(i, i) for i in inputs),
+            )
+        )
+    return tuple(rows)
+
+
+# ---------------------------------------------------------------------- simulations
+def simulation_scene(
+    result: Any,
+    network: Any,
+    plan: Any | None = None,
+    positions: Mapping[str, Any] | None = None,
+    title: str = "simulation",
+) -> Scene:
+    """A :class:`~inev.simulator.result.SimulationResult` on its topology.
+
+    ``messages_by_link`` becomes one overlay whose widths follow the counts (both directions
+    of a link added up); node labels carry ``events_processed``; with ``plan``, the sink
+    nodes carry their queries' matches, and ``messages_by_vertex`` is resolved to
+    projection and node.
+    """
+    from inev.simulator.figures import simulation_figures
+
+    nodes = tuple(network.nodes)
+    links = tuple(canonical(u, v) for u, v, _ in network.links)
+    by_name = {str(n): n for n in nodes}
+    counted: dict[Link, float] = {}
+    for key, count in result.messages_by_link.items():
+        link = _parse_link(key, by_name)
+        if link is not None:
+            counted[link] = counted.get(link, 0) + count
+    where = layout(nodes, links, positions)
+    processed = {by_name.get(str(k), k): c for k, c in result.events_processed.items()}
+    partial = {by_name.get(str(k), k): c for k, c in result.partial_matches.items()}
+    sinks: dict[Node, list[str]] = {}
+    if plan is not None:
+        for query, key in plan.sinks.items():
+            for v in plan.vertices_of(key):
+                sinks.setdefault(v.node, []).append(query)
+    matches = result.matches
+    largest = max(processed.values(), default=0) or 1
+    marks = []
+    for n in nodes:
+        lines = []
+        label = ""
+        roles = set()
+        if n in processed:
+            roles.add("host")
+            label = plural(processed[n], "event")
+            lines.append(f"events processed {processed[n]}")
+        if n in partial:
+            lines.append(f"partial matches {partial[n]}")
+        if n in sinks:
+            roles.add("sink")
+            shown = sorted(set(sinks[n]))
+            label = ", ".join([label, *shown]) if label else ", ".join(shown)
+            lines += [f"sink of {q}: {matches.get(q, 'n/a')} matches (all sinks)" for q in shown]
+        if plan is not None and n == plan.centralized_node:
+            roles.add("centralized")
+            lines.append("centralized node")
+        size = 1.0 + 3.0 * processed.get(n, 0) / largest
+        marks.append(NodeMark(n, *where[n], label, frozenset(roles), size, tuple(lines)))
+    overlay = Overlay(
+        "messages",
+        "messages per link",
+        tuple(
+            (u, v, float(c))
+            for (u, v), c in sorted(counted.items(), key=lambda i: _link_order(i[0]))
+        ),
+        "messages",
+        widths=True,
+    )
+    legend = [f"{q}: {m} matches" for q, m in sorted(matches.items())]
+    tables: dict[str, tuple[tuple[str, ...], ...]] = {
+        "messages by type": (
+            ("type", "messages"),
+            *((t, str(c)) for t, c in sorted(result.messages_by_type.items())),
+        ),
+    }
+    if plan is not None:
+        rows = [("vertex", "projection", "node", "messages")]
+        for vid, count in sorted(result.messages_by_vertex.items()):
+            try:
+                v = plan.vertex(int(vid))
+            except KeyError:
+                rows.append((str(vid), "?", "?", str(count)))
+                continue
+            rows.append((str(vid), v.projection, str(v.node), str(count)))
+        tables["messages by vertex"] = tuple(rows)
+    figures = tuple(f for f in simulation_figures(result) if f.in_line)
+    return Scene(
+        "simulation", title, tuple(marks), links, (overlay,), tuple(legend), figures, tables
+    )
+
+
+def _parse_link(key: str, by_name: Mapping[str, Node]) -> Link | None:
+    """The link of a ``messages_by_link`` key ``"u v"`` (node names may hold spaces)."""
+    parts = key.split(" ")
+    for cut in range(1, len(parts)):
+        u, v = " ".join(parts[:cut]), " ".join(parts[cut:])
+        if u in by_name and v in by_name:
+            return canonical(by_name[u], by_name[v])
+    return None

@@ -1,0 +1,71 @@
+"""The text form of a :class:`~inev.experiments.scene.Scene` (``inev draw --text``).
+
+Everything in full, nothing cut short: the figures, the legend (aliases and queries), each
+node with what it hosts, each overlay with every link and its figure, and for a plan each
+sending vertex's forwarding links and destinations.
+
+>>> from inev.experiments.scene import NodeMark, Overlay, Scene
+>>> scene = Scene("plan", "p", (NodeMark(0, 0, 0, "P1", detail=("P1 = SEQ(A, B)",)),),
+...               ((0, 1),), (Overlay("A", "A events", ((0, 1, 2.0),), "events / time unit"),))
+>>> print(scene_text(scene))
+p
+<BLANKLINE>
+nodes:
+  0: P1 = SEQ(A, B)
+<BLANKLINE>
+forwarding, events / time unit per link:
+  A events: 2 in all over 1 link
+    0-1 2
+"""
+
+from __future__ import annotations
+
+from inev.common.words import plural
+from inev.experiments.scene import Scene
+
+
+def _link(u: object, v: object) -> str:
+    return f"{u}-{v}"
+
+
+def scene_text(scene: Scene) -> str:
+    """All of ``scene`` as plain text lines (see the module docstring)."""
+    lines = [scene.title]
+    if scene.figures:
+        lines.append("")
+        for f in scene.figures:
+            unit = f" {f.unit}" if f.unit and f.value is not None else ""
+            lines.append(f"  {f.label}: {f.text()}{unit}")
+    if scene.legend:
+        lines += ["", "legend:"]
+        lines += [f"  {line}" for line in scene.legend]
+    marked = [m for m in scene.nodes if m.detail]
+    if marked:
+        lines += ["", "nodes:"]
+        for m in marked:
+            lines.append(f"  {m.node}: " + "; ".join(m.detail))
+    for overlay in scene.overlays:
+        if overlay is scene.overlays[0]:
+            header = "forwarding" if scene.kind == "plan" else "links"
+            unit = f", {overlay.unit} per link" if overlay.unit else ""
+            lines += ["", f"{header}{unit}:"]
+        lines.append(
+            f"  {overlay.name}: {overlay.total:.6g} in all over {plural(len(overlay.links), 'link')}"
+        )
+        lines.append(
+            "    " + ", ".join(f"{_link(u, v)} {value:.6g}" for u, v, value in overlay.links)
+        )
+        for node, destinations, links in overlay.senders:
+            to = ", ".join(str(d) for d in destinations)
+            path = ", ".join(_link(u, v) for u, v in links)
+            lines.append(f"    from node {node} to {to}: {path}")
+    for name, rows in scene.tables.items():
+        if len(rows) <= 1:
+            continue
+        lines += ["", f"{name}:"]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            lines.append(
+                "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            )
+    return "\n".join(lines)

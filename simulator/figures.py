@@ -1,0 +1,139 @@
+"""The figures of a simulation that ``inev simulate`` and ``inev show`` print.
+
+The simulator measures **detection latency** in time units (a match's detection time minus
+the time of its last event); the planner's ``model_latency`` is a different, unit-less model
+score (:mod:`inev.planner.figures`). The one-line form keeps the keys scripts read; the
+table adds counts that only people look at.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from inev.common.figures import Figure
+
+if TYPE_CHECKING:
+    from inev.simulator.result import SimulationResult
+
+TIME = "time units"
+
+
+def _worst(latency: dict[str, dict[str, Any]], key: str) -> float | None:
+    values = [s[key] for s in latency.values() if s.get(key) is not None]
+    return max(values) if values else None
+
+
+def _mean(latency: dict[str, dict[str, Any]]) -> float | None:
+    count = sum(s["count"] for s in latency.values() if s.get("count"))
+    if not count:
+        return None
+    return sum(s["mean"] * s["count"] for s in latency.values() if s.get("count")) / count
+
+
+def simulation_figures(result: SimulationResult) -> list[Figure]:
+    """The figures of a simulation: messages, matches, detection latency, then aggregation
+    and shedding when they apply."""
+    latency = result.latency
+    deviation = result.model_deviation
+    figures = [
+        Figure("method", "method", result.method),
+        Figure("messages", "messages (events sent, per link crossed)", result.messages),
+        Figure("ratio", "ratio to gathering at the centralized node", result.ratio, digits=4),
+        Figure(
+            "model_deviation",
+            "deviation from the model (ψ × duration)",
+            None if deviation is None else round(deviation, 3),
+        ),
+        Figure("matches", "matches at the sinks", sum(result.matches.values())),
+        Figure("equal", "equal to centralized evaluation", result.equal_to_centralized),
+        Figure(
+            "detection_latency_p99",
+            "detection latency p99 (worst query)",
+            _worst(latency, "p99"),
+            TIME,
+            digits=4,
+        ),
+        Figure("duration", "simulated duration", result.duration, TIME, in_line=False),
+        Figure("events", "events generated", result.events, in_line=False),
+        Figure(
+            "centralized_messages",
+            "messages to gather at the centralized node",
+            result.centralized_messages,
+            in_line=False,
+        ),
+        Figure("model_messages", "model: ψ × duration", result.model_messages, in_line=False),
+        Figure("missing", "matches missing", result.missing, in_line=False),
+        Figure("extra", "matches extra", result.extra, in_line=False),
+        Figure(
+            "detection_latency_mean",
+            "detection latency mean",
+            _mean(latency),
+            TIME,
+            digits=4,
+            in_line=False,
+        ),
+        Figure(
+            "detection_latency_max",
+            "detection latency max",
+            _worst(latency, "max"),
+            TIME,
+            digits=4,
+            in_line=False,
+        ),
+        Figure("late", "items refused as late", result.late, in_line=False),
+        Figure(
+            "reoptimizations",
+            "engine re-optimisations",
+            sum(result.reoptimizations.values()),
+            in_line=False,
+        ),
+        Figure("changes", "changes at run time", len(result.changes), in_line=False),
+    ]
+    if result.trace_ignored or result.trace_skipped:
+        figures += [
+            Figure("ignored", "trace events of types no query uses", result.trace_ignored),
+            Figure("skipped_lines", "empty trace lines skipped", result.trace_skipped),
+        ]
+    if result.aggregation:
+        cells = sum(len(rows) for rows in result.aggregates.values())
+        figures += [
+            Figure("aggregates", "aggregate cells", cells),
+            Figure(
+                "aggregates_equal",
+                "aggregates equal to centralized GRETA",
+                result.aggregates_equal_to_centralized,
+            ),
+        ]
+    return figures + shedding_figures(result.shedding)
+
+
+def shedding_figures(s: dict[str, Any] | None) -> list[Figure]:
+    """The load-shedding figures (none without a capacity)."""
+    if not s:
+        return []
+    figures = [
+        Figure("shed", "shedding strategy", s["strategy"]),
+        Figure("load", "load of the busiest node (needed / capacity)", s["load"], digits=3),
+        Figure(
+            "max_utilisation", "utilisation of the busiest node", s["max_utilisation"], digits=3
+        ),
+        Figure("false_negatives", "false negatives", s["false_negatives"]),
+        Figure(
+            "false_negative_share",
+            "false negatives (weighted share)",
+            s["false_negative_share"],
+            digits=3,
+        ),
+        Figure("false_positives", "false positives", s["false_positives"]),
+        Figure("bound_violations", "latency-bound violations", s["bound_violations"]),
+    ]
+    if s.get("bound_forced"):
+        figures.append(
+            Figure("bound_forced", "negated events forced past the bound", s["bound_forced"])
+        )
+    figures += [
+        Figure("shed_partial_matches", "partial matches shed", s["shed_partial_matches"]),
+        Figure("shed_events", "events shed", s["shed_events"]),
+        Figure("late", "items refused as late (shedding run)", s["late"]),
+    ]
+    return figures

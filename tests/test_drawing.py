@@ -1,0 +1,221 @@
+"""Drawings of plans and simulations: the SVG's structure, the HTML page, the text form."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from inev.experiments.scene import aliases, canonical, plan_scene, simulation_scene
+from inev.experiments.scene_figure import element_id, save_scene
+from inev.experiments.scene_html import scene_html
+from inev.experiments.scene_text import scene_text
+from inev.planner.plan import save_plan
+from inev.planner.planning import plan_workload
+from inev.simulator.result import save_result
+from inev.simulator.run import simulate
+from inev.simulator.sources import rescale_rates
+from inev.topologies.generate import generate_network
+from inev.topologies.io import save_network
+from inev.topologies.network import Network
+from inev.workloads.generate import generate_workload
+from inev.workloads.io import save_workload, workload_from_dict
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def multi_node():
+    """A 20-node instance whose INEv plan has multi-node placements."""
+    for seed in range(1, 20):
+        net = generate_network(nodes=20, out_degree=3, event_types=6, skew=1.3, seed=seed)
+        wl = generate_workload(net, queries=1, length=6, selectivity=0.1, seed=seed)
+        plan = plan_workload(net, wl)
+        if plan.multi_node and any(v.forwarding for v in plan.vertices if v.inputs):
+            return net, wl, plan
+    pytest.fail("no seed gives a multi-node plan")
+
+
+def _groups(path) -> dict[str, ET.Element]:
+    root = ET.parse(path).getroot()
+    return {g.get("id"): g for g in root.iter(f"{SVG}g") if g.get("id")}
+
+
+def _expected_links(plan) -> dict[str, set]:
+    """Per forwarded projection: the union of its vertices' forwarding links (undirected)."""
+    out: dict[str, set] = {}
+    for v in plan.vertices:
+        for u, w in v.forwarding:
+            out.setdefault(v.projection, set()).add(frozenset((u, w)))
+    return out
+
+
+def test_svg_holds_one_edge_per_forwarding_link_and_a_label_per_placement(multi_node, tmp_path):
+    net, _, plan = multi_node
+    path = save_scene(plan_scene(plan, net), tmp_path / "plan.svg")
+    groups = _groups(path)
+    alias = aliases(plan)
+    expected = _expected_links(plan)
+    assert expected, "the plan forwards something"
+    for key, links in expected.items():
+        group = groups[element_id("forward", alias.get(key, key))]
+        assert len(group.findall(f"{SVG}path")) == len(links)
+    forwarded = {g for g in groups if g.startswith("forward-")}
+    assert len(forwarded) == len(expected)
+    # topology: one path per network link
+    assert len(groups["topology"].findall(f"{SVG}path")) == len(net.links)
+    hosted: dict[object, set[str]] = {}
+    for v in plan.vertices:
+        if v.inputs:
+            hosted.setdefault(v.node, set()).add(
+                alias[v.projection] + (f"/{v.partition}" if v.partition else "")
+            )
+    labels = {g for g in groups if g.startswith("label-")}
+    assert labels == {element_id("label", n) for n in hosted}
+    for node, names in hosted.items():
+        text = "".join(groups[element_id("label", node)].itertext()).strip()
+        assert set(text.split(", ")) == names
+    partitioned = [n for names in hosted.values() for n in names if "/" in n]
+    assert len(partitioned) == sum(len(plan.vertices_of(k)) for k in plan.multi_node)
+    # one star per sink node, one circle per other node, one frame for the centralized node
+    sink_nodes = {v.node for k in plan.sinks.values() for v in plan.vertices_of(k)}
+    assert len(groups["sinks"].findall(f".//{SVG}path")) == len(sink_nodes)
+    assert len(groups["nodes"].findall(f".//{SVG}path")) == len(net.nodes) - len(sink_nodes)
+    assert len(groups["centralized"].findall(f".//{SVG}path")) == 1
+
+
+def test_same_plan_gives_the_same_svg_bytes(multi_node, tmp_path):
+    net, _, plan = multi_node
+    a = save_scene(plan_scene(plan, net), tmp_path / "a.svg").read_bytes()
+    b = save_scene(plan_scene(plan, net), tmp_path / "b.svg").read_bytes()
+    assert a == b
+
+
+def test_links_shared_by_inputs_are_drawn_side_by_side(tmp_path):
+    # a path 0-1-2: A (node 0) and B (node 1) both travel to the query's node 2
+    document = {
+        "format": "inev-workload/1",
+        "window": 1.0,
+        "queries": [{"name": "q", "pattern": "SEQ(A, B, C)"}],
+    }
+    net = Network.build(
+        [0, 1, 2], [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (1.0, [1]), "C": (50.0, [2])}
+    )
+    plan = plan_workload(net, workload_from_dict(document), "centralized")
+    path = save_scene(plan_scene(plan, net), tmp_path / "p.svg")
+    groups = _groups(path)
+
+    def segment(name: str, index: int) -> tuple[float, ...]:
+        d = groups[name].findall(f"{SVG}path")[index].get("d")
+        return tuple(float(x) for x in re.findall(r"-?\d+\.?\d*", d))
+
+    a = groups["forward-A"].findall(f"{SVG}path")
+    b = groups["forward-B"].findall(f"{SVG}path")
+    assert len(a) == 2 and len(b) == 1  # A crosses 0-1 and 1-2, B only 1-2
+    # the 1-2 segments of A and B are parallel but not on top of each other
+    assert segment("forward-A", 1) != segment("forward-B", 0)
+
+
+def test_text_lists_every_link_and_placement_in_full(multi_node):
+    net, _, plan = multi_node
+    text = scene_text(plan_scene(plan, net))
+    assert "…" not in text and "more" not in text
+    alias = aliases(plan)
+    for v in plan.vertices:
+        if v.forwarding:
+            links = ", ".join(f"{u}-{w}" for u, w in sorted(canonical(*e) for e in v.forwarding))
+            assert f"from node {v.node} to " in text
+            assert links in text
+    for key, short in alias.items():
+        assert f"{short} = {key}" in text
+    for node in {v.node for v in plan.vertices if v.inputs}:
+        assert re.search(rf"^  {node}: ", text, re.MULTILINE)
+
+
+def test_html_is_one_self_contained_page(multi_node):
+    net, _, plan = multi_node
+    scene = plan_scene(plan, net)
+    page = scene_html(scene)
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 1
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|url\((?!#)|@import", page)
+    assert not re.search(r'href="(?!#)', page)
+    assert page.count('type="checkbox"') == len(scene.overlays)
+    for overlay in scene.overlays:
+        assert f'id="{element_id("forward", overlay.key)}"' in page
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sim")
+    net = generate_network(nodes=10, event_types=5, skew=1.9, seed=3)
+    wl = generate_workload(net, queries=2, length=3, selectivity=0.5, seed=3)
+    net = rescale_rates(net, wl.types, 10.0)
+    plan = plan_workload(net, wl)
+    result = simulate(net, wl, plan, duration=5.0, seed=1)
+    save_network(net, folder / "net.json")
+    save_workload(wl, folder / "wl.json")
+    save_plan(plan, folder / "plan.json")
+    save_result(result, folder / "sim.json")
+    return folder, net, plan, result
+
+
+def test_simulation_drawing_widths_follow_messages(simulated, tmp_path):
+    _, net, plan, result = simulated
+    path = save_scene(simulation_scene(result, net, plan), tmp_path / "sim.svg")
+    groups = _groups(path)
+    counted: dict[frozenset, int] = {}
+    for key, count in result.messages_by_link.items():
+        u, v = key.split(" ")
+        link = frozenset((int(u), int(v)))
+        counted[link] = counted.get(link, 0) + count
+    paths = groups["messages"].findall(f"{SVG}path")
+    assert len(paths) == len(counted) > 0
+    widths = [float(re.search(r"stroke-width: ([\d.]+)", p.get("style")).group(1)) for p in paths]
+    largest = max(counted.values())
+    assert sorted(widths) == pytest.approx(sorted(0.6 + 7 * c / largest for c in counted.values()))
+    for link, count in counted.items():  # each link carries its own count
+        u, v = sorted(link)
+        label = groups[element_id("value-messages", f"{u}-{v}")]
+        assert "".join(label.itertext()).strip() == f"{count:.3g}"
+    for node, count in result.events_processed.items():
+        text = "".join(groups[element_id("label", node)].itertext())
+        assert f"{count} event" in text
+
+
+def test_draw_command(simulated, run_cli, tmp_path):
+    folder, _, _, _ = simulated
+    code, out, _ = run_cli(
+        "draw", folder / "plan.json", "--network", folder / "net.json", "-o", tmp_path / "p.html"
+    )
+    assert code == 0 and "-> " in out and (tmp_path / "p.html").is_file()
+    code, out, _ = run_cli(
+        "draw",
+        folder / "sim.json",
+        "--network",
+        folder / "net.json",
+        "--plan",
+        folder / "plan.json",
+        "--text",
+    )
+    assert code == 0 and "messages per link" in out and "messages by vertex" in out
+    code, _, _ = run_cli("draw", folder / "net.json", "-o", tmp_path / "n.png")
+    assert code == 0 and (tmp_path / "n.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["plan.json"], "give -o FILE"),
+        (["plan.json", "-o", "x.jpg"], "must end in"),
+        (["sim.json", "-o", "x.png"], "needs --network"),
+        (["wl.json", "-o", "x.png"], "cannot draw inev-workload/1"),
+        (["missing.json", "-o", "x.png"], "no such file"),
+    ],
+)
+def test_draw_errors_are_one_line_without_output(simulated, run_cli, args, message):
+    folder = simulated[0]
+    before = set(folder.iterdir())
+    code, _, err = run_cli("draw", *(str(folder / a) if a.endswith(".json") else a for a in args))
+    assert code == 1 and message in err and err.count("\n") == 1
+    assert set(folder.iterdir()) == before and not any(p.name.startswith("x.") for p in before)

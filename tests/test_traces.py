@@ -10,7 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import inev.common.progress as progress_module
 import inev.common.traces as traces_module
+import inev.simulator.engine.trace as engine_trace_module
 import inev.topologies.from_trace as from_trace_module
 import inev.topologies.trace_generator as generator_module
 from inev.common.errors import InevError
@@ -26,7 +28,10 @@ from inev.topologies.trace_generator import (
 )
 
 
-@pytest.mark.parametrize("module", [traces_module, from_trace_module, generator_module])
+@pytest.mark.parametrize(
+    "module",
+    [traces_module, engine_trace_module, progress_module, from_trace_module, generator_module],
+)
 def test_docstring_examples_run(module):
     assert doctest.testmod(module).failed == 0
 

@@ -166,3 +166,12 @@ def test_too_big_a_trace_is_refused_before_memory_runs_out(tmp_path, monkeypatch
     wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)", where="A.k == B.k")])
     with pytest.raises(InevError, match="more than 20 events of the types"):
         estimate_selectivities(wl, path)
+
+
+def test_a_key_written_either_way_round_is_counted_exactly(tmp_path):
+    path = tmp_path / "t.csv"
+    _write(path, [(0, "A", 1, 1), (1, "A", 2, 5), (2, "B", 1, 3), (3, "B", 3, 0)])
+    for where in ("A.k == B.k", "B.k == A.k"):
+        wl = Workload.build(10.0, [Query.build("q", "SEQ(A, B)", where=where)])
+        (found,) = estimate_selectivities(wl, path).pairs
+        assert found.method == "exact (key)" and found.selectivity == pytest.approx(1 / 4)

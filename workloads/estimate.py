@@ -241,7 +241,7 @@ def _measure(
     if candidates == 0:
         return PairEstimate(name, (a, b), 0, None, 0, 0, False, None, "never within a window")
     key = _key(conditions, a, b)
-    rest = [c for c in conditions if key is None or c != _equality(key)]
+    rest = [c for c in conditions if key is None or c not in _equalities(key)]
     if key is not None:
         # pairs within the window that share the key, per key value
         groups_a = _group(ea.values(key[0].name))
@@ -267,8 +267,9 @@ def _measure(
     return _result(name, (a, b), candidates, None, len(chosen), held, candidates > exact_limit)
 
 
-def _equality(key: tuple[Attr, Attr]) -> Compare:
-    return Compare("==", key[0], key[1])
+def _equalities(key: tuple[Attr, Attr]) -> tuple[Compare, Compare]:
+    """The key's conjunct, written either way round."""
+    return Compare("==", key[0], key[1]), Compare("==", key[1], key[0])
 
 
 def _result(

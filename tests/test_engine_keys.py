@@ -147,3 +147,73 @@ def test_kleene_types_stay_unkeyed_and_correct(pattern):
     where = "A.k == B.k" + (" AND B.k == C.k" if "C" in pattern else "")
     got = _run(Engine(pattern, 6.0, where=where), events)
     assert set(got) == oracle(parse_pattern(pattern), events, 6.0, None, parse_condition(where))
+
+
+# ---------------------------------------------------------------------- GRETA key partitions
+
+# each with a != predicate on one transition: that edge scans its predecessors, which is
+# where GRETA partitions by the key
+GRETA_PATTERNS = {
+    "SEQ(A, B)": "A.k == B.k AND A.v != B.v",
+    "SEQ(A, KL(B))": "A.k == B.k AND B.k == NEXT(B).k AND B.v != NEXT(B).v",
+    "SEQ(KL(A), B, C)": "A.k == NEXT(A).k AND A.k == B.k AND B.k == C.k AND B.v != C.v",
+    "KL(A)": "A.k == NEXT(A).k AND A.v != NEXT(A).v",
+}
+
+
+@settings(max_examples=60)
+@given(seed=st.integers(0, 10**9))
+def test_greta_key_partitions_give_the_unpartitioned_aggregates(seed):
+    from dataclasses import replace
+
+    from inev.simulator.engine.greta import GretaQuery, compile_query
+    from inev.simulator.engine.greta.events import as_event
+    from inev.workloads.workload import Query
+
+    rng = random.Random(seed)
+    pattern = rng.choice(sorted(GRETA_PATTERNS))
+    where = GRETA_PATTERNS[pattern]
+    types = sorted(set(pattern) & set("ABC"))
+    if rng.random() < 0.4:
+        where += f" AND {types[0]}.v > 1"
+    if rng.random() < 0.3 and len(types) > 1:
+        where += f" AND {types[0]}.v <= {types[1]}.v"
+    returns = rng.choice(["COUNT(*)", "SUM({t}.v)", "MIN({t}.v)", "MAX({t}.v)", "AVG({t}.v)"])
+    query = Query.build(
+        "q",
+        pattern,
+        where=where,
+        returns=returns.format(t=rng.choice(types)),
+        group_by=("g",) if rng.random() < 0.3 else (),
+    )
+    compiled = compile_query(query, float(rng.randint(2, 6)), rng.choice([None, 1.0]))
+    assert compiled.trend_key == "k"
+    events = []
+    for i in range(rng.randint(5, 40)):
+        attrs = {"v": rng.randint(0, 4), "g": rng.randint(0, 1)}
+        if rng.random() < 0.9:
+            attrs["k"] = rng.randint(0, 3)
+        events.append(make_event(float(rng.randint(0, 15)), rng.choice(types), 0, i, attrs))
+    events.sort(key=lambda e: e.time)
+
+    def run(c):
+        runner = GretaQuery(c)
+        out = [r for e in events for r in runner.push(as_event(e))]
+        return out + runner.finish()
+
+    assert run(compiled) == run(replace(compiled, trend_key=None))
+
+
+def test_greta_partitions_only_when_every_transition_shares_the_key():
+    from inev.simulator.engine.greta import compile_query
+    from inev.workloads.workload import Query
+
+    def key(pattern, where):
+        return compile_query(Query.build("q", pattern, where=where, returns="COUNT(*)"), 1.0)
+
+    scan = " AND B.v != C.v"  # an edge GRETA cannot index: it scans its predecessors
+    assert key("SEQ(A, B, C)", "A.k == B.k AND B.k == C.k" + scan).trend_key == "k"
+    assert key("SEQ(A, B, C)", "A.k == B.k AND B.k == C.k").trend_key is None  # all indexed
+    assert key("SEQ(A, B, C)", "A.k == B.k AND B.u == C.u" + scan).trend_key is None
+    assert key("SEQ(A, KL(B))", "A.k == B.k AND A.v != B.v").trend_key is None  # B -> B
+    assert key("NSEQ(A, B, C)", "A.k == C.k AND A.v != C.v").trend_key is None  # negation

@@ -52,6 +52,7 @@ from inev.planner.latency import DEFAULT_XI, partial_match_rate
 from inev.planner.model import Combination
 from inev.planner.projections import (
     Projection,
+    make_projection,
     own_key,
     primitive_projection,
     suitable_projections,
@@ -336,6 +337,8 @@ def combine_query(
             available.append(p)
             continue
         pre = [x for x in available if x.types < p.types] + [x for x in prims if x.types <= p.types]
+        if is_sink and kleene:
+            pre += _kleene_twin(network, query, p, pre, local, params, state, selectivity_seed)
         # every option is kept for searches; Alg. 1's own choice avoids Θ (§6.3)
         found = choose_options(
             network,
@@ -391,6 +394,45 @@ def combine_query(
         if k not in state.choices:
             del state.projections[k]
     _record(state, query, sink.key)
+
+
+def _kleene_twin(
+    network: Network,
+    query: Query,
+    sink: Projection,
+    pre: list[Projection],
+    local: dict[str, Choice],
+    params: Params,
+    state: SharingState,
+    selectivity_seed: int,
+) -> list[Projection]:
+    """q_nKL as a projection of its own, for a Kleene query's sink to take as its one input.
+
+    The sink itself is never partitioned by a Kleene type (each node would see only its own
+    events of the type, and trends mix sources). Its Kleene-free twin q_nKL may be: its
+    matches, partitioned by the Kleene type at that type's sources, travel to the sink's
+    single node, which builds the trends from them (INEv §6.1 evaluates q_nKL and builds
+    trends only at the sink). The twin is offered to the sink as an input covering all its
+    types; the sink's enumeration then weighs this route against the others.
+    """
+    twin = own_key(
+        make_projection(query, query.types, network.global_rates(), selectivity_seed),
+        state.pool,
+        query.name,
+    )
+    if twin.key == sink.key:
+        return []
+    if twin.key in state.choices:
+        local[twin.key] = state.choices[twin.key]
+        return [twin]
+    found = choose_options(network, twin, pre, local, params, state.paid, frozenset())
+    if not found:
+        return []
+    state.pool.setdefault(twin.key, twin)
+    state.options.setdefault(twin.key, found)
+    local[twin.key] = next((c for c in found if c.partition not in state.theta), found[0])
+    state.projections.setdefault(twin.key, twin)
+    return [twin]
 
 
 def _record(state: SharingState, query: Query, key: str) -> None:

@@ -13,10 +13,47 @@ partitioning type of each multi-node projection, and the sink projection of ever
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from inev.planner.projections import Projection
+
+
+def inputs_first(
+    projections: Mapping[str, Projection], inputs: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """The keys with every input before its consumers; ties by size, then insertion order.
+
+    Size alone is not enough: a Kleene query's sink takes its Kleene-free twin, which has
+    as many types, as its input.
+
+    >>> from inev.planner.projections import primitive_projection
+    >>> ps = {k: primitive_projection(k, 1.0) for k in "XYZ"}
+    >>> inputs_first(ps, {"X": ("Z",), "Z": ("Y",)})
+    ['Y', 'Z', 'X']
+    """
+    keys = list(projections)
+    position = {k: i for i, k in enumerate(keys)}
+    rank = {k: (len(projections[k].types), position[k]) for k in keys}
+    waiting = {k: {i for i in inputs.get(k, ()) if i in rank} for k in keys}
+    consumers: dict[str, list[str]] = {k: [] for k in keys}
+    for k, ins in waiting.items():
+        for i in ins:
+            consumers[i].append(k)
+    ready = [(rank[k], k) for k, ins in waiting.items() if not ins]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, k = heapq.heappop(ready)
+        out.append(k)
+        for c in consumers[k]:
+            waiting[c].discard(k)
+            if not waiting[c]:
+                heapq.heappush(ready, (rank[c], c))
+    if len(out) != len(keys):
+        raise ValueError("the combination has a cycle")
+    return out
 
 
 @dataclass(frozen=True)
@@ -31,9 +68,7 @@ class Combination:
 
     def topological_order(self) -> list[str]:
         """Projection keys with every input before its consumers (by size, then insertion)."""
-        keys = list(self.projections)
-        position = {k: i for i, k in enumerate(keys)}
-        return sorted(keys, key=lambda k: (len(self.projections[k].types), position[k]))
+        return inputs_first(self.projections, self.inputs)
 
     def consumers(self) -> dict[str, list[str]]:
         """``{key: projections that take it as input}``."""

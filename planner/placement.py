@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inev.planner.costs import vertex_rate
-from inev.planner.model import Combination
+from inev.planner.model import Combination, inputs_first
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
 from inev.planner.steiner import bfs, steiner_links, tree_nodes
@@ -234,8 +234,7 @@ def _layout(
     """
     projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
     mn = combination.multi_node
-    position = {k: i for i, k in enumerate(projections)}
-    order = sorted(projections, key=lambda k: (len(projections[k].types), position[k]))
+    order = inputs_first(projections, extended)
     spread = _multi_node_targets(network, combination, extended)
 
     index = network.node_index

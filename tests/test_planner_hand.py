@@ -269,14 +269,21 @@ def test_shared_projection_by_hand():
     assert isolated.psi == pytest.approx(10.0 + 16 * selected)
 
 
-def test_kleene_type_never_partitions_the_sink():
+def test_kleene_twin_is_partitioned_and_the_sink_builds_the_trends():
     net = path_network()
     wl = Workload.build(1.0, [Query.build("q", "SEQ(A, KL(B))", selectivity={"A B": 0.01})])
     plan = plan_workload(net, wl)
+    # the sink keeps the KL and sits on one node; its Kleene-free twin SEQ(A, B) is
+    # partitioned by B at B's four sources (§6.1: only the final trend building needs one node)
     assert plan.sinks == {"q": "SEQ(A, KL(B))"}
-    # the multi-node placement at B of the KL-free twin (ψ = 4) is not allowed: centralized
-    assert plan.multi_node == {}
-    assert plan.psi == 402.0
+    assert plan.multi_node == {"SEQ(A, B)": "B"}
+    assert [v.node for v in plan.vertices_of("SEQ(A, KL(B))")] == [2]
+    # A crosses the path's 4 links (4 * r(A)); each twin vertex has R = 0.01 * 1 * 400 / 4 = 1
+    # match per time unit and sends its B events in matches, 100 * (1 - exp(-1/100)), to the
+    # sink at node 2: from nodes 1, 3 one hop, from node 4 two hops, from node 2 none
+    selected = 100 * (1 - math.exp(-1 / 100))
+    assert plan.psi == pytest.approx(4.0 + 4 * selected)
+    assert check_plan(plan, net) == []
 
 
 def test_theta_excludes_forwarded_types_as_partitioning_inputs():

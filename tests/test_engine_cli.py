@@ -45,7 +45,7 @@ def test_match_writes_matches_per_query(tmp_path, workload):
         ("q1", (1, 2)),
         ("q2", (1, 4)),
     ]
-    assert "1 of types no query uses ignored" in result.output
+    assert "1 of unknown types ignored" in result.output
     assert "events/s" in result.output
 
 

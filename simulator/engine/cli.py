@@ -205,7 +205,7 @@ def match_command(
     found = plural(sum(counts.matches[n] for n in engines), "match", "matches")
     if aggregated:
         found += ", " + plural(sum(counts.matches[n] for n in aggregated), "aggregate cell")
-    dropped = f"{counts.ignored} of types no query uses ignored"
+    dropped = f"{counts.ignored} of unknown types ignored"
     if scan.skipped:
         dropped += f", {plural(scan.skipped, 'empty line')} skipped"
     click.echo(

@@ -329,6 +329,7 @@ class _Cache:
         self.tree_nodes: dict[frozenset, frozenset] = {}
         self.reach: dict[tuple[frozenset, Node], tuple[frozenset, frozenset]] = {}
         self.distances: dict[frozenset, np.ndarray] = {}
+        self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
@@ -369,6 +370,19 @@ def _distances(network: Network, nodes: frozenset[Node]) -> np.ndarray:
     return found
 
 
+def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link], tuple[Node, ...]]:
+    """The links and nodes of the shortest path from ``source`` to ``target`` (cached)."""
+    cache = _cache(network).paths
+    found = cache.get((source, target))
+    if found is None:
+        nodes = tuple(network.shortest_path(source, target))
+        links = frozenset(link(u, v) for u, v in itertools.pairwise(nodes))
+        if len(cache) >= _MAX_ROWS:
+            cache.clear()
+        found = cache[(source, target)] = (links, nodes)
+    return found
+
+
 def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
     """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
     if not targets:
@@ -379,10 +393,9 @@ def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _R
         base = steiner_links(network, targets)
         links, nodes = set(base), set(_tree_nodes(network, targets))
         if node not in nodes:
-            nearest = _nearest(network, nodes, node)
-            path = network.shortest_path(node, nearest)
-            links.update(link(u, v) for u, v in itertools.pairwise(path))
-            nodes.update(path)
+            path_links, path_nodes = _path(network, node, _nearest(network, nodes, node))
+            links |= path_links
+            nodes.update(path_nodes)
         found = cache[(targets, node)] = (frozenset(links), frozenset(nodes))
     return _Reach(steiner_links(network, targets), found[0], found[1], set(targets))
 
@@ -400,10 +413,9 @@ def _extend(network: Network, reach: _Reach, node: Node) -> None:
     reach.targets.add(node)
     if node in reach.nodes:
         return
-    nearest = _nearest(network, reach.nodes, node)
-    path = network.shortest_path(node, nearest)
-    reach.links = reach.links.union(link(u, v) for u, v in itertools.pairwise(path))
-    reach.nodes = reach.nodes.union(path)
+    path_links, path_nodes = _path(network, node, _nearest(network, reach.nodes, node))
+    reach.links = reach.links | path_links
+    reach.nodes = reach.nodes.union(path_nodes)
 
 
 def _materialise(network: Network, layout: _Layout) -> Placement:

@@ -52,6 +52,9 @@ EVALUATIONS = 60
 """Designs the local search may place at effort 1, plus :data:`PER_PROJECTION` per composite
 projection of the starting design (a count, not seconds, so that plans are reproducible)."""
 PER_PROJECTION = 6
+WORK = 400_000
+"""At effort 1 the local search places at most this many vertices in all (evaluations times
+the vertices of a plan), so that searches on large networks stay bounded."""
 
 
 def run_alg1(
@@ -222,9 +225,15 @@ def inev_plan(
 
 
 def search(
-    network: Network, wl: Workload, central: Plan, tau: float, options: PlanOptions
+    network: Network,
+    wl: Workload,
+    central: Plan,
+    tau: float,
+    options: PlanOptions,
+    push_pull: bool = True,
 ) -> SearchResult:
-    """:func:`inev_plan` with the winning design (for isolated plans placed jointly)."""
+    """:func:`inev_plan` with the winning design (for isolated plans placed jointly);
+    ``push_pull`` False leaves the push-pull plan out of the candidates."""
     start = time.perf_counter()
     deadline = start + options.time_budget if options.time_budget else math.inf
     if options.effort > 0:
@@ -239,21 +248,21 @@ def search(
     best_cost, _, best_design = scored[0]
     parts: list[SearchResult] = []
     if options.effort > 0:
-        budget = Budget(_evaluations(best_design, space, options), deadline)
+        budget = Budget(_evaluations(best_design, space, options, network), deadline)
         best_design, best_cost = improve(evaluate, space.options, best_design, budget)
         if len(wl.queries) > 1:
             parts = [_single(network, wl, q, tau, options) for q in wl.queries]
         if parts and not budget.spent():
             merged = _merge(parts, space)
             if merged is not None:
-                budget.evaluations += _evaluations(merged, space, options) // 2
+                budget.evaluations += _evaluations(merged, space, options, network) // 2
                 cand, value = improve(evaluate, space.options, merged, budget)
                 if value < best_cost:
                     best_design, best_cost = cand, value
     best = _Best(tau, options.strict_latency)
     best.offer(_realise(network, space, best_design, options), "inev")
     best.offer(central, "centralized")
-    if options.effort > 0 and push_pull_floor(network, wl) < best.cost():
+    if push_pull and options.effort > 0 and push_pull_floor(network, wl) < best.cost():
         best.offer(push_pull_plan(network, wl, central), "ppop")
     if parts:
         named = [(q.name, r.plan) for q, r in zip(wl.queries, parts, strict=True)]
@@ -266,9 +275,19 @@ def search(
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 
 
-def _evaluations(design: Design, space: _Space, options: PlanOptions) -> int:
-    composite = sum(1 for k in design.reached() if not space.pool[k].is_primitive)
-    return int(options.effort * (EVALUATIONS + PER_PROJECTION * composite))
+def _evaluations(design: Design, space: _Space, options: PlanOptions, network: Network) -> int:
+    """The search's budget: a count of placed designs, smaller for larger plans."""
+    reached = design.reached()
+    composite = sum(1 for k in reached if not space.pool[k].is_primitive)
+    combination = design.combination(space.pool)
+    vertices = sum(len(network.sources(k)) for k in reached if space.pool[k].is_primitive)
+    vertices += sum(
+        len(network.sources(combination.multi_node[k])) if k in combination.multi_node else 1
+        for k in reached
+        if not space.pool[k].is_primitive
+    )
+    count = min(EVALUATIONS + PER_PROJECTION * composite, WORK // max(vertices, 1))
+    return int(options.effort * max(count, 10))
 
 
 def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
@@ -307,10 +326,11 @@ def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
 def _single(
     network: Network, wl: Workload, query: Query, tau: float, options: PlanOptions
 ) -> SearchResult:
-    """The INEv plan of one query alone (its own centralized node and candidates)."""
+    """The INEv plan of one query alone (its own centralized node; no push-pull plan: the
+    sharing-agnostic plan of §7.2 is INEv per query)."""
     alone = Workload.build(wl.window, [query], wl.slide, wl.selectivity_seed)
     central = centralized_plan(network, alone, options.xi)
-    return search(network, alone, central, tau, options)
+    return search(network, alone, central, tau, options, push_pull=False)
 
 
 def isolated_plan(network: Network, wl: Workload, tau: float, options: PlanOptions) -> Plan:

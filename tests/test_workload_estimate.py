@@ -156,7 +156,7 @@ def test_estimate_cli_writes_the_workload_and_how_it_measured(tmp_path, run_cli,
         json.loads(out.read_text())["estimated_from"]["pairs"]["q: A B"]["method"] == "exact (key)"
     )
     code, _, err = run_cli("workload", "estimate", wl, tmp_path / "missing.csv", "-o", out)
-    assert code == 1 and err.startswith("error: trace")
+    assert code == 1 and err == f"error: {tmp_path / 'missing.csv'}: no such file\n"
 
 
 def test_too_big_a_trace_is_refused_before_memory_runs_out(tmp_path, monkeypatch):
@@ -175,3 +175,65 @@ def test_a_key_written_either_way_round_is_counted_exactly(tmp_path):
         wl = Workload.build(10.0, [Query.build("q", "SEQ(A, B)", where=where)])
         (found,) = estimate_selectivities(wl, path).pairs
         assert found.method == "exact (key)" and found.selectivity == pytest.approx(1 / 4)
+
+
+def test_an_id_repeated_within_a_type_is_refused_as_by_every_trace_reader(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("time,type,node,id,k\n0,A,0,1,3\n1,B,0,1,3\n2,A,0,1,3\n")
+    wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)", where="A.k == B.k")])
+    with pytest.raises(InevError, match="id 1 of type A appears 2 times"):
+        estimate_selectivities(wl, path)
+    path.write_text("time,type,node,id,k\n0,A,0,1,3\n1,B,0,1,3\n2,A,0,2,3\n")
+    assert estimate_selectivities(wl, path).workload.queries[0].where_selectivity == {
+        ("A", "B"): 1.0
+    }
+
+
+def _estimated_document():
+    return {
+        "format": "inev-workload/1",
+        "window": 5,
+        "queries": [
+            {
+                "name": "q",
+                "pattern": "SEQ(A, B)",
+                "where": "A.k == B.k",
+                "where_selectivity": {"A B": 0.5},
+            }
+        ],
+        "estimated_from": {
+            "trace": "t.csv",
+            "events": 3,
+            "window": 5,
+            "pairs": {
+                "q: A B": {"candidates": 2, "keyed": 1, "checked": 1, "held": 1, "method": "exact"}
+            },
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["queries"][0]["where_selectivity"].update({"A B": 1.5}),
+         "queries[0].where_selectivity.A B is outside (0, 1] (got 1.5)"),
+        (lambda d: d["queries"][0]["where_selectivity"].update({"A B": "0.5"}),
+         "queries[0].where_selectivity.A B is outside (0, 1]"),
+        (lambda d: d["estimated_from"].update(trace=7),
+         "estimated_from.trace should be a valid string (got 7)"),
+        (lambda d: d["estimated_from"]["pairs"]["q: A B"].update(candidates=-1),
+         "estimated_from.pairs.q: A B.candidates should be greater than or equal to 0"),
+        (lambda d: d["estimated_from"].pop("events"), "missing key 'estimated_from.events'"),
+        (lambda d: d["estimated_from"].update(window=float("nan")),
+         "estimated_from.window must be a finite number (got nan)"),
+    ],
+)  # fmt: skip
+def test_the_validation_layer_checks_the_keys_estimate_writes(change, message):
+    assert workload_from_dict(_estimated_document()).queries[0].where_selectivity == {
+        ("A", "B"): 0.5
+    }
+    document = _estimated_document()
+    change(document)
+    with pytest.raises(InevError) as caught:
+        workload_from_dict(document, "wl.json")
+    assert str(caught.value).startswith(f"wl.json: {message}")

@@ -28,8 +28,10 @@ import numpy as np
 
 from inev.common.errors import InevError
 from inev.common.traces import TraceScan
+from inev.common.validation import MAX_NUMBER
 from inev.topologies.generate import build_topology
 from inev.topologies.network import DEFAULT_LATENCY, Network, check_node_id, check_type_name
+from inev.topologies.schema import MAX_NODES, MAX_TYPES
 
 
 def network_from_scan(
@@ -57,18 +59,24 @@ def network_from_scan(
         raise InevError(
             f"{name}: --duration {duration:g} is shorter than the trace's span {scan.duration:g}"
         )
+    if len(scan.counts) > MAX_TYPES:
+        raise InevError(f"{name}: more than {MAX_TYPES:,} event types (a network's most)")
     for t in scan.counts:
         check_type_name(t, where=f"{name}: event type")
     nodes = list(scan.nodes) or sorted({n for _, n in scan.sources}, key=str)
+    if len(nodes) > MAX_NODES:
+        raise InevError(f"{name}: more than {MAX_NODES:,} nodes (a network's most)")
     for n in nodes:
         check_node_id(n, where=f"{name}: node")
     if topology is None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise InevError(f"seed must be a non-negative integer, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
+        if not (isinstance(out_degree, int | float) and 0 < out_degree < 2**31):
+            raise InevError(f"out-degree must be a positive finite number, got {out_degree}")
         ordered = sorted(
             nodes, key=lambda n: (isinstance(n, str), str(n) if isinstance(n, str) else n)
         )
-        if not (math.isfinite(link_latency) and link_latency > 0):
+        if not (math.isfinite(link_latency) and 0 < link_latency <= MAX_NUMBER):
             raise InevError(f"link latency must be a positive number, got {link_latency!r}")
         graph = build_topology("degree", len(ordered), out_degree, np.random.default_rng(seed))
         topology = nx.relabel_nodes(graph, dict(enumerate(ordered)))

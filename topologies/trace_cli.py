@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from inev.common.paths import check_paths
 from inev.topologies.io import load_network
 from inev.topologies.trace_generator import PROFILES, TraceOptions, generate_trace_file
 
@@ -73,6 +74,7 @@ def generate_command(
     out: str,
 ) -> None:
     """Draw a trace of per-node sources with heterogeneous rates and key attributes."""
+    check_paths({"network": network_file}, out)
     options = TraceOptions(
         nodes,
         types_,
@@ -137,6 +139,7 @@ def from_trace_command(
     out: str,
 ) -> None:
     """Measure an event network from a trace: types, sources and each source's own rate."""
+    check_paths({"trace": trace_file, "topology": topology_file}, out)
     from rich.console import Console
     from rich.table import Table
 

@@ -27,6 +27,11 @@ Events are sorted by time (ties by type, then node) and numbered 0, 1, 2, … as
 random draw comes from ``numpy.random.default_rng([seed, …])`` per source, so the same seed
 gives the same trace, and the same file.
 
+Bounds, checked before any draw: at most :data:`MAX_EVENTS` expected events (``events``, or
+a network's rates times the duration), :data:`MAX_KEYS` keys, and :data:`MAX_PERIODS` day
+periods for the diurnal and bursty profiles, so that a mistyped option is refused in one
+line rather than exhausting memory.
+
 >>> rates = {("A", 0): 2.0, ("B", 1): 1.0}
 >>> table = generate_trace(rates, duration=10.0, keys=5, seed=1)
 >>> table.column_names, table.num_rows > 0
@@ -49,6 +54,12 @@ from inev.topologies.generate import type_names
 from inev.topologies.network import Network
 
 PROFILES = ("poisson", "diurnal", "bursty")
+MAX_EVENTS = 20_000_000
+"""The most events a generated trace may be expected to hold (about 2 GB while drawn)."""
+MAX_KEYS = 10_000_000
+"""The largest key pool (a skewed pool holds one weight per key)."""
+MAX_PERIODS = 1_000_000
+"""The most day periods a diurnal or bursty trace may span (bursty phases are drawn per day)."""
 DIURNAL_AMPLITUDE = 0.8
 BURST_HIGH, BURST_LOW = 4.0, 0.25
 SourceRates = Mapping[tuple[str, Any], float]
@@ -74,9 +85,11 @@ class TraceOptions:
 
     def check(self) -> None:
         """Raise :class:`InevError` naming the first knob out of range."""
-        _positive_int(self.nodes, "nodes")
-        _positive_int(self.types, "types")
-        _positive_int(self.events, "events")
+        from inev.topologies.schema import MAX_NODES, MAX_TYPES
+
+        _positive_int(self.nodes, "nodes", MAX_NODES)
+        _positive_int(self.types, "types", MAX_TYPES)
+        _positive_int(self.events, "events", MAX_EVENTS)
         _finite(self.duration, "duration", positive=True)
         _finite(self.skew, "skew")
         _finite(self.spread, "spread")
@@ -84,21 +97,50 @@ class TraceOptions:
         _finite(self.key_skew, "key skew")
         if self.skew < 0 or self.spread < 0 or self.key_skew < 0:
             raise InevError("skew, spread and key skew must not be negative")
+        if max(self.skew, self.spread, self.key_skew) > 100:
+            raise InevError("skew, spread and key skew must be at most 100")
         if not 0 < self.node_ratio <= 1:
             raise InevError(f"node ratio must be in (0, 1], got {self.node_ratio}")
         if self.profile not in PROFILES:
             raise InevError(f"profile must be one of {', '.join(PROFILES)}, got {self.profile!r}")
-        if isinstance(self.keys, bool) or not isinstance(self.keys, int) or self.keys < 0:
-            raise InevError(f"keys must be a non-negative integer, got {self.keys!r}")
-        if self.key_name in ("time", "type", "node", "id") or not self.key_name:
-            raise InevError(f"key attribute name {self.key_name!r} is taken by a trace column")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InevError(f"seed must be a non-negative integer, got {self.seed!r}")
+        _check_profile(self.profile, self.period, self.duration)
+        if (
+            isinstance(self.keys, bool)
+            or not isinstance(self.keys, int)
+            or not 0 <= self.keys <= MAX_KEYS
+        ):
+            raise InevError(f"keys must be an integer from 0 to {MAX_KEYS:,}, got {self.keys!r}")
+        _check_key_name(self.key_name)
+        if (
+            isinstance(self.seed, bool)
+            or not isinstance(self.seed, int)
+            or not 0 <= self.seed < 2**63
+        ):
+            raise InevError(f"seed must be a non-negative integer (64 bits), got {self.seed!r}")
 
 
-def _positive_int(value: Any, what: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InevError(f"{what} must be a positive integer, got {value!r}")
+def _positive_int(value: Any, what: str, most: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise InevError(f"{what} must be an integer from 1 to {most:,}, got {value!r}")
+
+
+def _check_key_name(name: Any) -> None:
+    """A key attribute is named in where clauses (``A.key == B.key``): an identifier."""
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
+        raise InevError(f"key attribute name {name!r} must be a name such as 'bike'")
+    if name in ("time", "type", "node", "id") or len(name) > 100:
+        raise InevError(f"key attribute name {name!r} is taken by a trace column")
+
+
+def _check_profile(profile: str, period: float, duration: float) -> None:
+    if profile not in PROFILES:
+        raise InevError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    _finite(period, "period", positive=True)
+    if profile != "poisson" and duration / period > MAX_PERIODS:
+        raise InevError(
+            f"a {profile} trace may span at most {MAX_PERIODS:,} periods; the duration "
+            f"{duration:g} is {duration / period:.3g} periods of {period:g} (raise --period)"
+        )
 
 
 def _finite(value: Any, what: str, positive: bool = False) -> None:
@@ -191,9 +233,19 @@ def generate_trace(
     """
     import pyarrow as pa
 
-    if profile not in PROFILES:
-        raise InevError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     _finite(duration, "duration", positive=True)
+    _check_profile(profile, period, duration)
+    if keys:
+        _check_key_name(key_name)
+    for (name, node), rate in rates.items():
+        if not (math.isfinite(rate) and rate >= 0):
+            raise InevError(f"rate of {name} at node {node!r} must be a finite number >= 0")
+    expected = math.fsum(rates.values()) * duration
+    if not expected <= MAX_EVENTS:  # also NaN
+        raise InevError(
+            f"the trace would hold about {expected:.3g} events (rates times duration), more "
+            f"than the {MAX_EVENTS:,} a generated trace may hold: shorten the duration"
+        )
     names = sorted({t for t, _ in rates})
     type_code = {t: i for i, t in enumerate(names)}
     nodes = sorted({n for _, n in rates}, key=lambda n: (isinstance(n, str), str(n), n))
@@ -201,8 +253,6 @@ def generate_trace(
     times, types, where = [], [], []
     ordered = sorted(rates.items(), key=lambda kv: (type_code[kv[0][0]], node_code[kv[0][1]]))
     for (name, node), rate in ordered:
-        if not (math.isfinite(rate) and rate >= 0):
-            raise InevError(f"rate of {name} at node {node!r} must be a finite number >= 0")
         rng = np.random.default_rng([seed, 1, type_code[name], node_code[node]])
         bound, multiplier = _modulation(profile, period, duration, rng)
         count = rng.poisson(rate * bound * duration)

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from inev.common.errors import InevError
-from inev.common.traces import REQUIRED, TraceFile
+from inev.common.traces import REQUIRED, IdLedger, TraceFile
 from inev.workloads.expressions import (
     Attr,
     Compare,
@@ -59,6 +59,8 @@ from inev.workloads.workload import Workload
 
 SAMPLE = 100_000
 EXACT_LIMIT = 200_000
+MAX_SAMPLE = 10_000_000
+"""The largest sample per pair (the pairs drawn are held as a list)."""
 MAX_EVENTS = 20_000_000
 """Events of the measured types held at once (about 150 MB per million); above, refused."""
 
@@ -175,7 +177,9 @@ def _load(trace: TraceFile, wanted: Mapping[str, set[str]]) -> dict[str, _Events
             raise InevError(f"trace {trace.name}: no column {a!r} (named in a where clause)")
     parts: dict[str, list[tuple[np.ndarray, list, list, dict[str, list]]]] = {t: [] for t in wanted}
     held = 0
+    ids = IdLedger(trace.name)  # a repeated id is refused here as by every trace reader
     for batch in trace.batches(attributes):
+        ids.add(batch.type, batch.id)
         types = np.asarray(batch.type, dtype=object)
         for t in wanted:
             rows = np.flatnonzero(types == t)
@@ -197,6 +201,7 @@ def _load(trace: TraceFile, wanted: Mapping[str, set[str]]) -> dict[str, _Events
                     {a: [batch.attrs[a][i] for i in picked] for a in wanted[t] if a in batch.attrs},
                 )
             )
+    ids.check()
     out: dict[str, _Events] = {}
     for t, chunks in parts.items():
         if not chunks:
@@ -383,8 +388,10 @@ def estimate_selectivities(
     seed: int = 0,
 ) -> Estimate:
     """Measure the pairwise selectivities of every query's ``where`` conjuncts (module doc)."""
-    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
-        raise InevError(f"sample size must be a positive integer, got {sample!r}")
+    if isinstance(sample, bool) or not isinstance(sample, int) or not 1 <= sample <= MAX_SAMPLE:
+        raise InevError(f"sample size must be an integer from 1 to {MAX_SAMPLE:,}, got {sample!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
     source = TraceFile(trace)
     wanted: dict[str, set[str]] = {}
     plans: list[tuple[Any, dict[Pair, list[Condition]]]] = []

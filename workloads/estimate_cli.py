@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from inev.common.files import write_json_document
+from inev.common.paths import check_paths
 from inev.workloads.estimate import EXACT_LIMIT, SAMPLE, estimate_selectivities
 from inev.workloads.io import load_workload, workload_to_dict
 
@@ -29,6 +30,7 @@ def estimate_command(workload_file: str, trace_file: str, sample: int, seed: int
 
     The result is the workload with a "where_selectivity" per query, which planning uses;
     "estimated_from" records how each pair was measured (exact, or the sample size)."""
+    check_paths({"workload": workload_file, "trace": trace_file}, out)
     workload = load_workload(workload_file)
     result = estimate_selectivities(workload, trace_file, sample=sample, seed=seed)
     document = workload_to_dict(result.workload)

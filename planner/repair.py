@@ -192,9 +192,9 @@ def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Com
             raise InevError(f"plan: projection {key!r} names no query")
         q = wl.query(info.queries[0])
         if set(info.types) == set(q.types):
-            p = sink_projection(q, glob, wl.selectivity_seed)
+            p = sink_projection(q, glob, wl.window)
         else:
-            p = make_projection(q, info.types, glob, wl.selectivity_seed)
+            p = make_projection(q, info.types, glob, wl.window)
         projections[key] = replace(p, key=key)
     return Combination(
         projections=projections,
@@ -413,9 +413,7 @@ def _replan_baseline(
             order = plan.combination[key]
             pulled = set(pulls.get(name, ()))
             pushed = sum(1 for e in order if e not in pulled)
-            psi += push_pull_cost(
-                new_net, wl.query(name), sink.node, order, pushed, wl.window, wl.selectivity_seed
-            )
+            psi += push_pull_cost(new_net, wl.query(name), sink.node, order, pushed, wl.window)
         broken = replace(plan, method="broken", psi=psi)
     else:
         broken = broken_plan(plan, new_net, rebuild_combination(plan, new_net, workload))

@@ -87,10 +87,8 @@ def test_baselines_are_consistent(spec):
     recost = 0.0
     split = wl.split_or()
     for q in split.queries:
-        pp = push_pull(net, q, split.window, split.selectivity_seed)
-        recost += push_pull_cost(
-            net, q, pp.node, pp.order, pp.pushed, split.window, split.selectivity_seed
-        )
+        pp = push_pull(net, q, split.window)
+        recost += push_pull_cost(net, q, pp.node, pp.order, pp.pushed, split.window)
     assert math.isclose(recost, ppop.psi, rel_tol=1e-9)
     isolated = plan_workload(net, wl, "isolated")
     assert check_plan(isolated, net) == []

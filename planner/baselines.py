@@ -59,9 +59,11 @@ def centralized_node(network: Network, types: Iterable[str]) -> tuple[Node, floa
     return network.nodes[best], float(costs[best])
 
 
-def sink_projection(query: Query, global_rates: Mapping[str, float], seed: int = 0) -> Projection:
+def sink_projection(
+    query: Query, global_rates: Mapping[str, float], window: float = 1.0
+) -> Projection:
     """The projection producing a query's matches: q_nKL over all types, keyed by q's pattern."""
-    p = make_projection(query, query.types, global_rates, seed)
+    p = make_projection(query, query.types, global_rates, window)
     if kleene_types(query.pattern):
         return Projection(
             key=str(query.pattern),
@@ -73,6 +75,7 @@ def sink_projection(query: Query, global_rates: Mapping[str, float], seed: int =
             single=p.single,
             conditions=p.conditions,
             owner=p.owner,
+            window=p.window,
         )
     return p
 
@@ -87,7 +90,7 @@ def centralized_combination(network: Network, workload: Workload) -> Combination
     sinks: dict[str, str] = {}
     queries_of: dict[str, tuple[str, ...]] = {}
     for q in workload.queries:
-        sink = own_key(sink_projection(q, glob, workload.selectivity_seed), projections, q.name)
+        sink = own_key(sink_projection(q, glob, workload.window), projections, q.name)
         projections.setdefault(sink.key, sink)
         inputs[sink.key] = tuple(q.types)
         sinks[q.name] = sink.key
@@ -120,7 +123,7 @@ class PushPullPlan:
 
 
 def push_pull(
-    network: Network, query: Query, window: float = 1.0, seed: int = 0, exhaustive_up_to: int = 6
+    network: Network, query: Query, window: float = 1.0, exhaustive_up_to: int = 6
 ) -> PushPullPlan:
     """PPoP (after Flouris et al., the baseline of §7.2), defined as follows.
 
@@ -147,7 +150,7 @@ def push_pull(
         e: weighted_hops(network, e, [1.0 + window * r for r in network.source_rates(e)])
         for e in types
     }
-    base = make_projection(query, types, glob, seed)
+    base = make_projection(query, types, glob, window)
     prefix_cache: dict[frozenset[str], float] = {}
 
     def prefix_rate(prefix: frozenset[str]) -> float:
@@ -234,7 +237,6 @@ def push_pull_cost(
     order: Sequence[str],
     pushed: int,
     window: float = 1.0,
-    seed: int = 0,
 ) -> float:
     """The cost of one fixed push-pull placement (node, order, pushed prefix) on ``network``.
 
@@ -258,7 +260,7 @@ def push_pull_cost(
             )
         )
 
-    base = make_projection(query, order, glob, seed)
+    base = make_projection(query, order, glob, window)
     cost = sum(hops(e, network.source_rates(e)) for e in order[:pushed])
     for i in range(pushed, len(order)):
         prefix = projection_rate(base, frozenset(order[:i]), glob)
@@ -285,7 +287,7 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan) -> Plan:
     index = network.node_index
     total = 0.0
     for q in wl.queries:
-        pp = push_pull(network, q, wl.window, wl.selectivity_seed)
+        pp = push_pull(network, q, wl.window)
         total += pp.cost
         notes.append(
             f"{q.name}: node {pp.node}, order {', '.join(pp.order)}, pushed {', '.join(pp.order[: pp.pushed])}"

@@ -125,6 +125,11 @@ def explain_lines(plan: Plan) -> list[str]:
     help="inev-changes/1.",
 )
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Repaired plan.")
+@click.option(
+    "--replan",
+    is_flag=True,
+    help="Write the re-planned plan when it costs less than the repair.",
+)
 @plan_options
 def repair_command(
     plan_file: str,
@@ -132,6 +137,7 @@ def repair_command(
     workload_file: str,
     changes_file: str,
     out: str,
+    replan: bool,
     **knobs: Any,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
@@ -150,6 +156,6 @@ def repair_command(
     workload = load_workload(workload_file)
     check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     changes = load_changes(changes_file)
-    result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs))
+    result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs), replan=replan)
     save_plan(stamp(result.result, result.network, workload), out)
     click.echo(result.summary())

@@ -309,7 +309,7 @@ def combine_query(
     state: SharingState,
     params: Params,
     sink: Projection,
-    selectivity_seed: int = 0,
+    window: float = 1.0,
 ) -> None:
     """Alg. 1 for one query, merged into ``state`` (shared construction, Θ; §6.3).
 
@@ -330,7 +330,7 @@ def combine_query(
     available: list[Projection] = []
     prims = [state.projections[t] for t in query.types]
     kleene = kleene_types(query.pattern)
-    suitable = suitable_projections(query, glob, selectivity_seed, params.slack)
+    suitable = suitable_projections(query, glob, window, params.slack)
     for p in suitable:
         is_sink = p.types == frozenset(query.types)
         p = sink if is_sink else own_key(p, state.pool, query.name)
@@ -340,7 +340,7 @@ def combine_query(
             continue
         pre = [x for x in available if x.types < p.types] + [x for x in prims if x.types <= p.types]
         if is_sink and kleene:
-            pre += _kleene_twin(network, query, p, pre, local, params, state, selectivity_seed)
+            pre += _kleene_twin(network, query, p, pre, local, params, state, window)
         # every option is kept for searches; Alg. 1's own choice avoids Θ (§6.3)
         found = choose_options(
             network,
@@ -406,7 +406,7 @@ def _kleene_twin(
     local: dict[str, Choice],
     params: Params,
     state: SharingState,
-    selectivity_seed: int,
+    window: float,
 ) -> list[Projection]:
     """q_nKL as a projection of its own, for a Kleene query's sink to take as its one input.
 
@@ -418,7 +418,7 @@ def _kleene_twin(
     types; the sink's enumeration then weighs this route against the others.
     """
     twin = own_key(
-        make_projection(query, query.types, network.global_rates(), selectivity_seed),
+        make_projection(query, query.types, network.global_rates(), window),
         state.pool,
         query.name,
     )

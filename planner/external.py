@@ -57,9 +57,9 @@ def external_design(
             (t,) = types
             return primitive_projection(t, glob[t])
         if types == frozenset(q.types):
-            p = sink_projection(q, glob, workload.selectivity_seed)
+            p = sink_projection(q, glob, workload.window)
         else:
-            p = make_projection(q, types, glob, workload.selectivity_seed)
+            p = make_projection(q, types, glob, workload.window)
         return own_key(p, pool, q.name)
 
     def visit(q: Query, text: str) -> str:

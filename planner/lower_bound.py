@@ -65,12 +65,12 @@ _SELECTED = 1.0 - 1.0 / math.e
 """(1 − 1/e): the least share of min(a, m) that a · (1 − exp(−m/a)) reaches."""
 
 
-def information_rates(network: Network, query: Query, seed: int = 0) -> dict[str, float]:
+def information_rates(network: Network, query: Query, window: float = 1.0) -> dict[str, float]:
     """Per type e of ``query``: min(R(e), min over projections p ∋ e of ψ_e(p)) (see above)."""
     glob = network.global_rates()
     negated = negated_types(strip_kleene(query.pattern))
     out = {e: glob[e] for e in query.types}
-    for p in all_projections(query, glob, seed):
+    for p in all_projections(query, glob, window):
         share = p.rate / len(p.types)
         for e in p.types:
             value = share if e in negated else min(share, _SELECTED * min(glob[e], p.rate))
@@ -79,9 +79,9 @@ def information_rates(network: Network, query: Query, seed: int = 0) -> dict[str
     return out
 
 
-def query_lower_bound(network: Network, query: Query, seed: int = 0) -> float:
+def query_lower_bound(network: Network, query: Query, window: float = 1.0) -> float:
     """LB(q): the least cost of bringing q's event information together (module docstring)."""
-    info = information_rates(network, query, seed)
+    info = information_rates(network, query, window)
     index = network.node_index
     n = len(network.nodes)
     at_node = np.zeros(n)
@@ -110,9 +110,7 @@ def query_lower_bound(network: Network, query: Query, seed: int = 0) -> float:
 def lower_bound(network: Network, workload: Workload) -> float:
     """The provable lower bound on ψ: the largest LB(q) over the OR-free workload's queries."""
     wl = workload.split_or()
-    return max(
-        (query_lower_bound(network, q, wl.selectivity_seed) for q in wl.queries), default=0.0
-    )
+    return max((query_lower_bound(network, q, wl.window) for q in wl.queries), default=0.0)
 
 
 def candidate_types(network: Network, workload: Workload) -> dict[str, bool]:
@@ -120,7 +118,7 @@ def candidate_types(network: Network, workload: Workload) -> dict[str, bool]:
     glob = network.global_rates()
     exempt: dict[str, bool] = {}
     for q in workload.split_or().queries:
-        projections = all_projections(q, glob, workload.selectivity_seed)
+        projections = all_projections(q, glob, workload.window)
         for e in q.types:
             r = network.rate(e)
             cand = any(glob[o] < r for o in q.types if o != e) or any(

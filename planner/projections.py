@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from inev.planner.costs import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
 from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
-from inev.workloads.rates import Pair, rate, strip_kleene
+from inev.workloads.rates import Pair, strip_kleene, windowed_rate
 from inev.workloads.workload import Query, Workload
 
 
@@ -60,6 +60,8 @@ class Projection:
     owner: str = ""
     """The query whose predicates define the projection (empty for a single event type).
     Other queries may use it too: theirs agree, or are stronger and applied downstream."""
+    window: float = 1.0
+    """The query's time window (R(p) is per time unit, see :func:`windowed_rate`)."""
 
     @property
     def predicates(self) -> tuple:
@@ -182,12 +184,13 @@ def make_projection(
     query: Query,
     types: Iterable[str],
     global_rates: Mapping[str, float],
-    selectivity_seed: int = 0,
+    window: float = 1.0,
 ) -> Projection:
     """The projection of ``query`` (its q_nKL) over ``types`` with its global rate R(p).
 
-    ``selectivity_seed`` is accepted for compatibility and not used: single selectivities
-    are derived from the rate model (:func:`inev.planner.costs.single_selectivity`).
+    R(p) is per time unit: the paper's rate model applied in units of the ``window``
+    (:func:`windowed_rate`). Single selectivities are derived from it
+    (:func:`inev.planner.costs.single_selectivity`).
     """
     chosen = frozenset(types)
     base = strip_kleene(query.pattern)
@@ -201,7 +204,7 @@ def make_projection(
         conditions = tuple(
             sorted(str(c) for c in conjuncts(query.where) if condition_types(c) <= chosen)
         )
-    total = rate(pattern, global_rates, dict(sel))
+    total = windowed_rate(pattern, global_rates, dict(sel), window)
     single = {
         t: single_selectivity(total, global_rates[t]) for t in sorted(chosen) if t not in negated
     }
@@ -215,6 +218,7 @@ def make_projection(
         single=tuple(single.items()),
         conditions=conditions,
         owner=query.name,
+        window=window,
     )
 
 
@@ -254,11 +258,11 @@ def projection_rate(
         return 0.0
     keep = frozenset(types)
     sel = {k: v for k, v in projection.selectivity if set(k) <= keep}
-    return rate(sub, global_rates, sel)
+    return windowed_rate(sub, global_rates, sel, projection.window)
 
 
 def all_projections(
-    query: Query, global_rates: Mapping[str, float], selectivity_seed: int = 0
+    query: Query, global_rates: Mapping[str, float], window: float = 1.0
 ) -> list[Projection]:
     """Π_q: every negation-closed projection over 2 … |E(q)| types (the query itself last).
 
@@ -272,12 +276,12 @@ def all_projections(
     for size in range(2, len(names) + 1):
         for subset in itertools.combinations(names, size):
             if negation_closed(base, subset, ties):
-                out.append(make_projection(query, subset, global_rates, selectivity_seed))
+                out.append(make_projection(query, subset, global_rates, window))
     return out
 
 
 def suitable_projections(
-    query: Query, global_rates: Mapping[str, float], selectivity_seed: int = 0, slack: float = 1.0
+    query: Query, global_rates: Mapping[str, float], window: float = 1.0, slack: float = 1.0
 ) -> list[Projection]:
     """Π_eval (§6.1): projections with R(p) < slack · Σ_{e ∈ E(p)} R(e), plus the query (q_nKL).
 
@@ -285,7 +289,7 @@ def suitable_projections(
     one node can cost fewer links than the events of the same types from many sources, so a
     search judged by exact costs may look at projections somewhat above it (``slack`` > 1).
     """
-    projections = all_projections(query, global_rates, selectivity_seed)
+    projections = all_projections(query, global_rates, window)
     full = frozenset(query.types)
     return [
         p
@@ -299,6 +303,5 @@ def workload_projections(
 ) -> dict[str, list[Projection]]:
     """``{query name: Π_eval}`` for every query of an OR-free workload."""
     return {
-        q.name: suitable_projections(q, global_rates, workload.selectivity_seed)
-        for q in workload.queries
+        q.name: suitable_projections(q, global_rates, workload.window) for q in workload.queries
     }

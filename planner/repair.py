@@ -7,7 +7,7 @@
     The old plan's structure (combination, placements, output selectors, forwarding graphs)
     costed under the new rates. Vertices on a lost node are dropped; forwarding graphs that
     cross a lost link are counted as they were (they would have to be re-routed).
-``repaired``
+``local``
     §6.6's local repair, for rate changes: (1) a projection whose rate now exceeds the sum of
     its inputs' rates is *harmful*: its consumers take its inputs instead (repeated until no
     projection is harmful; a query's sink is never removed); (2) a multi-node projection whose
@@ -17,12 +17,19 @@
     node is lost), and every vertex whose old forwarding graph still exists in the new
     topology and still reaches its destinations keeps it: only the touched forwarding graphs
     are recomputed.
+``repaired``
+    What the repair answers: the cheapest of the local repair, the old plan itself (after rate
+    changes only: it still evaluates the workload correctly, and §6.6's rules can cost more
+    than they save) and the centralized plan of the changed network. So a repair never costs
+    more than keeping the broken plan or than centralized evaluation; ``Plan.kept`` says which
+    it is (``local``, ``old`` or ``centralized``).
 ``replanned``
     A fresh :func:`~inev.planner.planning.plan_workload` on the new network.
 
-``result`` is the repaired plan, or — after a topology change — the re-planned one when that
-is cheaper (re-planning is then the better repair), or — after rate changes only — the old
-plan itself when the repair would cost more than keeping it.
+``result`` is what ``inev repair`` writes: the repaired plan, or the re-planned one when that
+is cheaper and re-planning is asked for (``replan``) or the topology changed (the old
+forwarding graphs are gone anyway). When the repair costs more than :data:`REPLAN_GAIN` times
+the re-planned plan, :meth:`RepairResult.summary` says so: a re-plan is offered.
 
 The baselines (centralized, isolated, ppop) have no local repair in the paper: they are
 re-planned with their own method on the changed network (``repaired`` = ``replanned`` =
@@ -33,6 +40,7 @@ whose node was lost adds nothing, as vertices on a lost node are dropped for INE
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,7 +49,7 @@ from inev.common.errors import InevError
 from inev.common.files import read_json_document
 from inev.common.validation import validate_document
 from inev.planner.assemble import build_plan
-from inev.planner.baselines import pulled_types, push_pull_cost, sink_projection
+from inev.planner.baselines import centralized_plan, pulled_types, push_pull_cost, sink_projection
 from inev.planner.combination import multi_node_hops
 from inev.planner.model import Combination
 from inev.planner.options import PlanOptions
@@ -54,11 +62,14 @@ from inev.workloads.workload import Workload
 
 CHANGE_KINDS = ("swap-rates", "set-rate", "link-down", "link-up", "node-down")
 BASELINES = ("centralized", "isolated", "ppop")
+REPLAN_GAIN = 1.5
+"""A re-plan is offered when the repair costs more than this many times the re-planned plan."""
 
 
 @dataclass(frozen=True)
 class RepairResult:
-    """Broken, repaired and re-planned plans, the chosen one, and what was found invalid."""
+    """Broken, locally repaired, repaired and re-planned plans, the one written, and what was
+    found invalid (see the module docstring)."""
 
     broken: Plan
     repaired: Plan
@@ -67,14 +78,22 @@ class RepairResult:
     harmful: tuple[str, ...]
     invalid_multi_node: tuple[str, ...]
     network: Network
+    local: Plan | None = None
+    written: str = "repaired"
+    """``repaired`` or ``replanned``: which plan :attr:`result` is."""
 
     def summary(self) -> str:
         """The one line ``inev repair`` prints."""
+        kept = f" ({self.repaired.kept})" if self.repaired.kept else ""
+        offer = ""
+        if self.written != "replanned" and self.repaired.psi > REPLAN_GAIN * self.replanned.psi:
+            gain = self.repaired.psi / self.replanned.psi if self.replanned.psi > 0 else math.inf
+            offer = f" re-planning_would_cost={1 / gain:.3g}x (--replan)"
         return (
-            f"broken={self.broken.psi:.6g} repaired={self.repaired.psi:.6g} "
+            f"broken={self.broken.psi:.6g} repaired={self.repaired.psi:.6g}{kept} "
             f"replanned={self.replanned.psi:.6g} centralized={self.replanned.centralized_cost:.6g} "
             f"harmful={len(self.harmful)} invalid_multi_node={len(self.invalid_multi_node)} "
-            f"written={self.result.method}"
+            f"written={self.written}{offer}"
         )
 
 
@@ -173,9 +192,9 @@ def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Com
             raise InevError(f"plan: projection {key!r} names no query")
         q = wl.query(info.queries[0])
         if set(info.types) == set(q.types):
-            p = sink_projection(q, glob, wl.selectivity_seed)
+            p = sink_projection(q, glob, wl.window)
         else:
-            p = make_projection(q, info.types, glob, wl.selectivity_seed)
+            p = make_projection(q, info.types, glob, wl.window)
         projections[key] = replace(p, key=key)
     return Combination(
         projections=projections,
@@ -303,11 +322,12 @@ def repair_plan(
     workload: Workload,
     changes: Sequence[Mapping[str, Any]],
     options: PlanOptions | None = None,
+    replan: bool = False,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring)."""
     check_fits(plan, network)
     new_net = apply_changes(network, changes)
-    if plan.method in BASELINES:
+    if plan.method in BASELINES or plan.kept == "ppop":
         return _replan_baseline(plan, new_net, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
@@ -333,7 +353,7 @@ def repair_plan(
             f"Eq. 1 fails for {k}: switched to fall-back node {pinned.get(k)}" for k in invalid
         ]
     placement = place(new_net, combination, pinned=pinned)
-    repaired = build_plan(new_net, combination, placement, "repaired")
+    repaired = build_plan(new_net, combination, placement, plan.method)
     if topology:
         vertices, recomputed = _reuse_forwarding(plan, repaired.vertices, new_net)
         repaired = replace(repaired, vertices=tuple(vertices), psi=sum(v.cost for v in vertices))
@@ -344,28 +364,37 @@ def repair_plan(
         "centralized_latency": replanned.centralized_latency,
         "lower_bound": replanned.lower_bound,
     }
-    repaired = replace(repaired, notes=tuple(notes), **figures)
+    local = replace(repaired, notes=tuple(notes), kept="local", **figures)
     broken = replace(broken, **figures)
-    result = repaired
-    if topology and replanned.psi < repaired.psi:
-        result = replace(replanned, notes=(*replanned.notes, "re-planning is cheaper than repair"))
-    elif not topology and broken.psi < repaired.psi:
-        # After rate changes only, the old plan still evaluates the workload correctly; when
-        # the local repair would cost more, keeping it is the better repair.
-        result = replace(
-            broken,
-            method=plan.method,
-            notes=(*notes, "the old plan is cheaper than its repair: kept"),
+    candidates = [local]
+    if not topology:  # the old plan still evaluates the workload correctly
+        candidates.append(replace(broken, method=plan.method, kept="old", notes=(*notes,)))
+    central = centralized_plan(new_net, prepare(new_net, workload), replanned_xi(options))
+    candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
+    chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized
+    if chosen.kept != "local":
+        chosen = replace(
+            chosen, notes=(*chosen.notes, f"repair kept the {chosen.kept} plan: the cheapest")
         )
+    result, written = chosen, "repaired"
+    if (replan or topology) and replanned.psi < chosen.psi:
+        result, written = replanned, "replanned"
     return RepairResult(
         broken=broken,
-        repaired=repaired,
+        repaired=chosen,
         replanned=replanned,
         result=result,
         harmful=tuple(harmful),
         invalid_multi_node=tuple(invalid),
         network=new_net,
+        local=local,
+        written=written,
     )
+
+
+def replanned_xi(options: PlanOptions | None) -> float:
+    """ξ of the options (the default without options)."""
+    return (options or PlanOptions()).xi
 
 
 def _replan_baseline(
@@ -373,7 +402,7 @@ def _replan_baseline(
 ) -> RepairResult:
     """A baseline plan after changes: re-planned with its own method (module docstring)."""
     replanned = plan_workload(new_net, workload, plan.method, options)
-    if plan.method == "ppop":
+    if plan.method == "ppop" or plan.kept == "ppop":
         wl = workload.split_or()
         pulls = pulled_types(plan)
         psi = 0.0
@@ -384,9 +413,7 @@ def _replan_baseline(
             order = plan.combination[key]
             pulled = set(pulls.get(name, ()))
             pushed = sum(1 for e in order if e not in pulled)
-            psi += push_pull_cost(
-                new_net, wl.query(name), sink.node, order, pushed, wl.window, wl.selectivity_seed
-            )
+            psi += push_pull_cost(new_net, wl.query(name), sink.node, order, pushed, wl.window)
         broken = replace(plan, method="broken", psi=psi)
     else:
         broken = broken_plan(plan, new_net, rebuild_combination(plan, new_net, workload))
@@ -401,6 +428,8 @@ def _replan_baseline(
         harmful=(),
         invalid_multi_node=(),
         network=new_net,
+        local=result,
+        written="replanned",
     )
 
 

@@ -80,8 +80,8 @@ def run_alg1(
     names = list(order) if order is not None else [q.name for q in workload.queries]
     for name in names:
         q = workload.query(name)
-        sink = sink_projection(q, glob, workload.selectivity_seed)
-        combine_query(network, q, state, params, sink, workload.selectivity_seed)
+        sink = sink_projection(q, glob, workload.window)
+        combine_query(network, q, state, params, sink, workload.window)
     return state
 
 

@@ -9,8 +9,10 @@
   Kou–Markowsky–Berman 2-approximations (the paper cites the latter) and our
   Takahashi–Matsuyama shortest-path heuristic (:func:`path_heuristic`, grown from two start
   terminals); the clean-up (:func:`tidy`) replaces the tree by a minimum spanning tree of the
-  topology induced by its nodes and prunes leaves that are not terminals, which never adds a
-  link. Kou's heuristic needs shortest paths between all terminal pairs, so it is skipped above
+  topology induced by its nodes and prunes leaves that are not terminals, and then
+  :func:`key_path_exchange` replaces any key path (a path between terminals or branch nodes
+  through nodes of degree 2) by a shorter connection between the two parts its removal leaves.
+  Neither step ever adds a link. Kou's heuristic needs shortest paths between all terminal pairs, so it is skipped above
   :data:`KOU_TERMINALS` terminals.
 
 Alg. 2 needs ``ST(Successors[i] ∪ {n})`` for every source n of an input i. Rather than one
@@ -179,6 +181,83 @@ def tidy(network: Network, links: Iterable[Link], terminals: Iterable[Node]) -> 
     return frozenset(link(u, v) for u, v in tree.edges())
 
 
+def key_path_exchange(
+    network: Network, links: Iterable[Link], terminals: Iterable[Node]
+) -> frozenset[Link]:
+    """Key-path improvement of a Steiner tree: while some key path is longer than the
+    shortest path between the two components its removal leaves, swap them.
+
+    Key nodes are the terminals and the tree's nodes of degree 3 or more; a key path joins two
+    key nodes through nodes of degree 2 only. The result spans the same terminals with at most
+    as many links.
+
+    >>> ring = Network.build(range(6), [(i, (i + 1) % 6) for i in range(6)], {"A": (1.0, [0])})
+    >>> sorted(key_path_exchange(ring, [(0, 1), (1, 2), (2, 3), (3, 4)], [0, 4]))
+    [(0, 5), (4, 5)]
+    """
+    keep = set(terminals)
+    tree = nx.Graph(list(links))
+    tree.add_nodes_from(keep)
+    improved = True
+    while improved:
+        improved = False
+        for path in _key_paths(tree, keep):
+            inner = path[1:-1]
+            trial = tree.copy()
+            trial.remove_edges_from(itertools.pairwise(path))
+            trial.remove_nodes_from(inner)
+            parts = list(nx.connected_components(trial))
+            if len(parts) != 2:
+                continue
+            bridge = _shortest_between(network, parts[0], parts[1])
+            if bridge is not None and len(bridge) - 1 < len(path) - 1:
+                trial.add_edges_from(itertools.pairwise(bridge))
+                tree = trial
+                improved = True
+                break
+    return frozenset(link(u, v) for u, v in tree.edges())
+
+
+def _key_paths(tree: nx.Graph, terminals: set[Node]) -> list[list[Node]]:
+    """The tree's key paths, longest first."""
+    key = {v for v in tree if v in terminals or tree.degree(v) >= 3}
+    paths, seen = [], set()
+    for start in key:
+        for first in tree.neighbors(start):
+            path = [start, first]
+            while path[-1] not in key:
+                nxt = next(w for w in tree.neighbors(path[-1]) if w != path[-2])
+                path.append(nxt)
+            edge_set = frozenset(frozenset(e) for e in itertools.pairwise(path))
+            if edge_set not in seen:
+                seen.add(edge_set)
+                paths.append(path)
+    paths.sort(key=lambda p: (-len(p), [str(v) for v in p]))
+    return paths
+
+
+def _shortest_between(network: Network, one: set[Node], other: set[Node]) -> list[Node] | None:
+    """A fewest-hop path from a node of ``one`` to a node of ``other`` (multi-source BFS)."""
+    parent: dict[Node, Node | None] = dict.fromkeys(one)
+    frontier = sorted(one, key=network.node_index.__getitem__)
+    graph = network.graph
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for w in graph.neighbors(u):
+                if w in parent:
+                    continue
+                parent[w] = u
+                if w in other:
+                    path = [w]
+                    while parent[path[-1]] is not None:
+                        path.append(parent[path[-1]])
+                    return path
+                nxt.append(w)
+        frontier = nxt
+    return None
+
+
 def _best_heuristic(network: Network, terminals: frozenset[Node]) -> frozenset[Link]:
     """The fewest-link tree of the heuristics in the module docstring."""
     index = network.node_index
@@ -190,6 +269,7 @@ def _best_heuristic(network: Network, terminals: frozenset[Node]) -> frozenset[L
         found.append(tidy(network, (link(u, v) for u, v in tree.edges()), ordered))
     for start in (ordered[0], ordered[len(ordered) // 2]):
         found.append(tidy(network, path_heuristic(network, ordered, start), ordered))
+    found = [key_path_exchange(network, t, ordered) for t in found]
     return min(found, key=lambda t: (len(t), sorted(t, key=lambda e: (index[e[0]], index[e[1]]))))
 
 

@@ -708,10 +708,18 @@ def _epochs(
             "broken_psi": repair.broken.psi,
             "repaired_psi": repair.repaired.psi,
             "replanned_psi": repair.replanned.psi,
-            "used": repair.result.method if repair.result is not repair.repaired else "repaired",
+            "used": _used(repair),
         }
         epochs.append((when, duration, net_next, repair.result, figures))
     return epochs
+
+
+def _used(repair: Any) -> str:
+    """The plan that ran after a change: replanned, repaired (§6.6's local repair), old or
+    centralized (the repair kept the old plan or chose centralized evaluation)."""
+    if repair.written == "replanned":
+        return "replanned"
+    return {"local": "repaired"}.get(repair.repaired.kept, repair.repaired.kept or "repaired")
 
 
 def _change_report(

@@ -87,10 +87,8 @@ def test_baselines_are_consistent(spec):
     recost = 0.0
     split = wl.split_or()
     for q in split.queries:
-        pp = push_pull(net, q, split.window, split.selectivity_seed)
-        recost += push_pull_cost(
-            net, q, pp.node, pp.order, pp.pushed, split.window, split.selectivity_seed
-        )
+        pp = push_pull(net, q, split.window)
+        recost += push_pull_cost(net, q, pp.node, pp.order, pp.pushed, split.window)
     assert math.isclose(recost, ppop.psi, rel_tol=1e-9)
     isolated = plan_workload(net, wl, "isolated")
     assert check_plan(isolated, net) == []
@@ -229,3 +227,32 @@ def test_enumeration_keeps_the_brute_force_optimum(seed, length):
             assert choice.additive >= best * (1 - 1e-9)
         choices[p.key] = choice
         done.append(p)
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances)
+def test_no_vertex_sends_more_than_its_matches(spec):
+    """An output selector is used only where its selected events cost at most the vertex's
+    matches (R(p), or R(p) · r(c, n) / R(c) at a multi-node vertex partitioned by c)."""
+    net, wl = build(spec)
+    plan = plan_workload(net, wl)
+    for v in plan.vertices:
+        if v.output is None or not v.inputs:
+            continue
+        matches = plan.projections[v.projection].rate
+        if v.partition is not None:
+            matches *= net.rate_at(v.partition, v.node) / net.global_rate(v.partition)
+        assert v.rate <= matches * (1 + 1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances)
+def test_the_lower_bound_is_below_every_plan(spec):
+    """The provable bound holds for the INEv plan and every baseline (push-pull included)."""
+    net, wl = build(spec)
+    bound = None
+    for method in ("inev", "centralized", "isolated", "ppop"):
+        plan = plan_workload(net, wl, method)
+        bound = plan.lower_bound
+        assert bound <= plan.psi * (1 + 1e-9) + 1e-12, method
+    assert bound is not None and bound >= 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -45,12 +46,16 @@ def test_multi_node_switches_to_fallback_by_hand():
     assert result.invalid_multi_node == ("SEQ(A, B)",)
     # broken: A still crosses the 4 links of the path to every B source: 4 * r(A)
     assert result.broken.psi == pytest.approx(4.0)
-    # repaired: single node 2: A 2 hops * 1 + B 0.001 * (1 + 0 + 1 + 2)
-    assert [v.node for v in result.repaired.sink_vertices("q")] == [2]
-    assert result.repaired.psi == pytest.approx(2.004)
-    # re-planned: gathering at node 0 costs 0.001 * (1 + 2 + 3 + 4) = 0.01
-    assert result.replanned.psi <= 0.01 + 1e-12
+    # §6.6's local repair: single node 2: A 2 hops * 1 + B 0.001 * (1 + 0 + 1 + 2)
+    assert [v.node for v in result.local.sink_vertices("q")] == [2]
+    assert result.local.psi == pytest.approx(2.004)
+    assert check_plan(result.local, result.network) == []
+    # gathering at node 0 costs 0.001 * (1 + 2 + 3 + 4) = 0.01: the repair answers with the
+    # centralized plan (never costlier than the broken plan or centralized), and says so
+    assert result.repaired.kept == "centralized"
+    assert result.repaired.psi == pytest.approx(0.01)
     assert check_plan(result.repaired, result.network) == []
+    assert result.replanned.psi <= 0.01 + 1e-12
 
 
 def test_harmful_projection_is_bypassed():
@@ -182,8 +187,28 @@ def test_repair_after_rate_changes_never_costs_more_than_keeping_the_plan(seed, 
         {"kind": "swap-rates", "types": [names[i], names[i + 1]]} for i in range(0, count, 2)
     ]
     result = repair_plan(plan, net, wl, changes)
-    assert result.result.psi <= result.broken.psi * (1 + 1e-9) + 1e-9
+    # §6.6's local rules may cost more than they save; the repair never does
+    assert result.repaired.psi <= result.broken.psi * (1 + 1e-9) + 1e-9
+    assert result.repaired.psi <= result.repaired.centralized_cost * (1 + 1e-9) + 1e-9
+    assert result.repaired.psi <= result.local.psi * (1 + 1e-9) + 1e-9
     assert result.result.psi <= result.repaired.psi * (1 + 1e-9) + 1e-9
+    assert result.repaired.kept in ("local", "old", "centralized")
+    assert check_plan(result.result, result.network) == []
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_repair_after_a_lost_link_never_costs_more_than_centralized(seed):
+    net = generate_network(nodes=15, event_types=6, seed=seed)
+    wl = generate_workload(net, queries=2, length=4, seed=seed)
+    plan = plan_workload(net, wl)
+    bridges = set(nx.bridges(net.graph))
+    removable = [(u, v) for u, v, _ in net.links if (u, v) not in bridges and (v, u) not in bridges]
+    if not removable:
+        return
+    u, v = removable[seed % len(removable)]
+    result = repair_plan(plan, net, wl, [{"kind": "link-down", "link": [u, v]}])
+    assert result.repaired.psi <= result.repaired.centralized_cost * (1 + 1e-9) + 1e-9
     assert check_plan(result.result, result.network) == []
 
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from inev.workloads.rates import (
     log2_rate,
     pattern_selectivity,
     rate,
-    single_selectivities,
     strip_kleene,
 )
 from inev.workloads.syntax import parse_pattern
@@ -61,18 +58,20 @@ def test_pattern_selectivity_is_the_product_of_pairs():
     assert pattern_selectivity("C", sel) == 1.0
 
 
-@given(
-    st.lists(st.sampled_from("ABCDEF"), min_size=1, max_size=6, unique=True),
-    st.dictionaries(
-        st.sampled_from([("A", "B"), ("A", "C"), ("B", "D"), ("C", "E"), ("E", "F"), ("D", "F")]),
-        st.floats(0.001, 1.0),
-    ),
-    st.integers(0, 2**31),
-)
-def test_single_selectivities_multiply_to_the_projection_selectivity(types, sel, seed):
-    single = single_selectivities(types, sel, seed)
-    assert set(single) == set(types)
-    total = pattern_selectivity(types, sel)
-    assert math.prod(single.values()) == pytest.approx(total, rel=1e-9)
-    assert all(total - 1e-12 <= s <= 1.0 for s in single.values())
-    assert single == single_selectivities(list(reversed(types)), sel, seed)
+def test_rates_per_time_unit_scale_with_the_window():
+    # SEQ(A, B) over Poisson sources with window w: every A meets the B events of the next w
+    # time units, R(A) · R(B) · w matches per time unit; AND counts both orders, twice that;
+    # a single type is unchanged; window 1 is the paper's formula
+    from inev.workloads.rates import windowed_rate
+
+    rates = {"A": 2.0, "B": 3.0}
+    assert windowed_rate(parse_pattern("SEQ(A, B)"), rates, {}, 0.5) == pytest.approx(3.0)
+    assert windowed_rate(parse_pattern("AND(A, B)"), rates, {}, 0.5) == pytest.approx(6.0)
+    assert windowed_rate(parse_pattern("SEQ(A, B)"), rates, {}, 1.0) == rate(
+        parse_pattern("SEQ(A, B)"), rates, {}
+    )
+    # three types: w^2
+    three = {"A": 2.0, "B": 3.0, "C": 5.0}
+    assert windowed_rate(parse_pattern("SEQ(A, B, C)"), three, {}, 0.1) == pytest.approx(
+        30.0 * 0.01
+    )

@@ -61,3 +61,17 @@ def test_cached_trees_are_shared():
     net = _network(1, 30)
     first = steiner_links(net, [0, 5, 9, 17])
     assert steiner_links(net, [17, 9, 5, 0]) is first
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 7))
+def test_key_path_exchange_never_grows_a_tree_and_keeps_it_spanning(seed, k):
+    from inev.planner.steiner import key_path_exchange, path_heuristic
+
+    net = _network(seed, 25)
+    terminals = [int(t) for t in np.random.default_rng(seed).choice(25, size=k, replace=False)]
+    start = path_heuristic(net, terminals, terminals[-1])
+    better = key_path_exchange(net, start, terminals)
+    assert _spans(better, terminals)
+    assert len(better) <= len(start)
+    assert len(better) >= len(exact_steiner(net, terminals))

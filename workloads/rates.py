@@ -1,4 +1,4 @@
-"""The rate model of the INEv paper (§3.2) and single selectivities for output selection (§5.3).
+"""The rate model of the INEv paper (§3.2), in log space, and per time unit for any window.
 
 For an operator o with children o_1 … o_k and selectivity σ(o) the paper defines
 
@@ -27,13 +27,12 @@ its base-2 logarithm (:func:`log2_rate`); :func:`rate` converts back and returns
 ``math.inf`` when the rate exceeds the float range. Planning strips KL anyway (§6.1).
 
 >>> from inev.workloads.syntax import parse_pattern
->>> rate(parse_pattern("SEQ(A, AND(B, C))"), {"A": 2, "B": 3, "C": 5}, {("A", "B"): 0.5})
+>>> round(rate(parse_pattern("SEQ(A, AND(B, C))"), {"A": 2, "B": 3, "C": 5}, {("A", "B"): 0.5}), 9)
 30.0
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Mapping
 
@@ -124,6 +123,31 @@ def rate(
     return 2.0**value
 
 
+def windowed_rate(
+    pattern: Pattern,
+    global_rates: Mapping[str, float],
+    selectivity: Mapping[Pair, float] | None = None,
+    window: float = 1.0,
+) -> float:
+    """R(p) per time unit for a query window ``window``: the paper's rate model applied in
+    window units, rate(p, {e: R(e) · w}) / w.
+
+    The paper's rates count events and matches per window (its experiments use a window of
+    one time unit). A SEQ of k types over Poisson sources then has about
+    σ · Π R(e_i) · w^(k-1) matches per time unit, which is what this gives; with w = 1 it is
+    the paper's formula. It matters for traces measured in seconds under a 24 h window, and
+    for the pairwise selectivities ``inev workload estimate`` measures within the window.
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> windowed_rate(parse_pattern("SEQ(A, B)"), {"A": 2.0, "B": 3.0}, {}, window=0.5)
+    3.0
+    """
+    if window == 1.0:
+        return rate(pattern, global_rates, selectivity)
+    scaled = {t: r * window for t, r in global_rates.items()}
+    return rate(pattern, scaled, selectivity) / window
+
+
 def strip_kleene(pattern: Pattern) -> Pattern:
     """q_nKL of §6.1: every ``KL(X)`` replaced by ``X`` (KL matches are built only at sinks)."""
     if isinstance(pattern, Primitive):
@@ -141,34 +165,3 @@ def pattern_selectivity(types: Iterable[str], selectivity: Mapping[Pair, float])
         for b in names[i + 1 :]:
             out *= selectivity.get((a, b), 1.0)
     return out
-
-
-def _unit(seed: int, key: str) -> float:
-    digest = hashlib.blake2b(f"{seed}|{key}".encode(), digest_size=8).digest()
-    return (int.from_bytes(digest, "big") + 0.5) / 2.0**64
-
-
-def single_selectivities(
-    types: Iterable[str], selectivity: Mapping[Pair, float], seed: int
-) -> dict[str, float]:
-    """σ(e, p) for each type e of a projection p over ``types`` (§5.3), reproducibly.
-
-    The paper draws single selectivities uniformly "based on the pairwise selectivities" and
-    needs only that σ(e, p) is the chance an e event occurs in a match of p. Our rule: draw
-    u_e uniform in (0, 1) from a hash of (seed, the projection's sorted types, e) and set
-    σ(e, p) = σ(p)^(u_e / Σ u), so each value lies in [σ(p), 1], their product over the
-    projection's types is exactly σ(p), and the same projection gets the same values in
-    every query and every run. A single type has σ(e, {e}) = 1.
-
-    >>> s = single_selectivities(["A", "B"], {("A", "B"): 0.01}, seed=7)
-    >>> round(s["A"] * s["B"], 12)
-    0.01
-    """
-    names = sorted(set(types))
-    total = pattern_selectivity(names, selectivity)
-    if len(names) <= 1 or total >= 1.0:
-        return {name: 1.0 for name in names}
-    key = " ".join(names)
-    weights = {name: _unit(seed, f"{key}|{name}") for name in names}
-    scale = sum(weights.values())
-    return {name: total ** (w / scale) for name, w in weights.items()}

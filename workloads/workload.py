@@ -43,7 +43,7 @@ from inev.workloads.query import (
     split_or,
     validate_pattern,
 )
-from inev.workloads.rates import Pair, log2_rate, pair, rate, single_selectivities
+from inev.workloads.rates import Pair, log2_rate, pair, rate, windowed_rate
 from inev.workloads.syntax import parse_pattern
 
 
@@ -287,10 +287,6 @@ class Workload:
                 if t not in network.event_types:
                     raise InevError(f"query {q.name}: unknown event type {t} for the network")
 
-    def single_selectivities(self, query: Query, types: Iterable[str]) -> dict[str, float]:
-        """σ(e, p) of the projection of ``query`` over ``types`` (see :mod:`inev.workloads.rates`)."""
-        return single_selectivities(types, query.selectivity, self.selectivity_seed)
-
     def split_or(self) -> Workload:
         """The OR-free workload of §3.2: a query with OR becomes one query per branch.
 
@@ -315,8 +311,12 @@ class Workload:
         for q in self.queries:
             row: dict[str, Any] = {"name": q.name, "pattern": str(q.pattern), "types": len(q.types)}
             if network is not None:
-                row["rate"] = q.rate(network.local_rates())
-                row["global_rate"] = q.rate(network.global_rates())
+                row["rate"] = windowed_rate(
+                    q.pattern, network.local_rates(), q.selectivity, self.window
+                )
+                row["global_rate"] = windowed_rate(
+                    q.pattern, network.global_rates(), q.selectivity, self.window
+                )
                 row["log2_global_rate"] = q.log2_rate(network.global_rates())
             rows.append(row)
         return rows

@@ -6,7 +6,7 @@ Without a capacity the simulator's engines work in zero time. With one, every no
 node. Every vertex keeps the reordering of :mod:`inev.simulator.execution` (an item waits until
 its time + D_v, the watermark bound), and then, in time order, the item enters the node's
 queue: its service time is ``work units × cost_per_unit / capacity``, the work being what the
-vertex's engine reports for it (:class:`inev.simulator.processing.Processor`, one per vertex,
+vertex's engine reports for it (:class:`inev.simulator.engine.processing.Processor`, one per vertex,
 all of a node sharing the server's clock), and its outputs (matches, forwarded events) leave
 when the service completes. Detection latency therefore includes queueing and processing, in
 simulated time (deterministic).
@@ -52,7 +52,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.processing import Completion, Processor, parse_capacity
+from inev.simulator.engine.processing import Completion, Processor, parse_capacity
 from inev.simulator.result import latency_summary
 
 SLACK_RETRIES = 3

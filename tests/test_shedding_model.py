@@ -18,7 +18,7 @@ from inev.simulator.engine.shedding.markov import (
 from inev.simulator.engine.shedding.model import PatternModel
 from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.utility import UtilityTable
-from inev.simulator.processing import Processor, parse_capacity
+from inev.simulator.engine.processing import Processor, parse_capacity
 
 
 def seq3_chain(p: float) -> np.ndarray:

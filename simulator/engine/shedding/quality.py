@@ -22,7 +22,7 @@ import numpy as np
 
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.processing import Processor, needed_capacity, parse_capacity
+from inev.simulator.engine.processing import Processor, needed_capacity, parse_capacity
 
 
 def _latency(values: Sequence[float]) -> dict[str, float]:

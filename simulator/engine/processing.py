@@ -20,7 +20,7 @@ the items' own work exceeds the capacity, which no partial-match shedding can cu
 item is dropped as a last resort and counted in ``shed_events`` (unless it is of a negated
 type: dropping it could produce a false positive; then the bound gives way, and the item
 is counted in ``forced``). Every
-``sample_every``-th item is observed for the state models (:mod:`.engine.shedding.model`)
+``sample_every``-th item is observed for the state models (:mod:`.shedding.model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
 A simulated node (SimPy) uses it like this; ``deliver`` forwards outputs or records sinks::

@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.engine.processing import Completion, Processor, parse_capacity
+from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.result import latency_summary
 
 SLACK_RETRIES = 3

@@ -18,11 +18,11 @@ from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greta import GretaQuery, compile_query
+from inev.simulator.engine.processing import parse_capacity
 from inev.simulator.engine.replay import ordered_chunks, prepare, replay
 from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.engine.size import SizeGuard
-from inev.simulator.engine.processing import parse_capacity
 from inev.workloads.io import load_workload
 
 ENGINE_PLANS = ("greedy", "zstream")

@@ -12,7 +12,7 @@ same event ordering, without a generator per message (measured in
 ``benchmarks/bench_simulator.py``).
 
 >>> import networkx as nx
-import simpy
+>>> import simpy
 >>> from inev.topologies.network import Network
 >>> net = Network.build([0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3), (3, 4)], {"A": (1.0, [0])})
 >>> env = simpy.Environment()

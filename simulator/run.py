@@ -17,14 +17,16 @@ the matches that started before it (as an engine retires a replaced plan), so no
 counted twice. A match that needed a message over a lost link or node is lost and reported
 (``missing`` and, per change, ``lost``); nothing re-routes messages already under way.
 
->>> from inev.topologies.generate import generate_network
->>> from inev.workloads.generate import generate_workload
+>>> from inev.topologies.network import Network
+>>> from inev.workloads.workload import Query, Workload
 >>> from inev.planner.planning import plan_workload
->>> net = generate_network(nodes=8, seed=2)
->>> wl = generate_workload(net, queries=1, length=3, selectivity=0.5, seed=2)
->>> result = simulate(net, wl, plan_workload(net, wl), duration=5.0, seed=1)
->>> result.equal_to_centralized
-True
+>>> net = Network.build(
+...     range(4), [(0, 1), (1, 2), (2, 3)], {"A": (2.0, [0]), "B": (1.0, [3]), "C": (3.0, [1, 2])}
+... )
+>>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B, C)", {"A B": 0.5})])
+>>> result = simulate(net, wl, plan_workload(net, wl), duration=20.0, seed=1)
+>>> result.equal_to_centralized, result.matches
+(True, {'q': 65})
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
-from inev.simulator.engine.cli import engine_options
+from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
+from inev.simulator.engine.processing import shedding_strategy
 from inev.simulator.engine.replay import ordered_chunks, prepare
-from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.figures import simulation_figures
 from inev.simulator.result import SimulationResult, save_result
 from inev.simulator.run import TraceStream, simulate
@@ -65,7 +65,7 @@ from inev.workloads.io import load_workload
     help="Rescale the network's rates (same proportions) so the workload's types produce this "
     "many events per time unit in all; needs --method.",
 )
-@click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
+@size_check_option
 @click.option(
     "--capacity",
     multiple=True,
@@ -79,28 +79,7 @@ from inev.workloads.io import load_workload
     help="Run a plan made for another network or workload (rates, selectivities, clauses); it "
     "must still fit: its nodes, links, types and queries must exist.",
 )
-@click.option(
-    "--latency-bound", type=float, default=None, help="Latency bound per node (time units)."
-)
-@click.option(
-    "--shed",
-    type=click.Choice(list(STRATEGIES)),
-    default=None,
-    help="Load shedding strategy (needs --capacity; default pspice with a bound, else none).",
-)
-@click.option(
-    "--cost-per-unit",
-    type=float,
-    default=1.0,
-    show_default=True,
-    help="Service time per work unit, times the capacity.",
-)
-@click.option(
-    "--safety",
-    type=float,
-    default=None,
-    help="Safety buffer of the overload detector (default: 10% of the bound).",
-)
+@shedding_options
 @click.option(
     "--stage-slack",
     type=float,
@@ -244,13 +223,9 @@ def capacity_options(
     seed: int = 0,
 ) -> CapacityOptions | None:
     """The :class:`CapacityOptions` of ``inev simulate``'s flags (``None`` without --capacity)."""
+    strategy = shedding_strategy(bool(capacity), shed, latency_bound)
     if not capacity:
-        if shed is not None or latency_bound is not None:
-            raise InevError("--shed and --latency-bound need --capacity")
         return None
-    strategy = shed or ("pspice" if latency_bound is not None else "none")
-    if strategy != "none" and latency_bound is None:
-        raise InevError(f"--shed {strategy} needs --latency-bound")
     share = 0.1
     if safety is not None:
         if latency_bound is None or not 0 <= safety < latency_bound:

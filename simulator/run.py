@@ -58,8 +58,9 @@ from inev.simulator.capacity import (
     resolve_capacities,
     shedding_report,
 )
-from inev.simulator.engine.engine import Engine
+from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import MASK64, Event, event_key
+from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.estimate import MAX_EVENTS, check_size
 from inev.simulator.execution import PlanExecution, Tally
@@ -115,27 +116,14 @@ def _as_events(trace: Sequence[Any]) -> list[Event]:
 def centralized_matches(
     workload: Workload,
     events: Sequence[Event],
+    engine_plan: str = "greedy",
     skip: Iterable[str] = (),
-    **options: Any,
 ) -> dict[str, Counter]:
-    """Matches of every query (but those in ``skip``) by one engine over the sorted trace."""
-    ordered = sorted(events, key=_TIME_ID)
-    out: dict[str, Counter] = {}
-    skipped = set(skip)
-    for query in workload.queries:
-        if query.name in skipped:
-            continue
-        engine = Engine.from_query(query, workload, **options)
-        found: Counter = Counter()
-        types = set(query.types)
-        for event in ordered:
-            if event.type in types:
-                for match in engine.push(event):
-                    found[tuple(e.id for e in match)] += 1
-        for match in engine.flush():
-            found[tuple(e.id for e in match)] += 1
-        out[query.name] = found
-    return out
+    """Matches of every query (but those in ``skip``) by one engine over the sorted trace:
+    :func:`inev.simulator.engine.matching.match_ids` with static plans (no re-optimisation:
+    the reference must not depend on when an engine re-plans)."""
+    options = MatchOptions(engine_plan, Adaptation("off"), aggregate=False, guard=False)
+    return match_ids(workload, sorted(events, key=_TIME_ID), options, skip=skip)
 
 
 Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
@@ -619,7 +607,7 @@ def simulate(
         tally.sink_found.pop(q, None)
         tally.latencies.pop(q, None)
     checking = time.perf_counter()
-    central = centralized_matches(wl, events, plan=engine_plan, skip=alone)
+    central = centralized_matches(wl, events, engine_plan, skip=alone)
     aggregations = aggregate_run(wl, executions, tally.sink_found, events, bool(changes))
     check_seconds = time.perf_counter() - checking
     missing, extra = compare_matches(tally.sink_found, central)

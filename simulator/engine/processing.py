@@ -117,6 +117,26 @@ def parse_capacity(text: str | float) -> tuple[str, float]:
     return kind, value
 
 
+def shedding_strategy(has_capacity: bool, shed: str | None, latency_bound: float | None) -> str:
+    """The shedding strategy of the flags ``--capacity``, ``--shed`` and ``--latency-bound``
+    (``inev match`` and ``inev simulate`` alike): pSPICE when a bound is given, else none.
+
+    >>> shedding_strategy(True, None, 2.0), shedding_strategy(True, None, None)
+    ('pspice', 'none')
+    >>> shedding_strategy(False, "random", None)
+    Traceback (most recent call last):
+    inev.common.errors.InevError: --shed and --latency-bound need --capacity
+    """
+    if not has_capacity:
+        if shed is not None or latency_bound is not None:
+            raise InevError("--shed and --latency-bound need --capacity")
+        return "none"
+    strategy = shed or ("pspice" if latency_bound is not None else "none")
+    if strategy != "none" and latency_bound is None:
+        raise InevError(f"--shed {strategy} needs --latency-bound")
+    return strategy
+
+
 def needed_capacity(work: float, duration: float) -> float:
     """Mean capacity an unshedded run needs: its work units per time unit."""
     if duration <= 0:

@@ -62,7 +62,7 @@ from inev.simulator.engine.events import MASK64, Event, event_key
 from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.estimate import MAX_EVENTS, check_size
-from inev.simulator.execution import PlanExecution, Tally
+from inev.simulator.execution import PlanExecution
 from inev.simulator.network import SimNetwork, link_key
 from inev.simulator.options import SimulationOptions
 from inev.simulator.result import (
@@ -72,6 +72,7 @@ from inev.simulator.result import (
     latency_summary,
 )
 from inev.simulator.sources import SourceEvent, poisson_trace, workload_attributes
+from inev.simulator.tally import Tally
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 

@@ -63,7 +63,7 @@ from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.estimate import MAX_EVENTS, check_size
 from inev.simulator.execution import PlanExecution
-from inev.simulator.network import SimNetwork, link_key
+from inev.simulator.network import SimNetwork
 from inev.simulator.options import SimulationOptions
 from inev.simulator.result import (
     MatchBalance,
@@ -73,7 +73,7 @@ from inev.simulator.result import (
 )
 from inev.simulator.sources import SourceEvent, poisson_trace, workload_attributes
 from inev.simulator.tally import Tally
-from inev.topologies.network import Network
+from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
 
 _TIME_ID = operator.attrgetter("time", "id")

@@ -84,6 +84,25 @@ def check_node_id(node: object, where: str = "node") -> Node:
     return node
 
 
+def link_key(u: Node, v: Node) -> tuple[Node, Node]:
+    """The canonical form of the undirected link ``{u, v}``: its ends in node order.
+
+    Node order puts integers first, by value, then strings, by text (the order plan files
+    write their links in, and the order of the simulator's ``messages_by_link`` keys). One
+    definition for every layer; the integer case is the simulator's per-hop hot path.
+
+    >>> link_key(10, 9), link_key("b", "a"), link_key("x", 3)
+    ((9, 10), ('a', 'b'), (3, 'x'))
+    """
+    if type(u) is int and type(v) is int and u >= 0 and v >= 0:
+        return (u, v) if u <= v else (v, u)
+    return (u, v) if _node_order(u) <= _node_order(v) else (v, u)
+
+
+def _node_order(node: Node) -> tuple[int, str]:
+    return (0, f"{node:020d}") if isinstance(node, int) else (1, str(node))
+
+
 @dataclass(frozen=True)
 class EventType:
     """An event type with its local rate r(e), its source nodes f(e) and, optionally, one

@@ -190,7 +190,7 @@ def match_cells(
             continue
         (group,) = groups
         values = [
-            e.attributes[agg.attribute] if agg.attribute else 1
+            e.attrs[agg.attribute] if agg.attribute else 1
             for e in events
             if agg.type is not None and e.type == agg.type
         ]

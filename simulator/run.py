@@ -58,7 +58,7 @@ from inev.simulator.capacity import (
     shedding_report,
 )
 from inev.simulator.engine.engine import Adaptation, Engine
-from inev.simulator.engine.events import MASK64, Event, event_key
+from inev.simulator.engine.events import Event
 from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.estimate import MAX_EVENTS, check_size
@@ -71,7 +71,7 @@ from inev.simulator.result import (
     compare_matches,
     latency_summary,
 )
-from inev.simulator.sources import SourceEvent, poisson_trace, workload_attributes
+from inev.simulator.sources import poisson_trace, workload_attributes
 from inev.simulator.tally import Tally
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
@@ -99,17 +99,9 @@ def collector_paused() -> Iterator[None]:
 
 
 def _as_events(trace: Sequence[Any]) -> list[Event]:
-    out: list[Event] = []
-    append = out.append
-    new = tuple.__new__
-    for e in trace:
-        if isinstance(e, Event):
-            append(e)
-        elif isinstance(e, SourceEvent):
-            i = e.id  # make_event, inlined for the common integer id (half of the setup)
-            key = i & MASK64 if type(i) is int else event_key(i)
-            append(new(Event, (float(e.time), e.type, e.node, i, e.attrs, key)))
-        else:
+    out = list(trace)
+    for e in out:
+        if not isinstance(e, Event):
             raise InevError(f"trace item {e!r} is not an event")
     return out
 
@@ -475,7 +467,7 @@ def simulate(
 
     ``options`` is a :class:`~inev.simulator.options.SimulationOptions`; its fields may also
     be given by name (``simulate(net, wl, plan, duration=5.0, seed=1)``), alone or on top of
-    ``options``. ``trace`` replays given events (``SourceEvent`` or engine ``Event``
+    ``options``. ``trace`` replays given events (engine ``Event``
     objects, any order, or a :class:`TraceStream`) instead of Poisson sources drawn with
     ``options.seed``. ``changes`` are ``inev-changes/1`` entries applied at their times.
     ``progress(t)`` is called with the simulation time as the sources advance. With

@@ -79,17 +79,17 @@ class CompiledQuery:
         """Whether an event enters the graphs (its type, local predicates, aggregate attribute)."""
         return (
             event.type in self.all_types
-            and self.pattern.predicates.admits(event.type, event.attributes)
-            and self.pattern.spec.accepts(event.type, event.attributes)
+            and self.pattern.predicates.admits(event.type, event.attrs)
+            and self.pattern.spec.accepts(event.type, event.attrs)
         )
 
     def group_of(self, event: Event) -> tuple[Any, ...] | None:
         """The group key of an event, ``None`` when it lacks a ``group_by`` attribute."""
         key = []
         for name in self.query.group_by:
-            if name not in event.attributes:
+            if name not in event.attrs:
                 return None
-            key.append(event.attributes[name])
+            key.append(event.attrs[name])
         return tuple(key)
 
 
@@ -226,7 +226,7 @@ class GretaQuery:
         type_name = event.type
         if type_name not in self.all_types:
             return out
-        attributes = event.attributes
+        attributes = event.attrs
         if (
             self.local
             and type_name in self.local

@@ -85,7 +85,7 @@ def _trends(
                 if p.type != source:
                     continue
                 edge = predicates.edges.get((p.type, e.type))
-                if edge is not None and not edge.holds(p.attributes, e.attributes):
+                if edge is not None and not edge.holds(p.attrs, e.attrs):
                     continue
                 if guard is not None and any(
                     p.time < s and end < e.time for s, end in negative[guard]
@@ -133,7 +133,7 @@ def _aggregate(compiled: CompiledQuery, trends: Iterable[list[Event]]) -> Any:
                 continue
             count_e += 1
             if agg.attribute is not None:
-                v = e.attributes[agg.attribute]
+                v = e.attrs[agg.attribute]
                 total += v
                 if best is None or (v < best if agg.function == "MIN" else v > best):
                     best = v

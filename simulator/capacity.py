@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.stats import latency_summary
 from inev.simulator.engine.processing import Completion, Processor, parse_capacity
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.result import latency_summary
 
 SLACK_RETRIES = 3
 """Runs repeated with a larger stage slack at most, when items came late."""

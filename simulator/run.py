@@ -46,6 +46,7 @@ from typing import Any
 import simpy
 
 from inev.common.errors import InevError
+from inev.common.stats import latency_summary
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
@@ -69,7 +70,6 @@ from inev.simulator.result import (
     MatchBalance,
     SimulationResult,
     compare_matches,
-    latency_summary,
 )
 from inev.simulator.sources import poisson_trace, workload_attributes
 from inev.simulator.tally import Tally

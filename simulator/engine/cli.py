@@ -269,6 +269,12 @@ def _match_overloaded(
         f"({result['false_negative_share']:.1%} weighted), false positives "
         f"{result['false_positives']}, bound violations {result['bound_violations']}, "
         f"shed {result['shed_partial_matches']} partial matches and {result['shed_events']} "
-        f"events, latency mean {lat['mean']:.4g} p99 {lat['p99']:.4g} max {lat['max']:.4g}, "
+        f"events, latency mean {_figure(lat['mean'])} p99 {_figure(lat['p99'])} "
+        f"max {_figure(lat['max'])}, "
         f"{len(events)} events in {seconds:.2f}s -> {out}"
     )
+
+
+def _figure(value: float | None) -> str:
+    """A summary figure for the terminal: four significant digits, ``n/a`` for none."""
+    return "n/a" if value is None else f"{value:.4g}"

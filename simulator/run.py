@@ -416,11 +416,7 @@ def _replay_stream(
         m, x = balances[name].missing_extra()
         missing += m
         extra += x
-    partial: Counter = Counter()
-    reopt: Counter = Counter()
-    for execution in executions:
-        partial += execution.partial_matches()
-        reopt += execution.reoptimizations()
+    counted = _counted(sim, tally, executions)  # partial matches: before the release
     for group in engines.values():
         for engine in group:
             engine.release()
@@ -428,22 +424,13 @@ def _replay_stream(
         method=plan.method,
         duration=options.duration,
         events=feed.count,
-        messages=sim.messages,
-        messages_by_type=dict(sim.by_kind),
-        messages_by_link=_by_link(sim),
-        messages_by_vertex={int(k): c for k, c in sim.by_sender.items()},
+        **counted,
         centralized_messages=_gathering(network, plan, per_node),
         model_messages=plan.psi * (stream.end - min(stream.start, 0.0)),
         matches={q: balances[q].found for q in plan.sinks},
         centralized_matches={q: b.expected for q, b in balances.items()},
         missing=missing,
         extra=extra,
-        latency={q: latency_summary(values) for q, values in tally.latencies.items()},
-        events_processed={str(n): c for n, c in tally.processed.items()},
-        partial_matches=dict(partial),
-        reoptimizations=dict(reopt),
-        late=tally.late,
-        unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         trace_ignored=filtered.ignored,
@@ -654,11 +641,6 @@ def _measure(
         for start, stop, net_k, plan_k, _ in epochs
     )
     report = _change_report(epochs, events, run.marks, sim.messages, wl, tally, central)
-    partial: Counter = Counter()
-    reopt: Counter = Counter()
-    for execution in executions:
-        partial += execution.partial_matches()
-        reopt += execution.reoptimizations()
     model = sum(plan_k.psi * (min(stop, duration) - start) for start, stop, _, plan_k, _ in epochs)
     shedding = None
     if run.capacity is not None and run.reference is not None:
@@ -678,22 +660,13 @@ def _measure(
         method=plan.method,
         duration=duration,
         events=len(events),
-        messages=sim.messages,
-        messages_by_type=dict(sim.by_kind),
-        messages_by_link=_by_link(sim),
-        messages_by_vertex={int(k): c for k, c in sim.by_sender.items()},
+        **_counted(sim, tally, executions),
         centralized_messages=centralized_messages,
         model_messages=model,
         matches={q: sum(c.values()) for q, c in tally.sink_found.items()},
         centralized_matches={q: sum(c.values()) for q, c in central.items()},
         missing=missing,
         extra=extra,
-        latency={q: latency_summary(values) for q, values in tally.latencies.items()},
-        events_processed={str(n): c for n, c in tally.processed.items()},
-        partial_matches=dict(partial),
-        reoptimizations=dict(reopt),
-        late=tally.late,
-        unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         changes=report,
@@ -704,9 +677,29 @@ def _measure(
     )
 
 
-def _by_link(sim: SimNetwork) -> dict[str, int]:
-    """Messages per link, keyed as the result file writes links."""
-    return {f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))}
+def _counted(sim: SimNetwork, tally: Tally, executions: list[PlanExecution]) -> dict[str, Any]:
+    """The result's counters: messages (by type, link and sending vertex; links keyed as
+    plan files write them), latencies, items processed per node, partial matches and
+    re-optimisations per node, late items and unused events."""
+    partial: Counter = Counter()
+    reopt: Counter = Counter()
+    for execution in executions:
+        partial += execution.partial_matches()
+        reopt += execution.reoptimizations()
+    return {
+        "messages": sim.messages,
+        "messages_by_type": dict(sim.by_kind),
+        "messages_by_link": {
+            f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
+        },
+        "messages_by_vertex": {int(k): c for k, c in sim.by_sender.items()},
+        "latency": {q: latency_summary(values) for q, values in tally.latencies.items()},
+        "events_processed": {str(n): c for n, c in tally.processed.items()},
+        "partial_matches": dict(partial),
+        "reoptimizations": dict(reopt),
+        "late": tally.late,
+        "unused_events": dict(tally.unused),
+    }
 
 
 def _epochs(

@@ -334,7 +334,7 @@ def simulation_scene(
     positions: Mapping[str, Any] | None = None,
     title: str = "simulation",
 ) -> Scene:
-    """A :class:`~inev.simulator.result.SimulationResult` on its topology.
+    """A :class:`~inev.simulator.simulation_result.SimulationResult` on its topology.
 
     ``messages_by_link`` becomes one overlay whose widths follow the counts (both directions
     of a link added up); node labels carry ``events_processed``; with ``plan``, the sink

@@ -21,8 +21,8 @@ from inev.simulator.engine.processing import shedding_strategy
 from inev.simulator.engine.replay import ordered_chunks, prepare
 from inev.simulator.figures import simulation_figures
 from inev.simulator.options import SimulationOptions
-from inev.simulator.result import SimulationResult, save_result
 from inev.simulator.run import TraceStream, simulate
+from inev.simulator.simulation_result import SimulationResult, save_result
 from inev.simulator.sources import rescale_rates
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload

@@ -1,6 +1,6 @@
 """One INEv plan executing on the simulated network: engines, dispatch, watermarks, outputs.
 
-:class:`PlanExecution` installs a plan on a :class:`~inev.simulator.network.SimNetwork`:
+:class:`PlanExecution` installs a plan on a :class:`~inev.simulator.simpy_network.SimNetwork`:
 every vertex that evaluates a projection gets its own local CEP engine at its node; event
 vertices are the sources. An item (an event, or a match of a projection) produced by vertex
 ``u`` is delivered to the consumers of ``u`` at ``u``'s node at once and travels over ``u``'s
@@ -58,8 +58,8 @@ from typing import Any
 from inev.planner.plan import Plan, Vertex
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.network import SimNetwork, forwarding_tree
 from inev.simulator.pull import PullRequest, PullStage, pull_stages
+from inev.simulator.simpy_network import SimNetwork, forwarding_tree
 from inev.simulator.tally import Tally, per_node
 from inev.simulator.vertex_runs import (
     EPSILON,

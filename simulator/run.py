@@ -64,9 +64,9 @@ from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.estimate import MAX_EVENTS, check_size
 from inev.simulator.execution import PlanExecution
-from inev.simulator.network import SimNetwork
 from inev.simulator.options import SimulationOptions
-from inev.simulator.result import (
+from inev.simulator.simpy_network import SimNetwork
+from inev.simulator.simulation_result import (
     MatchBalance,
     SimulationResult,
     compare_matches,

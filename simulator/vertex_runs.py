@@ -23,8 +23,8 @@ from inev.common.errors import InevError
 from inev.planner.plan import Plan, Vertex
 from inev.simulator.aggregation import aggregates_alone
 from inev.simulator.engine.engine import Adaptation, Engine
-from inev.simulator.network import forwarding_tree
 from inev.simulator.pull import PullStage
+from inev.simulator.simpy_network import forwarding_tree
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
 from inev.workloads.syntax import parse_pattern

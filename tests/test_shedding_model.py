@@ -16,7 +16,7 @@ from inev.simulator.engine.shedding.markov import (
     interpolate,
     transition_matrix,
 )
-from inev.simulator.engine.shedding.model import PatternModel
+from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.utility import UtilityTable
 

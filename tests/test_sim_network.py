@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inev.common.errors import InevError
-from inev.simulator.network import SimNetwork, forwarding_tree
+from inev.simulator.simpy_network import SimNetwork, forwarding_tree
 from inev.simulator.sources import expected_events, poisson_trace, workload_attributes
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Query, Workload

@@ -28,7 +28,7 @@ API for the simulator (one engine per projection placed on a node)::
     engine.push((b_event, c_event))                   # a match of the input SEQ(B, C)
     engine.advance(watermark)                         # -> outputs final up to watermark
     engine.flush()                                    # end of input
-    engine.counters, engine.last_work, engine.partial_match_count(), engine.plans
+    engine.counters, engine.last_work, engine.partial_match_count(), engine.evaluation_plans
 
 Outputs are tuples of events (full matches, to push into a downstream engine as a
 sub-projection match) or single events (output selector: push them downstream as primitive
@@ -65,9 +65,9 @@ from inev.simulator.engine.evaluation import (
     checks_for,
     compile_plan,
 )
+from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, Tree, TreePlan, check_tree
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greedy import greedy_plan
-from inev.simulator.engine.plans import OrderPlan, Plan, Tree, TreePlan, check_tree
 from inev.simulator.engine.predicates import CodeGen
 from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
 from inev.simulator.engine.zstream import cardinality, zstream_plan

@@ -20,7 +20,7 @@ the items' own work exceeds the capacity, which no partial-match shedding can cu
 item is dropped as a last resort and counted in ``shed_events`` (unless it is of a negated
 type: dropping it could produce a false positive; then the bound gives way, and the item
 is counted in ``forced``). Every
-``sample_every``-th item is observed for the state models (:mod:`.shedding.model`)
+``sample_every``-th item is observed for the state models (:mod:`.shedding.pspice_model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
 A simulated node (SimPy) uses it like this; ``deliver`` forwards outputs or records sinks::
@@ -59,7 +59,7 @@ from inev.common.errors import InevError
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.shedding.detector import BufferCost, OverloadDetector
-from inev.simulator.engine.shedding.model import PatternModel
+from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.shedders import Shedder, make_shedder
 from inev.workloads.query import Primitive, event_types, negated_types
 

@@ -94,7 +94,7 @@ def replay(
     final; ``write_result`` each GRETA result, after all matches (their order in the file
     is as before streaming: matches first).
     """
-    from inev.simulator.engine.greta.events import as_event
+    from inev.simulator.engine.greta.event_rows import as_event
 
     routes: dict[str, list[tuple[str, Engine]]] = {}
     for q in workload.queries:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .aggregates import MIN, SUM, AggregateSpec, Vector
-from .predicates import EdgePredicate, EqualKey, RangeKey
+from .trend_predicates import EdgePredicate, EqualKey, RangeKey
 
 # Smallest block size of the range store. A block splits when it holds more than twice
 # max(LOAD, sqrt(n)) keys (n: the store's size at the last split), so a query adds up

@@ -26,7 +26,7 @@ Choices, and why:
   event without the attribute can join no other event and gets a partition of its own.
   Not with negation (a negated event of one value may block trends of another). Only
   where some transition scans its predecessors (its edge predicates are more than one
-  equality and one range predicate, see :mod:`.predicates`): measured on 100,000 events
+  equality and one range predicate, see :mod:`.trend_predicates`): measured on 100,000 events
   with 5,000 keys, partitions made ``SEQ(A, B, C)`` with a scanning edge 10x faster and
   ``SEQ(A, KL(B), C)`` 150x, but made fully indexed edges 4-5x slower (the per-value graphs
   cost more than an index lookup).
@@ -48,10 +48,10 @@ from inev.workloads.query import has_operator, validate_pattern
 from inev.workloads.workload import Query, Workload
 
 from .aggregates import AggregateSpec, aggregate_spec
-from .events import Event, as_event
+from .event_rows import Event, as_event
 from .graph import CompiledPattern, GroupGraphs
-from .predicates import classify_predicates
 from .template import build_template
+from .trend_predicates import classify_predicates
 from .windows import first_open_window, window_bounds, windows_of
 
 _INF = float("inf")

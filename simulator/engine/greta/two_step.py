@@ -25,10 +25,10 @@ from typing import Any
 
 from inev.workloads.workload import Query
 
-from .events import Event, as_event
-from .predicates import Predicates
+from .event_rows import Event, as_event
 from .runtime import CompiledQuery, compile_query
 from .template import Template
+from .trend_predicates import Predicates
 from .windows import window_bounds, windows_of
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from inev.common.errors import InevError
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.shedding.detector import BufferCost
-from inev.simulator.engine.shedding.model import PatternModel
+from inev.simulator.engine.shedding.pspice_model import PatternModel
 
 STRATEGIES = ("none", "pspice", "random-pm", "random-event", "type-utility")
 

@@ -1,5 +1,6 @@
 """Processing capacity of simulated nodes: a FIFO server per node in front of its engines
-(issue 8; pSPICE paper 004 §III-A, §III-E; INEv paper §7.2 "Application performance").
+(pSPICE: Partial Match Shedding for Complex Event Processing, §III-A, §III-E; INEv:
+In-Network Evaluation for Event Stream Processing, §7.2 "Application performance").
 
 Without a capacity the simulator's engines work in zero time. With one, every node owns a
 :class:`NodeServer`: one FIFO server shared by the local engines of all plan vertices at the
@@ -410,7 +411,7 @@ def shedding_report(
     late: int,
     truth: Mapping[str, Counter] | None = None,
 ) -> dict[str, Any]:
-    """The ``shedding`` entry of an ``inev-sim/1`` result (see the SPEC extension).
+    """The ``shedding`` entry of an ``inev-sim/1`` result (see docs/spec-extensions.md).
 
     Per query, ``bound_violations`` counts the query's matches whose item at the sink
     waited and was processed longer than the latency bound (queueing + service at the

@@ -88,7 +88,7 @@ class MatchBalance(dict):
 
 @dataclass
 class SimulationResult:
-    """Everything one simulation measured (see ``inev-sim/1`` in the SPEC)."""
+    """Everything one simulation measured (the ``inev-sim/1`` file; docs/spec-extensions.md lists what inev adds)."""
 
     method: str
     duration: float

@@ -1,4 +1,6 @@
-"""Processing capacity of one node: a FIFO queue in front of its CEP engines (issue 8; pSPICE §III-A, §III-E).
+"""Processing capacity of one node: a FIFO queue in front of its CEP engines.
+
+The model of pSPICE: Partial Match Shedding for Complex Event Processing (§III-A, §III-E).
 
 Every item (an event, or a match of a sub-projection) that reaches a node waits in a FIFO
 queue; its service time is ``work units × cost_per_unit / capacity`` where the work units

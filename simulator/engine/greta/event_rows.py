@@ -1,4 +1,5 @@
-"""GRETA's events (the engine's event record), and conversion from engine events and trace rows (SPEC.md "Trace").
+"""GRETA's events (the engine's event record), and conversion from trace rows
+(``time,type,node,id[,attributes]``, as README's trace format says).
 
 Traces are read by the engine's reader (:func:`inev.simulator.engine.trace.read_trace`);
 :func:`as_event` turns its events, or plain mappings such as a trace row, into GRETA events.

@@ -3,8 +3,8 @@
 :func:`greta_aggregates` is the entry point for ``inev match`` and the simulator's query
 sinks: given a :class:`~inev.workloads.workload.Query` with a ``return`` clause, the
 workload's window and slide, and events in time-stamp order, it yields one result per
-window and group, ``{"query", "window_start", "window_end", "group", "value"}`` (SPEC.md,
-"Matches"), as soon as a window closes (when an event at or after its end arrives, or at
+window and group, ``{"query", "window_start", "window_end", "group", "value"}`` (a line of
+``inev match``'s output), as soon as a window closes (when an event at or after its end arrives, or at
 the end of the stream). :class:`GretaQuery` is the same as a push-based object.
 
 Choices, and why:
@@ -17,7 +17,7 @@ Choices, and why:
 - An event of the aggregated type whose attribute is not a real number is ignored, as
   if it failed a local predicate.
 - Results of one window are emitted in the order of the groups' ``repr``.
-- **Key partitions** (keyed joins, issue 14): when every transition of the template
+- **Key partitions** (keyed joins): when every transition of the template
   equates one attribute name between its two events (``A.bid == B.bid``,
   ``B.bid == NEXT(B).bid``: :func:`trend_key`), every trend lies within one value of that
   attribute, so each group can be split further by it: each value gets its own small

@@ -1,4 +1,5 @@
-"""Load shedding for the local CEP engine under overload (pSPICE, paper 004 §III; issue 8).
+"""Load shedding for the local CEP engine under overload (pSPICE: Partial Match Shedding for
+Complex Event Processing, §III).
 
 Modules follow the paper: :mod:`.markov` (completion probability, §III-C1), :mod:`.reward`
 (remaining processing time, §III-C2), :mod:`.utility` (utility table, §III-B/C3),

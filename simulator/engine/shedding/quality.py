@@ -1,4 +1,4 @@
-"""Quality of results under load shedding (pSPICE paper §IV metrics; issue 8 item 4).
+"""Quality of results under load shedding (the pSPICE paper's §IV metrics).
 
 :func:`run_overload` evaluates a workload over a trace twice on one node: an unshedded run
 with unlimited capacity (the reference, and the work it needs: ``auto:F`` capacity is F times

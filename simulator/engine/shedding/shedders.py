@@ -1,4 +1,4 @@
-"""Load shedders: pSPICE (paper §III-F, Algorithm 2) and the baselines of issue 8.
+"""Load shedders: pSPICE (paper §III-F, Algorithm 2) and baselines (random partial matches, random events, type utility).
 
 Every shedder is called by :class:`inev.simulator.engine.processing.Processor` with the same
 overload detector (:mod:`.detector`) and the same amount:

@@ -202,24 +202,27 @@ def _load(trace: TraceFile, wanted: Mapping[str, set[str]]) -> dict[str, _Events
                 )
             )
     ids.check()
-    out: dict[str, _Events] = {}
-    for t, chunks in parts.items():
-        if not chunks:
-            out[t] = _Events(np.empty(0), [], [], {a: [] for a in wanted[t] if a not in REQUIRED})
-            continue
-        time = np.concatenate([c[0] for c in chunks])
-        order = np.argsort(time, kind="stable")
-        nodes = [n for c in chunks for n in c[1]]
-        ids = [i for c in chunks for i in c[2]]
-        attrs = {a: [v for c in chunks for v in c[3][a]] for a in chunks[0][3]}
-        take = order.tolist()
-        out[t] = _Events(
-            time[order],
-            [nodes[i] for i in take],
-            [ids[i] for i in take],
-            {a: [v[i] for i in take] for a, v in attrs.items()},
-        )
-    return out
+    return {t: _merged(chunks, wanted[t]) for t, chunks in parts.items()}
+
+
+def _merged(
+    chunks: list[tuple[np.ndarray, list, list, dict[str, list]]], names: set[str]
+) -> _Events:
+    """One type's events of every batch in one time-ordered :class:`_Events`."""
+    if not chunks:
+        return _Events(np.empty(0), [], [], {a: [] for a in names if a not in REQUIRED})
+    time = np.concatenate([c[0] for c in chunks])
+    order = np.argsort(time, kind="stable")
+    nodes = [n for c in chunks for n in c[1]]
+    ids = [i for c in chunks for i in c[2]]
+    attrs = {a: [v for c in chunks for v in c[3][a]] for a in chunks[0][3]}
+    take = order.tolist()
+    return _Events(
+        time[order],
+        [nodes[i] for i in take],
+        [ids[i] for i in take],
+        {a: [v[i] for i in take] for a, v in attrs.items()},
+    )
 
 
 def _windows(x: np.ndarray, y: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:

@@ -603,6 +603,11 @@ class Engine:
 
     # ---------------------------------------------------------------- processing
     def _process(self, item: Any, t: float) -> list[Any]:
+        """Evaluate one released item against every branch; return the new matches.
+
+        Kept whole (radon complexity about 25): the engine's per-item path, whose throughput
+        ``benchmarks/bench_engine.py`` prints; locals are bound once per call on purpose.
+        """
         self.seq += 1
         seq = self.seq
         self.now = t

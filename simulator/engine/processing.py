@@ -236,7 +236,12 @@ class Processor:
         return total, out
 
     def arrive(self, item: Any, time: float) -> Completion:
-        """Queue ``item`` arriving at ``time``; process it and return its completion."""
+        """Queue ``item`` arriving at ``time``; process it and return its completion.
+
+        Kept whole although long (radon complexity about 30): it runs once per item of a
+        capacity run (``benchmarks/bench_shedding.py`` and ``bench_capacity.py`` time it),
+        and its branches are the detector's steps in the pSPICE paper's order (§III-E).
+        """
         if time < self.last_arrival:
             raise InevError(f"arrival times must not decrease ({time} < {self.last_arrival})")
         self.last_arrival = time

@@ -224,7 +224,11 @@ class RangeStore:
         self.maxes[b : b + 1] = [keys[half - 1], keys[-1]]
 
     def query(self, attributes: Mapping[str, Any]) -> Vector:
-        """The combined vector of the stored vertices whose key is in range of the event's."""
+        """The combined vector of the stored vertices whose key is in range of the event's.
+
+        Kept whole (radon complexity about 25): once per event and range predicate, the
+        lookup ``benchmarks/bench_greta.py`` times against a linear scan.
+        """
         x = self.next_key(attributes)
         if x is None or not self.keys:
             return self.spec.identity

@@ -214,6 +214,9 @@ class GretaQuery:
         Admitted events wait in per-group lists and enter the graphs group by group when a
         window closes (or at :meth:`finish`): groups are independent, so the results are
         those of processing each event at once, at less cost per event.
+
+        Kept whole (radon complexity about 25): once per event of every aggregated query,
+        timed by ``benchmarks/bench_greta.py`` and ``bench_trace_replay.py``.
         """
         out: list[dict[str, Any]] = []
         time = event.time

@@ -64,7 +64,12 @@ def _trends(
     events: list[Event],
     budget: _Budget,
 ) -> Iterator[list[Event]]:
-    """Every trend of ``template`` among ``events`` (time-ordered), built by DFS."""
+    """Every trend of ``template`` among ``events`` (time-ordered), built by DFS.
+
+    Kept as one loop (radon complexity about 30): the two-step baseline's inner search,
+    timed against GRETA by ``benchmarks/bench_greta.py``; helpers per step would add calls
+    per partial trend to the figure that benchmark compares.
+    """
     mine = [e for e in events if e.type in template.types]
     negative = [
         [(t[0].time, t[-1].time) for t in _trends(n, predicates, events, budget)]

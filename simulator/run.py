@@ -186,41 +186,69 @@ def _execute(
 ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
     """Install the epochs' plans on a fresh SimPy network, hand over the ``feed``'s events
     (and each to ``on_event``, after the sources), run to ``options.duration``."""
-    duration, bandwidth = options.duration, options.bandwidth
     env = simpy.Environment()
-    sim = SimNetwork(env, network, bandwidth=bandwidth)
+    sim = SimNetwork(env, network, bandwidth=options.bandwidth)
     tally = Tally() if tally is None else tally
-    executions: list[PlanExecution] = []
     # Batched releases and sources (execution._set_lags): exact in every observable time, but
     # only where nothing else reads the clock: no changes, no capacity queues, no bandwidth.
-    batched = options.batch and len(epochs) == 1 and capacity is None and bandwidth is None
-    for k, (start, stop, net_k, plan_k, _) in enumerate(epochs):
-        for u, v, latency in net_k.links:
-            sim.latency.setdefault(link_key(u, v), latency)
-        last = k == len(epochs) - 1
-        executions.append(
-            PlanExecution(
-                k,
-                sim,
-                net_k,
-                wl,
-                plan_k,
-                tally,
-                feed=(start, math.inf if last else stop + wl.window),
-                record=(start, math.inf if last else stop),
-                engine_plan=options.engine_plan,
-                adaptation=options.adaptation,
-                capacity=capacity,
-                aggregate_only=aggregate_only,
-                batched=batched,
-            )
-        )
+    batched = options.batch and len(epochs) == 1 and capacity is None and options.bandwidth is None
+    executions = [
+        _install(sim, k, epochs, wl, tally, options, capacity, aggregate_only, batched)
+        for k in range(len(epochs))
+    ]
     for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
         sim.on_receive(
             node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
         )
     if installed is not None:
         installed(executions)
+    marks = _schedule_changes(sim, epochs, executions)
+    _start_sources(sim.env, feed, executions, batched, on_event, progress, options.duration)
+    env.run()
+    for execution in executions:
+        execution.flush()
+    return sim, tally, executions, marks
+
+
+def _install(
+    sim: SimNetwork,
+    k: int,
+    epochs: list[Epoch],
+    wl: Workload,
+    tally: Tally,
+    options: SimulationOptions,
+    capacity: CapacityModel | None,
+    aggregate_only: bool,
+    batched: bool,
+) -> PlanExecution:
+    """Epoch ``k``'s plan on ``sim``: it takes the events of its epoch (and one window more,
+    to finish the matches begun in it) and records the matches that begin in it."""
+    start, stop, net_k, plan_k, _ = epochs[k]
+    for u, v, latency in net_k.links:
+        sim.latency.setdefault(link_key(u, v), latency)
+    last = k == len(epochs) - 1
+    return PlanExecution(
+        k,
+        sim,
+        net_k,
+        wl,
+        plan_k,
+        tally,
+        feed=(start, math.inf if last else stop + wl.window),
+        record=(start, math.inf if last else stop),
+        engine_plan=options.engine_plan,
+        adaptation=options.adaptation,
+        capacity=capacity,
+        aggregate_only=aggregate_only,
+        batched=batched,
+    )
+
+
+def _schedule_changes(
+    sim: SimNetwork, epochs: list[Epoch], executions: list[PlanExecution]
+) -> list[int]:
+    """At each epoch's start: links and nodes go down or up, executions reroute. Returns the
+    list that will hold the message count at each change."""
     marks: list[int] = []
 
     def change_at(k: int) -> None:
@@ -237,8 +265,23 @@ def _execute(
                 execution.reroute(sim.link_latency)
 
     for k in range(1, len(epochs)):
-        env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
+        sim.env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
+    return marks
 
+
+def _start_sources(
+    env: simpy.Environment,
+    feed: _Feed,
+    executions: list[PlanExecution],
+    batched: bool,
+    on_event: Callable[[Event], None] | None,
+    progress: Callable[[float], None] | None,
+    duration: float,
+) -> None:
+    """The sources as a chain of timeout callbacks: hand every event whose time has come to
+    the executions, then wait until the next one must be handed over (a plain callback is
+    cheaper than resuming a SimPy process per event; batched, one callback serves every
+    event up to the smallest slack). ``progress`` hears the time every 1 % of ``duration``."""
     step = max(duration / 100.0, 1e-9)
     report = {"next": step}
     # the latest time at which each event can be handed over (times plus slacks)
@@ -257,10 +300,6 @@ def _execute(
         more = feed.start(None)
 
     def sources(_event: Any = None) -> None:
-        # The sources as a chain of timeout callbacks: hand every event whose time has come
-        # to the executions, then wait until the next one must be handed over (a plain
-        # callback is cheaper than resuming a SimPy process per event; batched, one callback
-        # serves every event up to the smallest slack).
         now = env.now
         while True:
             chunk, i, count = feed.chunk, feed.i, len(feed.chunk)
@@ -283,11 +322,6 @@ def _execute(
 
     if more:
         sources()
-    env.run()
-    for execution in executions:
-        execution.flush()
-
-    return sim, tally, executions, marks
 
 
 @dataclass

@@ -24,7 +24,8 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
-from inev.experiments.scene import Scene, canonical
+from inev.experiments.scene import Scene
+from inev.topologies.network import link_key
 
 FORMATS = (".png", ".svg", ".pdf")
 LABELLED_LINKS = 60
@@ -79,7 +80,7 @@ def render(scene: Scene) -> Any:
     sharing: dict[tuple, list[int]] = {}
     for i, overlay in enumerate(scene.overlays):
         for u, v, _ in overlay.links:
-            sharing.setdefault(canonical(u, v), []).append(i)
+            sharing.setdefault(link_key(u, v), []).append(i)
     colours = plt.get_cmap("tab10" if len(scene.overlays) <= 10 else "tab20")
     labelled = sum(len(o.links) for o in scene.overlays) <= LABELLED_LINKS
     handles = []
@@ -90,7 +91,7 @@ def render(scene: Scene) -> Any:
         for u, v, value in overlay.links:
             if u not in where or v not in where:
                 continue
-            (x1, y1), (x2, y2) = _shifted(where[u], where[v], i, sharing[canonical(u, v)], span)
+            (x1, y1), (x2, y2) = _shifted(where[u], where[v], i, sharing[link_key(u, v)], span)
             segments.append(((x1, y1), (x2, y2)))
             widths.append(0.6 + 7.0 * value / largest if overlay.widths else 2.0)
             if labelled:

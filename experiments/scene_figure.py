@@ -77,11 +77,57 @@ def render(scene: Scene) -> Any:
     topology.set_gid("topology")
     axis.add_collection(topology)
 
+    handles = _draw_overlays(axis, scene, where, span)
+    _draw_nodes(axis, scene, many)
+    handles += _role_handles(scene, Line2D)
+    _legends(figure, scene, handles)
+    return figure
+
+
+def _figure_lines(scene: Scene) -> list[str]:
+    lines = []
+    for f in scene.figures:
+        if not f.in_line:
+            continue
+        unit = f" {f.unit}" if f.unit and f.value is not None else ""
+        lines.append(f"{f.label}: {f.text()}{unit}")
+    return lines
+
+
+def _links(overlay: Any) -> str:
+    return f"{len(overlay.links)} link" + ("" if len(overlay.links) == 1 else "s")
+
+
+def _shifted(
+    a: tuple[float, float], b: tuple[float, float], index: int, sharing: list[int], span: float
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The segment a-b moved sideways by its rank among the overlays sharing the link."""
+    if len(sharing) == 1:
+        return a, b
+    rank = sharing.index(index) - (len(sharing) - 1) / 2
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy) or 1.0
+    step = 0.009 * span * rank
+    ox, oy = -dy / length * step, dx / length * step
+    return (a[0] + ox, a[1] + oy), (b[0] + ox, b[1] + oy)
+
+
+def _draw_overlays(
+    axis: Any,
+    scene: Scene,
+    where: dict[Any, tuple[float, float]],
+    span: float,
+) -> list[Any]:
+    """Each overlay's links in its colour, side by side where overlays share a link, widths
+    after the values (labelled when few); the legend handles."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
     sharing: dict[tuple, list[int]] = {}
     for i, overlay in enumerate(scene.overlays):
         for u, v, _ in overlay.links:
             sharing.setdefault(link_key(u, v), []).append(i)
-    colours = plt.get_cmap("tab10" if len(scene.overlays) <= 10 else "tab20")
+    colours = _pyplot().get_cmap("tab10" if len(scene.overlays) <= 10 else "tab20")
     labelled = sum(len(o.links) for o in scene.overlays) <= LABELLED_LINKS
     handles = []
     for i, overlay in enumerate(scene.overlays):
@@ -114,18 +160,13 @@ def render(scene: Scene) -> Any:
             "messages" if overlay.key == "messages" else element_id("forward", overlay.key)
         )
         axis.add_collection(lines)
-        handles.append(
-            Line2D(
-                [],
-                [],
-                color=colour,
-                linewidth=2.5,
-                label=f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})",
-            )
-        )
+        label = f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})"
+        handles.append(Line2D([], [], color=colour, linewidth=2.5, label=label))
+    return handles
 
-    _draw_nodes(axis, scene, many)
-    handles += _role_handles(scene, Line2D)
+
+def _legends(figure: Any, scene: Scene, handles: list[Any]) -> None:
+    """The overlays' legend, the scene's figures and its legend lines."""
     units = {o.unit for o in scene.overlays}
     title = f"sent, {units.pop()}" if len(units) == 1 else scene.kind
     if handles:
@@ -147,36 +188,6 @@ def render(scene: Scene) -> Any:
         more = len(scene.legend) - LEGEND_LINES + 1
         legend = [*legend[: LEGEND_LINES - 1], f"… {more} more (inev draw --text)"]
     figure.text(0.02, 0.02, "\n".join(legend), fontsize=7, va="bottom", ha="left", wrap=True)
-    figure.suptitle(scene.title, x=0.02, ha="left", fontsize=10)
-    return figure
-
-
-def _figure_lines(scene: Scene) -> list[str]:
-    lines = []
-    for f in scene.figures:
-        if not f.in_line:
-            continue
-        unit = f" {f.unit}" if f.unit and f.value is not None else ""
-        lines.append(f"{f.label}: {f.text()}{unit}")
-    return lines
-
-
-def _links(overlay: Any) -> str:
-    return f"{len(overlay.links)} link" + ("" if len(overlay.links) == 1 else "s")
-
-
-def _shifted(
-    a: tuple[float, float], b: tuple[float, float], index: int, sharing: list[int], span: float
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The segment a-b moved sideways by its rank among the overlays sharing the link."""
-    if len(sharing) == 1:
-        return a, b
-    rank = sharing.index(index) - (len(sharing) - 1) / 2
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length = math.hypot(dx, dy) or 1.0
-    step = 0.009 * span * rank
-    ox, oy = -dy / length * step, dx / length * step
-    return (a[0] + ox, a[1] + oy), (b[0] + ox, b[1] + oy)
 
 
 def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:

@@ -356,25 +356,10 @@ def simulation_scene(
                 sinks.setdefault(v.node, []).append(query)
     matches = result.matches
     largest = max(processed.values(), default=0) or 1
+    centralized = plan.centralized_node if plan is not None else None
     marks = []
     for n in nodes:
-        lines = []
-        label = ""
-        roles = set()
-        if n in processed:
-            roles.add("host")
-            label = plural(processed[n], "event")
-            lines.append(f"events processed {processed[n]}")
-        if n in partial:
-            lines.append(f"partial matches {partial[n]}")
-        if n in sinks:
-            roles.add("sink")
-            shown = sorted(set(sinks[n]))
-            label = ", ".join([label, *shown]) if label else ", ".join(shown)
-            lines += [f"sink of {q}: {matches.get(q, 'n/a')} matches (all sinks)" for q in shown]
-        if plan is not None and n == plan.centralized_node:
-            roles.add("centralized")
-            lines.append("centralized node")
+        label, roles, lines = _simulated_node(n, processed, partial, sinks, matches, centralized)
         size = 1.0 + 3.0 * processed.get(n, 0) / largest
         marks.append(NodeMark(n, *where[n], label, frozenset(roles), size, tuple(lines)))
     overlay = Overlay(
@@ -395,19 +380,53 @@ def simulation_scene(
         ),
     }
     if plan is not None:
-        rows = [("vertex", "projection", "node", "messages")]
-        for vid, count in sorted(result.messages_by_vertex.items()):
-            try:
-                v = plan.vertex(int(vid))
-            except KeyError:
-                rows.append((str(vid), "?", "?", str(count)))
-                continue
-            rows.append((str(vid), v.projection, str(v.node), str(count)))
-        tables["messages by vertex"] = tuple(rows)
+        tables["messages by vertex"] = _vertex_rows(plan, result.messages_by_vertex)
     figures = tuple(f for f in simulation_figures(result) if f.in_line)
     return Scene(
         "simulation", title, tuple(marks), links, (overlay,), tuple(legend), figures, tables
     )
+
+
+def _simulated_node(
+    n: Node,
+    processed: Mapping[Node, int],
+    partial: Mapping[Node, int],
+    sinks: Mapping[Node, list[str]],
+    matches: Mapping[str, int],
+    centralized: Node | None,
+) -> tuple[str, set[str], list[str]]:
+    """A node's label, roles and detail lines in a simulation scene."""
+    lines = []
+    label = ""
+    roles = set()
+    if n in processed:
+        roles.add("host")
+        label = plural(processed[n], "event")
+        lines.append(f"events processed {processed[n]}")
+    if n in partial:
+        lines.append(f"partial matches {partial[n]}")
+    if n in sinks:
+        roles.add("sink")
+        shown = sorted(set(sinks[n]))
+        label = ", ".join([label, *shown]) if label else ", ".join(shown)
+        lines += [f"sink of {q}: {matches.get(q, 'n/a')} matches (all sinks)" for q in shown]
+    if centralized is not None and n == centralized:
+        roles.add("centralized")
+        lines.append("centralized node")
+    return label, roles, lines
+
+
+def _vertex_rows(plan: Any, by_vertex: Mapping[Any, int]) -> tuple[tuple[str, ...], ...]:
+    """The messages each plan vertex sent, with its projection and node (``?``: unknown id)."""
+    rows = [("vertex", "projection", "node", "messages")]
+    for vid, count in sorted(by_vertex.items()):
+        try:
+            v = plan.vertex(int(vid))
+        except KeyError:
+            rows.append((str(vid), "?", "?", str(count)))
+            continue
+        rows.append((str(vid), v.projection, str(v.node), str(count)))
+    return tuple(rows)
 
 
 def _parse_link(key: str, by_name: Mapping[str, Node]) -> Link | None:

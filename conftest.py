@@ -52,18 +52,3 @@ class _InevAliases(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _InevAliases())
-
-# Docstring examples known to fail in a folder this step may not edit (the planner is being
-# rewritten at the same time); strict, so the day one is fixed its mark must go too.
-KNOWN_FAILING = {
-    "inev.planner.isolated": "the example's plans lack the projections side_by_side renames",
-}
-
-
-def pytest_collection_modifyitems(config, items):
-    import pytest
-
-    for item in items:
-        reason = KNOWN_FAILING.get(item.name)
-        if reason is not None:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))

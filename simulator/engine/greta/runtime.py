@@ -149,27 +149,31 @@ def trend_key(template: Any, predicates: Any) -> str | None:
     common: set[str] | None = None
     for tr in template.transitions:
         edge = predicates.edges.get((tr.source, tr.target))
-        names: set[str] = set()
-        for c in edge.conditions if edge is not None else ():
-            left, right = getattr(c, "left", None), getattr(c, "right", None)
-            if not (
-                getattr(c, "op", None) == "=="
-                and isinstance(left, Attr)
-                and isinstance(right, Attr)
-                and left.name == right.name
-            ):
-                continue
-            if tr.source == tr.target:
-                if left.type == right.type == tr.source and left.next != right.next:
-                    names.add(left.name)
-            elif {left.type, right.type} == {tr.source, tr.target} and not (
-                left.next or right.next
-            ):
-                names.add(left.name)
+        names = _equated_names(tr, edge.conditions if edge is not None else ())
         common = names if common is None else common & names
         if not common:
             return None
     return min(common) if common else None
+
+
+def _equated_names(tr: Any, conditions: Any) -> set[str]:
+    """Attribute names a transition's ``==`` conjuncts equate between its two events."""
+    names: set[str] = set()
+    for c in conditions:
+        left, right = getattr(c, "left", None), getattr(c, "right", None)
+        if not (
+            getattr(c, "op", None) == "=="
+            and isinstance(left, Attr)
+            and isinstance(right, Attr)
+            and left.name == right.name
+        ):
+            continue
+        if tr.source == tr.target:
+            if left.type == right.type == tr.source and left.next != right.next:
+                names.add(left.name)
+        elif {left.type, right.type} == {tr.source, tr.target} and not (left.next or right.next):
+            names.add(left.name)
+    return names
 
 
 class GretaQuery:

@@ -396,3 +396,46 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     plot(outcome.table, figure, PlotOptions.from_table(defaults))
     click.echo(f"results: {outcome.path}\nplot:    {figure}")
     _finish(outcome, failed, allow_errors)
+
+
+@click.command("reproduce")
+@click.argument("figures", nargs=-1, metavar="[FIGS]...")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(file_okay=False), help="Report folder (new)."
+)
+@click.option("--quick", is_flag=True, help="The presets' small [quick] scale (minutes).")
+@click.option("--seeds", type=int, help="Seeds per point instead of the presets' 50.")
+@click.option(
+    "--master",
+    default="local[*]",
+    show_default=True,
+    help="Spark master URL, or 'serial' to run without Spark.",
+)
+@click.option("--force", is_flag=True, help="Replace a non-empty report folder.")
+def reproduce_command(
+    figures: tuple[str, ...],
+    out: str,
+    quick: bool,
+    seeds: int | None,
+    master: str,
+    force: bool,
+) -> None:
+    """Re-run the INEv paper's figures (4a ... 12b) and write a report checking each claim."""
+    from inev.experiments.reproduce import choose, reproduce
+
+    check_paths({}, out, output_folder=True)
+    choose(figures)  # unknown figure names are refused before anything runs
+    words = ["inev reproduce", *figures, "-o", out]
+    words += ["--quick"] * quick + ([f"--seeds {seeds}"] if seeds is not None else [])
+    words += [f"--master {master}"] if master != "local[*]" else []
+    report = reproduce(
+        figures,
+        out,
+        master=master,
+        quick=quick,
+        seeds=seeds,
+        force=force,
+        echo=click.echo,
+        command=" ".join(words),
+    )
+    click.echo(f"report: {report}")

@@ -41,10 +41,10 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from inev.experiments.paper_workloads import counterpart, paper_workload
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
-from inev.experiments.paper_workloads import counterpart, paper_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.run import simulate
 from inev.simulator.sources import rescale_rates
@@ -143,6 +143,14 @@ def measure(
     elif "inev" in plans:  # nothing changed: the plan is neither broken nor in need of repair
         ratio = out["inev"]["ratio"]
         out["inev"].update(broken_ratio=ratio, repaired_ratio=ratio, replanned_ratio=ratio)
+        dynamic = config.get("rate_swap", 0.0) > 0 or config.get("rate_variance", 0.0) > 0
+        if dynamic or config.get("swap_from") == "middle":
+            out["inev"].update(  # a dynamics sweep's point without changes: nothing is invalid
+                invalid_projection_share=0.0,
+                invalid_multi_node_share=0.0,
+                repair_gain=1.0,
+                rate_change_increase=1.0,
+            )
     if config.get("simulate"):
         out_sim = simulated_metrics(network, workload, config, seed, methods)
         for method, figures in out_sim.items():
@@ -172,8 +180,10 @@ def figure_metrics(
     plans: dict[str, Any],
     rows: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
-    """The INEv row's figures derived from other plans (the paper's Fig. 7, 10a, 10b, 11).
+    """The INEv row's figures derived from other plans (the paper's Fig. 4, 7, 10a, 10b, 11).
 
+    ``events_per_window``: the most events of one type in a window, max R(e)·w over the
+    workload's types (Fig. 4a asks for at most 1). ``ppop_over_inev``: ψ(PPoP) / ψ(INEv).
     ``sharing_ratio``: ψ(INEv) / ψ(isolated), with ``isolated`` among the methods (Fig. 10a).
     ``counterpart_ratio``, ``operator_effect``: with ``operator_type`` max or min, the ratio of
     the workload without KL / NSEQ (:func:`~inev.experiments.paper_workloads.counterpart`) and
@@ -186,7 +196,11 @@ def figure_metrics(
     input rate each sustains relative to the other; with a capacity only), Fig. 11.
     """
     inev = plans["inev"]
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {
+        "events_per_window": max(network.global_rate(t) * workload.window for t in workload.types)
+    }
+    if "ppop" in plans:
+        out["ppop_over_inev"] = _share(plans["ppop"].psi, inev.psi)
     if "isolated" in plans:
         out["sharing_ratio"] = _share(inev.psi, plans["isolated"].psi)
     options = plan_options(config)
@@ -201,7 +215,9 @@ def figure_metrics(
         ratios = []
         for _ in range(orders):
             order = tuple(names[i] for i in rng.permutation(len(names)))
-            ratios.append(plan_workload(network, workload, "inev", replace(options, order=order)).ratio)
+            ratios.append(
+                plan_workload(network, workload, "inev", replace(options, order=order)).ratio
+            )
         out["order_std"] = float(np.std(ratios))
     central = rows.get("centralized", {})
     mine = rows["inev"]
@@ -245,6 +261,7 @@ def simulated_metrics(
             "sim_latency_mean": _mean_latency(result),
             "sim_matches": sum(result.matches.values()),
             "sim_late": result.late,
+            "sim_hops": sum(len(v.forwarding) for v in plan.vertices),
             **overload_metrics(result.shedding),
         }
     return out
@@ -261,9 +278,7 @@ def with_link_latency(network: Network, latency: float) -> Network:
     for name in network.types:
         t = network.event_type(name)
         spec[name] = (
-            (t.rate, list(t.sources))
-            if t.uniform
-            else (None, list(t.sources), list(t.rates()))
+            (t.rate, list(t.sources)) if t.uniform else (None, list(t.sources), list(t.rates()))
         )
     links = [[u, v, latency] for u, v, _ in network.links]
     return Network.build(network.nodes, links, spec)

@@ -23,8 +23,9 @@ The ``[plot]`` table (checked when the sweep starts, see :data:`PLOT_KEYS`): ``x
 ``lines`` name parameters, ``y`` a metric or a list of metrics (the sweep's summary table
 shows them), ``methods`` a subset of the sweep's methods, ``log`` and ``log_x`` log scales
 for the vertical and horizontal axis, ``integer_x`` integer ticks on the horizontal axis
-(default: for count parameters such as ``nodes`` or ``queries``), ``title`` and ``y_label``
-text.
+(default: for count parameters such as ``nodes`` or ``queries``), ``scatter`` one point per
+row instead of medians (``x`` may then be a metric, as the INEv paper's Fig. 11 plots latency
+over the transmission ratio), ``title`` and ``y_label`` text.
 
 Every task is one grid point and one seed; the network and the workload of a task are
 generated from that seed alone, so a row can be reproduced with ``inev network generate
@@ -173,6 +174,7 @@ PLOT_KEYS = {
     "log": "true or false",
     "log_x": "true or false",
     "integer_x": "true or false",
+    "scatter": "true or false",
     "title": "text",
     "y_label": "text",
 }
@@ -475,7 +477,9 @@ def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None
         if any(isinstance(v, str) and len(v) > MAX_PLOT_TEXT for v in listed):
             raise InevError(f"{origin}: [plot] {key} is longer than {MAX_PLOT_TEXT} characters")
         names: list[Any] = []
-        if key in ("x", "lines"):
+        if key == "x" and plot.get("scatter"):
+            names, known, what = [value], [*DEFAULTS, *METRIC_COLUMNS], "parameter or metric"
+        elif key in ("x", "lines"):
             names, known, what = [value], [*DEFAULTS, "seed", "method"], "parameter"
         elif key == "y":
             names, known, what = listed, list(METRIC_COLUMNS), "metric"

@@ -59,6 +59,8 @@ class Figure:
     section: str
     claim: str
     checks: tuple[dict[str, Any], ...]
+    known: str = ""
+    """inev's analysis of an expected disagreement, with numbers (printed in the report)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ def load_claims(text: str | None = None) -> list[Figure]:
                 entry["section"],
                 entry["claim"],
                 tuple(entry["check"]),
+                entry.get("known", ""),
             )
         )
     return figures

@@ -88,7 +88,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "reproduce": (
         "inev.experiments.commands:reproduce_command",
-        "Re-run the INEv paper's figures (4a ... 12b) and write a report checking each claim.",
+        "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
     ),
     "demo": (
         "inev.experiments.commands:demo_command",

@@ -11,7 +11,8 @@ the time the figure took. Nothing is left out because it disagrees.
 
 ``--quick`` runs every preset at its ``[quick]`` scale (a few seeds, fewer points, planner
 effort 0 for the multi-query figures): the report's shape in a few minutes, not the paper's
-numbers. ``--seeds N`` runs N seeds per point instead of the presets' 50 (the header says so).
+numbers. ``--seeds N`` runs N seeds per point instead of the presets' 50, ``--seeds FIG=N``
+for one figure (the header and every figure's section say so).
 ``--force`` replaces an existing report folder, resuming the finished tasks of its ``runs/``
 (a sweep whose settings changed starts over there: :mod:`inev.experiments.sweep_folder`).
 
@@ -81,6 +82,26 @@ def choose(names: Sequence[str], figures: Sequence[Figure] | None = None) -> lis
     return [f for f in known if f.id in wanted]
 
 
+def parse_seeds(values: Sequence[str]) -> dict[str, int]:
+    """``--seeds`` values (``N`` for every figure, ``FIG=N`` for one) as ``{figure or "*": N}``.
+
+    >>> parse_seeds(["3", "fig9b=1", "10a=2"])
+    {'*': 3, '9b': 1, '10a': 2}
+    """
+    out: dict[str, int] = {}
+    for value in values:
+        figure, _, count = value.rpartition("=")
+        key = "*" if not figure else choose([figure])[0].id
+        try:
+            number = int(count)
+        except ValueError:
+            raise InevError(f"--seeds {value}: give N or FIG=N with a whole number N") from None
+        if not 1 <= number <= 1000:
+            raise InevError(f"--seeds must be between 1 and 1,000, got {number}")
+        out[key] = number
+    return out
+
+
 def preset_document(figure: Figure, quick: bool, seeds: int | None) -> dict[str, Any]:
     """The sweep document of a figure's preset at the asked scale."""
     import tomllib
@@ -101,7 +122,7 @@ def run_figures(
     folder: Path,
     master: str = "local[*]",
     quick: bool = False,
-    seeds: int | None = None,
+    seeds: dict[str, int] | None = None,
     echo: Callable[[str], None] = print,
 ) -> list[FigureResult]:
     """Run, draw and check each figure into ``folder`` (``runs/<preset>/`` and PNGs)."""
@@ -111,7 +132,8 @@ def run_figures(
     done: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {}
     out = []
     for figure in figures:
-        document = preset_document(figure, quick, seeds)
+        wanted = seeds or {}
+        document = preset_document(figure, quick, wanted.get(figure.id, wanted.get("*")))
         spec = parse_spec(document, origin=f"preset {figure.preset}")
         key = json.dumps(identity(spec), sort_keys=True)
         started = time.perf_counter()
@@ -221,6 +243,8 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str]) -> str:
                 f"- {'holds' if o.holds else '**does not hold**'}: {o.text}. Measured: {o.measured}."
             )
         lines.append("")
+        if r.figure.known:
+            lines += [f"*Why (inev's analysis):* {r.figure.known}", ""]
         if r.image:
             lines += [f"![Figure {r.figure.id}]({r.image})", ""]
         runs = f"`runs/{r.shared_with or r.figure.preset}/`"
@@ -247,7 +271,7 @@ def reproduce(
     out: str | os.PathLike[str],
     master: str = "local[*]",
     quick: bool = False,
-    seeds: int | None = None,
+    seeds: Sequence[str] = (),
     force: bool = False,
     echo: Callable[[str], None] = print,
     command: str = "inev reproduce",
@@ -255,8 +279,7 @@ def reproduce(
     """Run the figures into a new report folder ``out`` (module docstring); return its report."""
     figures = choose(names)
     target = Path(out)
-    if seeds is not None and not 1 <= seeds <= 1000:
-        raise InevError(f"--seeds must be between 1 and 1,000, got {seeds}")
+    counts = parse_seeds(seeds)
     if target.exists() and not target.is_dir():
         raise InevError(f"{out}: exists and is not a folder")
     if target.is_dir() and any(target.iterdir()) and not force:
@@ -270,10 +293,13 @@ def reproduce(
         staging.mkdir()
         if force and (target / "runs").is_dir():  # finished tasks of the same sweeps resume
             shutil.copytree(target / "runs", staging / "runs")
-        results = run_figures(figures, staging, master, quick, seeds, echo)
+        results = run_figures(figures, staging, master, quick, counts, echo)
         scale = "quick scale (presets' [quick] tables)" if quick else "the presets' scale"
-        if seeds is not None:
-            scale += f", {seeds} seeds per point instead of the presets' own"
+        if "*" in counts:
+            scale += f", {counts['*']} seeds per point instead of the presets' own"
+        others = [f"Fig. {k}: {v}" for k, v in counts.items() if k != "*"]
+        if others:
+            scale += f" (seeds per point set for {', '.join(others)})"
         header = [
             f"Command: `{command}`; {scale}; Spark master `{master}`; "
             f"{len(results)} figures in {time.perf_counter() - started:.0f} s.",

@@ -56,6 +56,8 @@ class FigureResult:
     seconds: float
     shared_with: str | None = None
     failures: list[str] = field(default_factory=list)
+    resumed: bool = False
+    """Whether every task was already done (the time is then not the figure's run time)."""
 
     @property
     def holds(self) -> bool:
@@ -138,6 +140,7 @@ def run_figures(
         key = json.dumps(identity(spec), sort_keys=True)
         started = time.perf_counter()
         shared = None
+        resumed = False
         if key in done:
             shared, rows, failures = done[key]
         else:
@@ -149,6 +152,7 @@ def run_figures(
                 raise KeyboardInterrupt(f"while running figure {figure.id}")
             rows = outcome.table.to_pylist()
             failures = _failures(rows)
+            resumed = outcome.ran == 0 and outcome.skipped > 0
             done[key] = (figure.preset, rows, failures)
         image = f"fig{figure.id}.png"
         options = PlotOptions.from_table(document.get("plot", {}))
@@ -160,7 +164,7 @@ def run_figures(
         outcomes = [evaluate(check, rows) for check in figure.checks]
         seconds = time.perf_counter() - started
         result = FigureResult(
-            figure, spec, document, rows, outcomes, image, seconds, shared, failures
+            figure, spec, document, rows, outcomes, image, seconds, shared, failures, resumed
         )
         out.append(result)
         verdict = "holds" if result.holds else "DOES NOT HOLD"
@@ -230,9 +234,10 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str]) -> str:
     ]
     for r in results:
         mark = "yes" if r.holds else "**no**"
+        took = "runs shared" if r.shared_with else f"{r.seconds:.0f} s"
+        took = "resumed from an earlier run" if r.resumed else took
         lines.append(
-            f"| [{r.figure.id}](#figure-{r.figure.id}) | {r.figure.claim} | {mark} | "
-            f"{r.seconds:.0f} s |"
+            f"| [{r.figure.id}](#figure-{r.figure.id}) | {r.figure.claim} | {mark} | {took} |"
         )
     for r in results:
         lines += ["", f"## Figure {r.figure.id}", ""]

@@ -269,6 +269,10 @@ def test_tiny_reproduce_writes_one_report_with_every_chosen_figure(tmp_path, run
 def test_reproduce_refuses_bad_input_and_leaves_nothing(tmp_path, run_cli, monkeypatch):
     code, _, err = run_cli("reproduce", "13z", "-o", tmp_path / "r")
     assert code == 1 and err.startswith("error: no figure '13z'") and err.count("\n") == 1
+    code, _, err = run_cli("reproduce", "4b", "-o", tmp_path / "r", "--seeds", "4b=many")
+    assert code == 1 and err == "error: --seeds 4b=many: give N or FIG=N with a whole number N\n"
+    code, _, err = run_cli("reproduce", "-o", tmp_path / "r", "--seeds", "99z=2")
+    assert code == 1 and err.startswith("error: no figure '99z'")
     (tmp_path / "file").write_text("x")
     code, _, err = run_cli("reproduce", "4b", "-o", tmp_path / "file")
     assert code == 1 and "is a file" in err and err.count("\n") == 1

@@ -273,34 +273,9 @@ def _typed_value(key: str, value: Any, where: str) -> Any:
 
 
 def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
+    """The checked, distinct values of axis ``key``: a range table, a list or one value."""
     if isinstance(raw, dict):
-        unknown = set(raw) - {"start", "stop", "step"}
-        if unknown:
-            raise InevError(f"{where}: axis {key} range has unknown key {sorted(unknown)[0]!r}")
-        try:
-            start, stop, step = raw["start"], raw["stop"], raw["step"]
-        except KeyError as exc:
-            raise InevError(
-                f"{where}: axis {key} range needs start, stop and step ({exc} missing)"
-            ) from None
-        if not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_VALUE
-            for v in (start, stop, step)
-        ) or not all(math.isfinite(v) for v in (start, stop, step)):
-            raise InevError(
-                f"{where}: axis {key} range bounds must be finite numbers of at most {MAX_VALUE:g}"
-            )
-        if not step > 0 or stop < start:
-            raise InevError(f"{where}: axis {key} range needs step > 0 and stop >= start")
-        span = (stop - start) / step
-        if span >= MAX_AXIS_VALUES:
-            raise InevError(f"{where}: axis {key} range has more than {MAX_AXIS_VALUES:,} values")
-        count = math.floor(span + 1e-9) + 1
-        values = [start + i * step for i in range(count)]
-        if all(isinstance(v, int) for v in (start, stop, step)):
-            values = [int(v) for v in values]
-        else:
-            values = [round(v, 10) for v in values]
+        values = _range_values(key, raw, where)
     elif isinstance(raw, list):
         values = raw
         if len(values) > MAX_AXIS_VALUES:
@@ -310,33 +285,107 @@ def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
     if not values:
         raise InevError(f"{where}: axis {key} has no values")
     checked = [_check_value(key, v, where) for v in values]
-    seen: set[Any] = set()
-    for value in checked:
-        if value in seen:  # the same task twice: one table row would stand for two runs
-            raise InevError(f"{where}: axis {key} lists {value!r} twice")
-        seen.add(value)
+    _check_distinct(key, checked, where)
     return checked
 
 
-def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
-    """Validate a sweep document (as read from TOML) into a :class:`SweepSpec`."""
-    allowed = {
-        "name",
-        "seeds",
-        "first_seed",
-        "methods",
-        "base",
-        "axes",
-        "plot",
-        "metrics",
-        "note",
-        "quick",
-    }
-    unknown = set(document) - allowed
+def _range_values(key: str, raw: dict[str, Any], where: str) -> list[Any]:
+    """The values of an axis given as ``{start, stop, step}`` (stop included, bounded count)."""
+    unknown = set(raw) - {"start", "stop", "step"}
     if unknown:
+        raise InevError(f"{where}: axis {key} range has unknown key {sorted(unknown)[0]!r}")
+    try:
+        start, stop, step = raw["start"], raw["stop"], raw["step"]
+    except KeyError as exc:
         raise InevError(
-            f"{origin}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(allowed))})"
+            f"{where}: axis {key} range needs start, stop and step ({exc} missing)"
+        ) from None
+    if not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_VALUE
+        for v in (start, stop, step)
+    ) or not all(math.isfinite(v) for v in (start, stop, step)):
+        raise InevError(
+            f"{where}: axis {key} range bounds must be finite numbers of at most {MAX_VALUE:g}"
         )
+    if not step > 0 or stop < start:
+        raise InevError(f"{where}: axis {key} range needs step > 0 and stop >= start")
+    span = (stop - start) / step
+    if span >= MAX_AXIS_VALUES:
+        raise InevError(f"{where}: axis {key} range has more than {MAX_AXIS_VALUES:,} values")
+    count = math.floor(span + 1e-9) + 1
+    values = [start + i * step for i in range(count)]
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        return [int(v) for v in values]
+    return [round(v, 10) for v in values]
+
+
+def _check_distinct(key: str, checked: list[Any], where: str) -> None:
+    """Refuse an axis listing a value twice (one table row would stand for two runs)."""
+    seen: set[Any] = set()
+    for value in checked:
+        if value in seen:
+            raise InevError(f"{where}: axis {key} lists {value!r} twice")
+        seen.add(value)
+
+
+_DOCUMENT_KEYS = (
+    "name",
+    "seeds",
+    "first_seed",
+    "methods",
+    "base",
+    "axes",
+    "plot",
+    "metrics",
+    "note",
+    "quick",
+)
+
+
+def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
+    """Validate a sweep document (as read from TOML) into a :class:`SweepSpec`.
+
+    The checks run in a fixed order (keys, parameters, overload corners, note, ``[quick]``,
+    name, methods, seeds, plot, task count), so a document with several faults always
+    gets the same first error.
+    """
+    unknown = set(document) - set(_DOCUMENT_KEYS)
+    if unknown:
+        known = ", ".join(sorted(_DOCUMENT_KEYS))
+        raise InevError(f"{origin}: unknown key {sorted(unknown)[0]!r} (known: {known})")
+    base, axes = _parameters(document, origin)
+    for point in _corners(base, axes):
+        check_overload(point, origin)
+    note = document.get("note", "")
+    if not isinstance(note, str) or len(note) > 5_000:
+        raise InevError(f"{origin}: note must be text of at most 5,000 characters")
+    if "quick" in document:
+        parse_spec(quick_document(document, origin), origin=f"{origin} [quick]")
+    name = document.get("name", "sweep")
+    if not isinstance(name, str) or not name or len(name) > 200:
+        raise InevError(f"{origin}: name must be a string of 1 to 200 characters")
+    methods = _methods(document, origin)
+    seeds, first = _seeds(document, origin)
+    plot = document.get("plot", {})
+    if not isinstance(plot, dict):
+        raise InevError(f"{origin}: [plot] must be a table")
+    check_plot(plot, methods, origin)
+    _check_tasks(axes, seeds, origin)
+    return SweepSpec(
+        name=name,
+        base=base,
+        axes=axes,
+        methods=tuple(dict.fromkeys(methods)),
+        seeds=seeds,
+        first_seed=first,
+        plot=plot,
+    )
+
+
+def _parameters(
+    document: dict[str, Any], origin: str
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The checked ``[base]`` values and ``[axes]`` value lists of a sweep document."""
     base_raw = document.get("base", {})
     axes_raw = document.get("axes", {})
     if not isinstance(base_raw, dict) or not isinstance(axes_raw, dict):
@@ -351,16 +400,11 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         if key not in DEFAULTS:
             raise InevError(f"{origin}: unknown parameter {key!r} in [axes]")
         axes[key] = _axis_values(key, value, origin)
-    for point in _corners(base, axes):
-        check_overload(point, origin)
-    note = document.get("note", "")
-    if not isinstance(note, str) or len(note) > 5_000:
-        raise InevError(f"{origin}: note must be text of at most 5,000 characters")
-    if "quick" in document:
-        parse_spec(quick_document(document, origin), origin=f"{origin} [quick]")
-    name = document.get("name", "sweep")
-    if not isinstance(name, str) or not name or len(name) > 200:
-        raise InevError(f"{origin}: name must be a string of 1 to 200 characters")
+    return base, axes
+
+
+def _methods(document: dict[str, Any], origin: str) -> list[str]:
+    """The document's methods as a non-empty list of known method names (one name allowed)."""
     methods = document.get("methods", ["inev", "centralized"])
     if isinstance(methods, str):
         methods = [methods]
@@ -370,6 +414,11 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         if not isinstance(m, str) or m not in METHODS:
             shown = m if isinstance(m, str) else type(m).__name__
             raise InevError(f"{origin}: unknown method {shown!r} (known: {', '.join(METHODS)})")
+    return methods
+
+
+def _seeds(document: dict[str, Any], origin: str) -> tuple[int, int]:
+    """The document's ``seeds`` (1 to :data:`MAX_SEEDS`) and ``first_seed`` (non-negative)."""
     seeds = document.get("seeds", 10)
     first = document.get("first_seed", 0)
     for key, value in (("seeds", seeds), ("first_seed", first)):
@@ -385,25 +434,17 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         raise InevError(f"{origin}: seeds = {_shown(seeds)} is more than the {MAX_SEEDS:,} allowed")
     if first + seeds > 2**63:
         raise InevError(f"{origin}: first_seed + seeds must stay below 2^63")
-    plot = document.get("plot", {})
-    if not isinstance(plot, dict):
-        raise InevError(f"{origin}: [plot] must be a table")
-    check_plot(plot, methods, origin)
+    return seeds, first
+
+
+def _check_tasks(axes: dict[str, list[Any]], seeds: int, origin: str) -> None:
+    """Refuse a sweep of more than :data:`MAX_TASKS` tasks (grid points x seeds)."""
     tasks = math.prod(len(v) for v in axes.values()) * seeds
     if tasks > MAX_TASKS:
         raise InevError(
             f"{origin}: {tasks:,} tasks (grid points x seeds) are more than the {MAX_TASKS:,} "
             "a sweep may have"
         )
-    return SweepSpec(
-        name=name,
-        base=base,
-        axes=axes,
-        methods=tuple(dict.fromkeys(methods)),
-        seeds=seeds,
-        first_seed=first,
-        plot=plot,
-    )
 
 
 def quick_document(document: dict[str, Any], origin: str = "sweep") -> dict[str, Any]:
@@ -453,43 +494,61 @@ def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None
     ...
     inev.common.errors.InevError: sweep: [plot] y: unknown metric 'ration' (did you mean 'ratio'?)
     """
-    import difflib
-
-    from inev.experiments.columns import METRICS as METRIC_COLUMNS
-
     if not isinstance(plot, dict):
         raise InevError(f"{origin}: [plot] must be a table")
     for key, value in plot.items():
-        if key not in PLOT_KEYS:
-            close = difflib.get_close_matches(str(key)[:MAX_PLOT_TEXT], PLOT_KEYS, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(PLOT_KEYS)}"
-            raise InevError(f"{origin}: unknown [plot] key {_clipped(key)} ({hint})")
-        wanted = PLOT_KEYS[key]
-        if wanted == "true or false" and not isinstance(value, bool):
-            raise InevError(f"{origin}: [plot] {key} must be true or false, got {_clipped(value)}")
-        if wanted == "text" and not isinstance(value, str):
-            raise InevError(f"{origin}: [plot] {key} must be text, got {_clipped(value)}")
-        if key == "methods" and not isinstance(value, list):
-            raise InevError(f"{origin}: [plot] methods must be a list, got {_clipped(value)}")
-        if key == "y" and value == []:
-            raise InevError(f"{origin}: [plot] y must name at least one metric")
+        _check_plot_kind(key, value, origin)
         listed = value if isinstance(value, list) else [value]
-        if any(isinstance(v, str) and len(v) > MAX_PLOT_TEXT for v in listed):
-            raise InevError(f"{origin}: [plot] {key} is longer than {MAX_PLOT_TEXT} characters")
-        names: list[Any] = []
-        if key == "x" and plot.get("scatter"):
-            names, known, what = [value], [*DEFAULTS, *METRIC_COLUMNS], "parameter or metric"
-        elif key in ("x", "lines"):
-            names, known, what = [value], [*DEFAULTS, "seed", "method"], "parameter"
-        elif key == "y":
-            names, known, what = listed, list(METRIC_COLUMNS), "metric"
-        elif key == "methods":
-            names, known, what = listed, list(methods), "method of this sweep"
+        names, known, what = _plot_names(key, value, listed, plot, methods)
         for name in names:
             if not isinstance(name, str) or name not in known:
-                close = difflib.get_close_matches(str(name)[:MAX_PLOT_TEXT], known, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                hint = _suggestion(name, known)
+                hint = f" ({hint})" if hint else ""
                 raise InevError(f"{origin}: [plot] {key}: unknown {what} {_clipped(name)}{hint}")
+
+
+def _suggestion(name: Any, known: Sequence[str]) -> str:
+    """``did you mean 'x'?`` for the closest of ``known`` to ``name``, or empty text."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name)[:MAX_PLOT_TEXT], known, n=1)
+    return f"did you mean {close[0]!r}?" if close else ""
+
+
+def _check_plot_kind(key: Any, value: Any, origin: str) -> None:
+    """Refuse an unknown ``[plot]`` key or a value of the wrong kind or length."""
+    if key not in PLOT_KEYS:
+        hint = _suggestion(key, list(PLOT_KEYS)) or f"known: {', '.join(PLOT_KEYS)}"
+        raise InevError(f"{origin}: unknown [plot] key {_clipped(key)} ({hint})")
+    wanted = PLOT_KEYS[key]
+    if wanted == "true or false" and not isinstance(value, bool):
+        raise InevError(f"{origin}: [plot] {key} must be true or false, got {_clipped(value)}")
+    if wanted == "text" and not isinstance(value, str):
+        raise InevError(f"{origin}: [plot] {key} must be text, got {_clipped(value)}")
+    if key == "methods" and not isinstance(value, list):
+        raise InevError(f"{origin}: [plot] methods must be a list, got {_clipped(value)}")
+    if key == "y" and value == []:
+        raise InevError(f"{origin}: [plot] y must name at least one metric")
+    listed = value if isinstance(value, list) else [value]
+    if any(isinstance(v, str) and len(v) > MAX_PLOT_TEXT for v in listed):
+        raise InevError(f"{origin}: [plot] {key} is longer than {MAX_PLOT_TEXT} characters")
+
+
+def _plot_names(
+    key: str, value: Any, listed: list[Any], plot: dict[str, Any], methods: Sequence[str]
+) -> tuple[list[Any], list[str], str]:
+    """The names a ``[plot]`` entry gives, the names it may give, and what they are."""
+    from inev.experiments.columns import METRICS as METRIC_COLUMNS
+
+    if key == "x" and plot.get("scatter"):
+        return [value], [*DEFAULTS, *METRIC_COLUMNS], "parameter or metric"
+    if key in ("x", "lines"):
+        return [value], [*DEFAULTS, "seed", "method"], "parameter"
+    if key == "y":
+        return listed, list(METRIC_COLUMNS), "metric"
+    if key == "methods":
+        return listed, list(methods), "method of this sweep"
+    return [], [], ""
 
 
 def _clipped(value: Any) -> str:

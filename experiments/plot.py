@@ -121,23 +121,8 @@ def series(
     ``<lines column> = <value>``.
     """
     metrics = [y] if isinstance(y, str) else list(y)
-    for name in (x, *metrics, *([lines] if lines else [])):
-        if name not in table.column_names:
-            raise InevError(f"results have no column {name!r}")
-    groups: dict[tuple[str, str, tuple], dict[Any, list[float]]] = {}
-    for row in table.to_pylist():
-        if row.get("error") is not None or (methods and row["method"] not in methods):
-            continue
-        for metric in metrics:
-            if row.get(metric) is None:
-                continue
-            value = float(row[metric])
-            if not math.isfinite(value):
-                continue
-            label = (row[lines],) if lines else ()
-            groups.setdefault((metric, row["method"], label), {}).setdefault(row[x], []).append(
-                value
-            )
+    _check_columns(table, (x, *metrics, *([lines] if lines else [])))
+    groups = _groups(table, x, metrics, lines, methods)
     several_methods = len({k[1] for k in groups}) > 1
     out: dict[str, list[tuple[Any, float, float, float, int]]] = {}
     for (metric, method, label), by_x in sorted(
@@ -149,12 +134,52 @@ def series(
             method_name(method) if several_methods or not (text or len(metrics) > 1) else "",
             text,
         ]
-        points = []
-        for xv in sorted(by_x):
-            q1, median, q3 = _quartiles(by_x[xv])
-            points.append((xv, q1, median, q3, len(by_x[xv])))
-        out[", ".join(p for p in parts if p)] = points
+        out[", ".join(p for p in parts if p)] = _summarised(by_x)
     return out
+
+
+def _check_columns(table: pa.Table, names: Sequence[str]) -> None:
+    """Refuse results lacking one of the columns ``names``."""
+    for name in names:
+        if name not in table.column_names:
+            raise InevError(f"results have no column {name!r}")
+
+
+def _kept(row: Mapping[str, Any], methods: Sequence[str] | None) -> bool:
+    """Whether a results row is plotted: error-free and of one of ``methods`` (if given)."""
+    return row.get("error") is None and not (methods and row["method"] not in methods)
+
+
+def _groups(
+    table: pa.Table,
+    x: str,
+    metrics: Sequence[str],
+    lines: str | None,
+    methods: Sequence[str] | None,
+) -> dict[tuple[str, str, tuple], dict[Any, list[float]]]:
+    """The finite values of each metric per (metric, method, line value) and x."""
+    groups: dict[tuple[str, str, tuple], dict[Any, list[float]]] = {}
+    for row in table.to_pylist():
+        if not _kept(row, methods):
+            continue
+        label = (row[lines],) if lines else ()
+        for metric in metrics:
+            if row.get(metric) is None:
+                continue
+            value = float(row[metric])
+            if math.isfinite(value):
+                by_x = groups.setdefault((metric, row["method"], label), {})
+                by_x.setdefault(row[x], []).append(value)
+    return groups
+
+
+def _summarised(by_x: dict[Any, list[float]]) -> list[tuple[Any, float, float, float, int]]:
+    """``(x, q1, median, q3, n)`` per x, in order of x."""
+    points = []
+    for xv in sorted(by_x):
+        q1, median, q3 = _quartiles(by_x[xv])
+        points.append((xv, q1, median, q3, len(by_x[xv])))
+    return points
 
 
 def scatter_series(
@@ -167,14 +192,10 @@ def scatter_series(
     """Like :func:`series`, but one point per error-free row (``q1 = median = q3`` = the value),
     for plots whose horizontal axis is itself a measured quantity."""
     metrics = [y] if isinstance(y, str) else list(y)
-    for name in (x, *metrics, *([lines] if lines else [])):
-        if name not in table.column_names:
-            raise InevError(f"results have no column {name!r}")
+    _check_columns(table, (x, *metrics, *([lines] if lines else [])))
     out: dict[str, list[tuple[Any, float, float, float, int]]] = {}
     for row in table.to_pylist():
-        if row.get("error") is not None or (methods and row["method"] not in methods):
-            continue
-        if row.get(x) is None:
+        if not _kept(row, methods) or row.get(x) is None:
             continue
         for metric in metrics:
             value = row.get(metric)
@@ -214,27 +235,41 @@ def setup_text(table: pa.Table, options: PlotOptions) -> str:
     rows = [r for r in table.to_pylist() if r.get("error") is None]
     simulated = any(r.get("simulate") for r in rows)
     shown = []
-    for name, template in SETUP.items():
+    for name in SETUP:
         if name in (options.x, options.lines) or name not in table.column_names:
             continue
         if name in ("duration", "sim_rate", "latency_bound", "shed") and not simulated:
             continue
-        values = {r[name] for r in rows}
-        if len(values) != 1:
-            continue
-        value = values.pop()
-        if value is None:
-            continue
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if name in ("kleene", "negation") and value == 0:
-            continue
-        if name in ("latency_bound", "duration", "sim_rate") and not value:
-            continue
-        if name == "queries" and value == 1:
-            shown.append("1 query")
-            continue
-        shown.append(template.format(value))
+        item = _setup_item(name, {r[name] for r in rows})
+        if item:
+            shown.append(item)
+    seeds = _seeds_item(rows, options)
+    if seeds:
+        shown.append(seeds)
+    return _wrapped(shown, 110)
+
+
+def _setup_item(name: str, values: set[Any]) -> str | None:
+    """The subtitle's words for parameter ``name`` taking ``values`` (``None``: say nothing,
+    as when it varies, or is a count of 0, or an unset bound)."""
+    if len(values) != 1:
+        return None
+    value = next(iter(values))
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if name in ("kleene", "negation") and value == 0:
+        return None
+    if name in ("latency_bound", "duration", "sim_rate") and not value:
+        return None
+    if name == "queries" and value == 1:
+        return "1 query"
+    return SETUP[name].format(value)
+
+
+def _seeds_item(rows: list[dict[str, Any]], options: PlotOptions) -> str | None:
+    """``n = k seeds per point`` (a range when points differ), or ``None`` without seeds."""
     seeds: dict[tuple, set] = {}
     for r in rows:
         if r.get("seed") is None:  # results written by hand may lack the column
@@ -242,12 +277,23 @@ def setup_text(table: pa.Table, options: PlotOptions) -> str:
         key = (r.get(options.x), r.get(options.lines) if options.lines else None, r["method"])
         seeds.setdefault(key, set()).add(r["seed"])
     counts = sorted({len(s) for s in seeds.values()})
-    if counts:
-        n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
-        shown.append(f"n = {n} seeds per point")
+    if not counts:
+        return None
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    return f"n = {n} seeds per point"
+
+
+def _wrapped(items: Sequence[str], width: int) -> str:
+    """``items`` joined by commas into lines of about ``width`` characters, wrapped between
+    items and never inside one.
+
+    >>> print(_wrapped(["a b", "c", "d e f"], 6))
+    a b, c,
+    d e f
+    """
     lines = [""]
-    for item in shown:  # wrap between items, never inside one
-        if lines[-1] and len(lines[-1]) + len(item) + 2 > 110:
+    for item in items:
+        if lines[-1] and len(lines[-1]) + len(item) + 2 > width:
             lines[-1] += ","
             lines.append("")
         lines[-1] += (", " if lines[-1] else "") + item
@@ -325,41 +371,60 @@ def _draw_series(axis: Any, data: dict[str, list], floor: float | None) -> int:
             zorder=3,
         )[0]
         line.set_gid(f"line-{i}")
-        colour = line.get_color()
-        if i < BANDS:
-            band = axis.fill_between(positions, low, high, color=colour, alpha=0.16, linewidth=0)
-            band.set_gid(f"band-{i}")
-        else:
-            bars = axis.errorbar(
-                positions,
-                mid,
-                yerr=[
-                    [m - lo for m, lo in zip(mid, low, strict=True)],
-                    [hi - m for m, hi in zip(mid, high, strict=True)],
-                ],
-                fmt="none",
-                ecolor=colour,
-                elinewidth=1,
-                capsize=2.5,
-                zorder=2,
-            )
-            bars.lines[2][0].set_gid(f"bars-{i}")
+        _draw_spread(axis, i, positions, (low, mid, high), line.get_color())
         if at_floor:
             floored += len(at_floor)
-            marks = axis.scatter(
-                [positions[j] for j in at_floor],
-                [floor] * len(at_floor),
-                marker="v",
-                s=46,
-                facecolors="white",
-                edgecolors=colour,
-                linewidths=1.3,
-                zorder=4,
-            )
-            marks.set_gid(f"floor-{i}")
+            _draw_floor(axis, i, [positions[j] for j in at_floor], floor, line.get_color())
         if not numeric:
             axis.set_xticks(positions, [str(v) for v in xs])
     return floored
+
+
+def _draw_spread(
+    axis: Any,
+    i: int,
+    positions: Sequence[Any],
+    quartiles: tuple[list[float], list[float], list[float]],
+    colour: Any,
+) -> None:
+    """Line ``i``'s inter-quartile range: a shaded band for the first :data:`BANDS` lines,
+    error bars for the others."""
+    low, mid, high = quartiles
+    if i < BANDS:
+        band = axis.fill_between(positions, low, high, color=colour, alpha=0.16, linewidth=0)
+        band.set_gid(f"band-{i}")
+        return
+    bars = axis.errorbar(
+        positions,
+        mid,
+        yerr=[
+            [m - lo for m, lo in zip(mid, low, strict=True)],
+            [hi - m for m, hi in zip(mid, high, strict=True)],
+        ],
+        fmt="none",
+        ecolor=colour,
+        elinewidth=1,
+        capsize=2.5,
+        zorder=2,
+    )
+    bars.lines[2][0].set_gid(f"bars-{i}")
+
+
+def _draw_floor(
+    axis: Any, i: int, positions: Sequence[Any], floor: float | None, colour: Any
+) -> None:
+    """Open downward markers at the log axis' floor for line ``i``'s points at ``positions``."""
+    marks = axis.scatter(
+        positions,
+        [floor] * len(positions),
+        marker="v",
+        s=46,
+        facecolors="white",
+        edgecolors=colour,
+        linewidths=1.3,
+        zorder=4,
+    )
+    marks.set_gid(f"floor-{i}")
 
 
 def _decorate(
@@ -374,20 +439,8 @@ def _decorate(
 ) -> None:
     """Scales, ticks, labels, title with the setup, legend and the notes (points at the floor,
     values left out because they are infinite)."""
-    from matplotlib.ticker import MaxNLocator
-
+    _scales(axis, table, options, log, floor)
     metrics = options.metrics
-    numeric = all(
-        isinstance(v, int | float) for v in table.column(options.x).to_pylist() if v is not None
-    )
-    if log:
-        axis.set_yscale("log")
-        axis.set_ylim(bottom=floor / 1.5)
-    if options.log_x and numeric:
-        axis.set_xscale("log")
-    integer = column(options.x).count if options.integer_x is None else options.integer_x
-    if integer and numeric and not options.log_x:
-        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     if metrics[0] in REFERENCE_AT_ONE:
         axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1, label="centralized (= 1)")
         if axis.get_ylim()[1] < 1.2:
@@ -402,6 +455,40 @@ def _decorate(
     axis.grid(True, which="major", alpha=0.3)
     legend_title = "one point per run" if options.scatter else "median, inter-quartile range"
     axis.legend(fontsize=7.5, frameon=False, title=legend_title, title_fontsize=7)
+    notes = _notes(floored, infinite)
+    if notes:
+        figure.text(0.01, 0.01, notes, ha="left", va="bottom", fontsize=6.5, color="0.35")
+    figure.tight_layout(rect=(0, 0.03 if notes else 0, 1, 1))
+
+
+def _scales(
+    axis: Any, table: pa.Table, options: PlotOptions, log: bool, floor: float | None
+) -> None:
+    """Log scales (vertical from ``floor / 1.5``; horizontal when asked and x is numeric)
+    and integer ticks for count parameters on a linear numeric x axis."""
+    from matplotlib.ticker import MaxNLocator
+
+    numeric = all(
+        isinstance(v, int | float) for v in table.column(options.x).to_pylist() if v is not None
+    )
+    if log:
+        axis.set_yscale("log")
+        axis.set_ylim(bottom=floor / 1.5)
+    if options.log_x and numeric:
+        axis.set_xscale("log")
+    integer = column(options.x).count if options.integer_x is None else options.integer_x
+    if integer and numeric and not options.log_x:
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _notes(floored: int, infinite: int) -> str:
+    """The note under the plot: points drawn at the floor, infinite values left out.
+
+    >>> _notes(2, 1)
+    '▽ 2 points with median ≤ 0, drawn at the floor of the log axis; 1 infinite value left out'
+    >>> _notes(0, 0)
+    ''
+    """
     notes = []
     if floored:
         notes.append(
@@ -410,20 +497,14 @@ def _decorate(
         )
     if infinite:
         notes.append(f"{infinite} infinite value{'s' if infinite > 1 else ''} left out")
-    if notes:
-        figure.text(
-            0.01, 0.01, "; ".join(notes), ha="left", va="bottom", fontsize=6.5, color="0.35"
-        )
-    figure.tight_layout(rect=(0, 0.03 if notes else 0, 1, 1))
+    return "; ".join(notes)
 
 
 def _infinite(table: pa.Table, options: PlotOptions) -> int:
     """How many values of the plotted metrics are infinite (or NaN) in error-free rows."""
     count = 0
     for row in table.to_pylist():
-        if row.get("error") is not None or (
-            options.methods and row["method"] not in options.methods
-        ):
+        if not _kept(row, options.methods):
             continue
         for metric in options.metrics:
             value = row.get(metric)

@@ -24,7 +24,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
-from inev.experiments.scene import Scene
+from inev.experiments.scene import NodeMark, Scene
 from inev.topologies.network import link_key
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -191,7 +191,9 @@ def _legends(figure: Any, scene: Scene, handles: list[Any]) -> None:
 
 
 def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
-    colour = {"host": "#f6c445", "source": "white"}
+    """Draw the nodes (sinks as stars), a frame around the centralized node, node numbers
+    (all of them unless ``many``) and labels. Artists get ids ``nodes``, ``sinks``,
+    ``centralized``, ``node-…`` and ``label-…`` (in SVG files)."""
     for group, marker in (("plain", "o"), ("sink", "*")):
         chosen = [m for m in scene.nodes if ("sink" in m.roles) == (group == "sink")]
         if not chosen:
@@ -201,31 +203,14 @@ def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
             [m.x for m in chosen],
             [m.y for m in chosen],
             s=[base * m.size * (1.8 if group == "sink" else 1) for m in chosen],
-            c=[
-                colour["host"]
-                if "host" in m.roles
-                else colour.get("source" if "source" in m.roles else "", "0.9")
-                for m in chosen
-            ],
+            c=[_node_colour(m.roles) for m in chosen],
             marker=marker,
             edgecolors="0.25",
             linewidths=0.7,
             zorder=5,
         )
         points.set_gid("nodes" if group == "plain" else "sinks")
-    central = [m for m in scene.nodes if "centralized" in m.roles]
-    if central:
-        frame = axis.scatter(
-            [m.x for m in central],
-            [m.y for m in central],
-            s=260,
-            marker="s",
-            facecolors="none",
-            edgecolors="0.2",
-            linewidths=1.0,
-            zorder=6,
-        )
-        frame.set_gid("centralized")
+    _draw_centralized(axis, scene)
     for m in scene.nodes:
         if not many or m.label:
             name = axis.text(
@@ -233,24 +218,58 @@ def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
             )
             name.set_gid(element_id("node", m.node))
         if m.label:
-            text = axis.annotate(
-                m.label,
-                (m.x, m.y),
-                xytext=(0, 7),
-                textcoords="offset points",
-                fontsize=6.5,
-                ha="center",
-                va="bottom",
-                zorder=8,
-                bbox={
-                    "boxstyle": "round,pad=0.15",
-                    "fc": "white",
-                    "ec": "0.6",
-                    "lw": 0.4,
-                    "alpha": 0.85,
-                },
-            )
-            text.set_gid(element_id("label", m.node))
+            _draw_label(axis, m)
+
+
+def _node_colour(roles: Any) -> str:
+    """Yellow for a host, white for a source, light grey for the rest.
+
+    >>> _node_colour(("source", "host")), _node_colour(("source",)), _node_colour(())
+    ('#f6c445', 'white', '0.9')
+    """
+    if "host" in roles:
+        return "#f6c445"
+    return "white" if "source" in roles else "0.9"
+
+
+def _draw_centralized(axis: Any, scene: Scene) -> None:
+    """A square frame around the centralized node (if the scene marks one)."""
+    central = [m for m in scene.nodes if "centralized" in m.roles]
+    if not central:
+        return
+    frame = axis.scatter(
+        [m.x for m in central],
+        [m.y for m in central],
+        s=260,
+        marker="s",
+        facecolors="none",
+        edgecolors="0.2",
+        linewidths=1.0,
+        zorder=6,
+    )
+    frame.set_gid("centralized")
+
+
+def _draw_label(axis: Any, m: NodeMark) -> None:
+    """Node ``m``'s label in a small box just above it."""
+    text = axis.annotate(
+        m.label,
+        (m.x, m.y),
+        xytext=(0, 7),
+        textcoords="offset points",
+        fontsize=6.5,
+        ha="center",
+        va="bottom",
+        zorder=8,
+        bbox={
+            "boxstyle": "round,pad=0.15",
+            "fc": "white",
+            "ec": "0.6",
+            "lw": 0.4,
+            "alpha": 0.85,
+        },
+    )
+    text.set_gid(element_id("label", m.node))
 
 
 def _role_handles(scene: Scene, line: Any) -> list[Any]:

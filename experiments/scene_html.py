@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
-from inev.experiments.scene import Scene
+from inev.experiments.scene import Overlay, Scene
 from inev.experiments.scene_figure import element_id, scene_svg
 
 _STYLE = """
@@ -70,14 +71,7 @@ def scene_html(scene: Scene) -> str:
         f"<h1>{_e(scene.title)}</h1>",
     ]
     if scene.overlays:
-        boxes = []
-        for o in scene.overlays:
-            target = "messages" if o.key == "messages" else element_id("forward", o.key)
-            boxes.append(
-                f'<label><input type="checkbox" checked data-target="{_e(target)}" '
-                f'data-key="{_e(re.sub(r"[^A-Za-z0-9_.-]", "_", o.key))}"> {_e(o.name)}</label>'
-            )
-        parts.append('<p class="toggles">Show: ' + " ".join(boxes) + "</p>")
+        parts.append(_toggles(scene.overlays))
     parts.append(f'<div class="drawing">{svg}</div>')
     if scene.figures:
         rows = [(f.label, f.text(), f.unit if f.value is not None else "") for f in scene.figures]
@@ -93,27 +87,42 @@ def scene_html(scene: Scene) -> str:
         ]
     if scene.overlays:
         parts.append("<h2>Links</h2>")
-        for o in scene.overlays:
-            unit = f" ({o.unit})" if o.unit else ""
-            parts.append(
-                f"<details><summary>{_e(o.name)}: {o.total:.6g}{_e(unit)} over "
-                f"{len(o.links)} links</summary>"
-            )
-            parts.append(
-                _table(
-                    [(f"{u}-{v}", f"{value:.6g}") for u, v, value in o.links],
-                    ("link", o.unit or "value"),
-                )
-            )
-            if o.senders:
-                rows = [
-                    (node, ", ".join(map(str, to)), ", ".join(f"{u}-{v}" for u, v in links))
-                    for node, to, links in o.senders
-                ]
-                parts.append(_table(rows, ("from node", "to", "links")))
-            parts.append("</details>")
+        parts += [_overlay_details(o) for o in scene.overlays]
     for name, rows in scene.tables.items():
         if len(rows) > 1:
             parts += [f"<h2>{_e(name.capitalize())}</h2>", _table(list(rows[1:]), rows[0])]
     parts += [f"<script>{_SCRIPT}</script>", "</body></html>", ""]
+    return "\n".join(parts)
+
+
+def _toggles(overlays: Sequence[Overlay]) -> str:
+    """A paragraph with one check box per overlay, naming the drawing's group it shows."""
+    boxes = []
+    for o in overlays:
+        target = "messages" if o.key == "messages" else element_id("forward", o.key)
+        boxes.append(
+            f'<label><input type="checkbox" checked data-target="{_e(target)}" '
+            f'data-key="{_e(re.sub(r"[^A-Za-z0-9_.-]", "_", o.key))}"> {_e(o.name)}</label>'
+        )
+    return '<p class="toggles">Show: ' + " ".join(boxes) + "</p>"
+
+
+def _overlay_details(o: Overlay) -> str:
+    """A collapsible block with the overlay's total, its links and (if any) its senders."""
+    unit = f" ({o.unit})" if o.unit else ""
+    parts = [
+        f"<details><summary>{_e(o.name)}: {o.total:.6g}{_e(unit)} over "
+        f"{len(o.links)} links</summary>",
+        _table(
+            [(f"{u}-{v}", f"{value:.6g}") for u, v, value in o.links],
+            ("link", o.unit or "value"),
+        ),
+    ]
+    if o.senders:
+        rows = [
+            (node, ", ".join(map(str, to)), ", ".join(f"{u}-{v}" for u, v in links))
+            for node, to, links in o.senders
+        ]
+        parts.append(_table(rows, ("from node", "to", "links")))
+    parts.append("</details>")
     return "\n".join(parts)

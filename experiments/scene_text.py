@@ -20,6 +20,8 @@ forwarding, events / time unit per link:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inev.common.words import plural
 from inev.experiments.scene import Scene
 
@@ -31,24 +33,41 @@ def _link(u: object, v: object) -> str:
 def scene_text(scene: Scene) -> str:
     """All of ``scene`` as plain text lines (see the module docstring)."""
     lines = [scene.title]
-    if scene.figures:
-        lines.append("")
-        for f in scene.figures:
-            unit = f" {f.unit}" if f.unit and f.value is not None else ""
-            lines.append(f"  {f.label}: {f.text()}{unit}")
+    lines += _figure_lines(scene)
     if scene.legend:
         lines += ["", "legend:"]
         lines += [f"  {line}" for line in scene.legend]
     marked = [m for m in scene.nodes if m.detail]
     if marked:
         lines += ["", "nodes:"]
-        for m in marked:
-            lines.append(f"  {m.node}: " + "; ".join(m.detail))
+        lines += [f"  {m.node}: " + "; ".join(m.detail) for m in marked]
+    lines += _overlay_lines(scene)
+    for name, rows in scene.tables.items():
+        lines += _table_lines(name, rows)
+    return "\n".join(lines)
+
+
+def _figure_lines(scene: Scene) -> list[str]:
+    """A blank line and one line per figure (label, value, unit), or nothing without figures."""
+    if not scene.figures:
+        return []
+    lines = [""]
+    for f in scene.figures:
+        unit = f" {f.unit}" if f.unit and f.value is not None else ""
+        lines.append(f"  {f.label}: {f.text()}{unit}")
+    return lines
+
+
+def _overlay_lines(scene: Scene) -> list[str]:
+    """Under one header, each overlay's total, every link with its figure, and each sender's
+    destinations and links."""
+    if not scene.overlays:
+        return []
+    header = "forwarding" if scene.kind == "plan" else "links"
+    first = scene.overlays[0]
+    unit = f", {first.unit} per link" if first.unit else ""
+    lines = ["", f"{header}{unit}:"]
     for overlay in scene.overlays:
-        if overlay is scene.overlays[0]:
-            header = "forwarding" if scene.kind == "plan" else "links"
-            unit = f", {overlay.unit} per link" if overlay.unit else ""
-            lines += ["", f"{header}{unit}:"]
         lines.append(
             f"  {overlay.name}: {overlay.total:.6g} in all over {plural(len(overlay.links), 'link')}"
         )
@@ -59,13 +78,21 @@ def scene_text(scene: Scene) -> str:
             to = ", ".join(str(d) for d in destinations)
             path = ", ".join(_link(u, v) for u, v in links)
             lines.append(f"    from node {node} to {to}: {path}")
-    for name, rows in scene.tables.items():
-        if len(rows) <= 1:
-            continue
-        lines += ["", f"{name}:"]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        for row in rows:
-            lines.append(
-                "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-            )
-    return "\n".join(lines)
+    return lines
+
+
+def _table_lines(name: str, rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """Table ``name`` with its columns aligned (nothing for a header alone).
+
+    >>> _table_lines("t", [("a", "bb"), ("ccc", "d")])
+    ['', 't:', '  a    bb', '  ccc  d']
+    """
+    if len(rows) <= 1:
+        return []
+    lines = ["", f"{name}:"]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        lines.append(
+            "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        )
+    return lines

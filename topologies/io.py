@@ -120,46 +120,44 @@ def read_topology(path: str | os.PathLike[str]) -> nx.Graph:
     if not Path(name).is_file():
         raise InevError(f"{name}: no such file")
     if name.endswith(".graphml"):
-        try:
-            raw = nx.read_graphml(name)
-        except Exception as exc:  # networkx raises several parser errors
-            raise InevError(f"{name}: not a readable GraphML file ({exc})") from None
-        graph = nx.Graph()
-        relabel = {node: _as_node(node) for node in raw.nodes}
-        graph.add_nodes_from(relabel.values())
-        for u, v, data in raw.edges(data=True):
-            if u != v:
-                try:
-                    latency = float(data.get("latency", DEFAULT_LATENCY))
-                except (TypeError, ValueError):
-                    raise InevError(f"{name}: link {u}-{v}: latency is not a number") from None
-                if not (math.isfinite(latency) and latency > 0):
-                    raise InevError(f"{name}: link {u}-{v}: latency must be a positive number")
-                graph.add_edge(relabel[u], relabel[v], latency=latency)
-        if graph.number_of_nodes() > MAX_NODES:
-            raise InevError(f"{name}: more than {MAX_NODES:,} nodes")
-        return graph
+        return _read_graphml(name)
+    return _read_edge_list(name)
+
+
+def _read_graphml(name: str) -> nx.Graph:
+    """The undirected graph of a GraphML file (self-loops dropped, latencies checked)."""
+    try:
+        raw = nx.read_graphml(name)
+    except Exception as exc:  # networkx raises several parser errors
+        raise InevError(f"{name}: not a readable GraphML file ({exc})") from None
+    graph = nx.Graph()
+    relabel = {node: _as_node(node) for node in raw.nodes}
+    graph.add_nodes_from(relabel.values())
+    for u, v, data in raw.edges(data=True):
+        if u != v:
+            try:
+                latency = float(data.get("latency", DEFAULT_LATENCY))
+            except (TypeError, ValueError):
+                raise InevError(f"{name}: link {u}-{v}: latency is not a number") from None
+            _check_latency(latency, f"{name}: link {u}-{v}")
+            graph.add_edge(relabel[u], relabel[v], latency=latency)
+    if graph.number_of_nodes() > MAX_NODES:
+        raise InevError(f"{name}: more than {MAX_NODES:,} nodes")
+    return graph
+
+
+def _read_edge_list(name: str) -> nx.Graph:
+    """The undirected graph of an edge-list file (``u v [latency]`` per line)."""
     graph = nx.Graph()
     try:
         lines = Path(name).read_bytes().decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise InevError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     for number, line in enumerate(lines, start=1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
+        edge = _edge_line(line, f"{name}: line {number}")
+        if edge is None:
             continue
-        parts = text.split()
-        if len(parts) not in (2, 3):
-            raise InevError(f"{name}: line {number}: expected 'u v [latency]'")
-        u, v = _as_node(parts[0]), _as_node(parts[1])
-        try:
-            latency = float(parts[2]) if len(parts) == 3 else DEFAULT_LATENCY
-        except ValueError:
-            raise InevError(
-                f"{name}: line {number}: latency {parts[2]!r} is not a number"
-            ) from None
-        if not (math.isfinite(latency) and latency > 0):
-            raise InevError(f"{name}: line {number}: latency must be a positive number")
+        u, v, latency = edge
         if u != v:
             graph.add_edge(u, v, latency=latency)
         if graph.number_of_nodes() > MAX_NODES:
@@ -167,6 +165,32 @@ def read_topology(path: str | os.PathLike[str]) -> nx.Graph:
     if graph.number_of_nodes() == 0:
         raise InevError(f"{name}: no links")
     return graph
+
+
+def _edge_line(line: str, where: str) -> tuple[int | str, int | str, float] | None:
+    """``(u, v, latency)`` of one edge-list line, ``None`` for a blank or comment line.
+
+    >>> _edge_line("1 2 0.5  # fast", "f"), _edge_line("# nothing", "f")
+    ((1, 2, 0.5), None)
+    """
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    parts = text.split()
+    if len(parts) not in (2, 3):
+        raise InevError(f"{where}: expected 'u v [latency]'")
+    try:
+        latency = float(parts[2]) if len(parts) == 3 else DEFAULT_LATENCY
+    except ValueError:
+        raise InevError(f"{where}: latency {parts[2]!r} is not a number") from None
+    _check_latency(latency, where)
+    return _as_node(parts[0]), _as_node(parts[1]), latency
+
+
+def _check_latency(latency: float, where: str) -> None:
+    """Refuse a latency that is not a finite positive number."""
+    if not (math.isfinite(latency) and latency > 0):
+        raise InevError(f"{where}: latency must be a positive number")
 
 
 def _as_node(label: str) -> int | str:

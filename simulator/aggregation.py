@@ -178,45 +178,59 @@ def match_cells(
     share (a match across groups, or with an event outside every group, counts nowhere);
     a match with an event GRETA would not admit counts nowhere either.
     """
-    spec, c = compiled.spec, compiled
-    agg = spec.aggregate
     out: dict[Cell, Vector] = {}
     for match, multiplicity in matches:
         events = [as_event(e) for e in match]
-        if not events or not all(c.admits(e) for e in events):
+        group = _shared_group(compiled, events)
+        if group is None:
             continue
-        groups = {c.group_of(e) for e in events}
-        if len(groups) != 1 or None in groups:
-            continue
-        (group,) = groups
-        values = [
-            e.attrs[agg.attribute] if agg.attribute else 1
-            for e in events
-            if agg.type is not None and e.type == agg.type
-        ]
-        count = multiplicity
-        f = agg.function
-        if agg.type is None:
-            vector: Vector = (count,)
-        elif f == "COUNT":
-            vector = (count, count * len(values))
-        elif f == "SUM":
-            vector = (count, count * sum(values))
-        elif f == "AVG":
-            vector = (count, count * len(values), count * sum(values))
-        elif f == "MIN":
-            vector = (count, min(values, default=math.inf))
-        else:
-            vector = (count, max(values, default=-math.inf))
-        first = min(e.time for e in events)
-        last = max(e.time for e in events)
-        low, high = windows_of(first, c.window, c.slide), windows_of(last, c.window, c.slide)
-        for w in range(max(low.start, high.start), min(low.stop, high.stop)):
-            start, end = window_bounds(w, c.window, c.slide)
+        vector = _match_vector(compiled, events, multiplicity)
+        for start, end in _common_windows(compiled, events):
             cell = (start, end, group)
             old = out.get(cell)
-            out[cell] = vector if old is None else spec.combine(old, vector)
+            out[cell] = vector if old is None else compiled.spec.combine(old, vector)
     return out
+
+
+def _shared_group(compiled: CompiledQuery, events: Sequence[Any]) -> Any:
+    """The group all ``events`` share, or ``None`` when they are none, are not all admitted,
+    span several groups or one lies outside every group."""
+    if not events or not all(compiled.admits(e) for e in events):
+        return None
+    groups = {compiled.group_of(e) for e in events}
+    if len(groups) != 1 or None in groups:
+        return None
+    return next(iter(groups))
+
+
+def _match_vector(compiled: CompiledQuery, events: Sequence[Any], count: int) -> Vector:
+    """The aggregate vector of one match counted ``count`` times: the trend count, then
+    the components of the ``return`` aggregate over the match's events of its type."""
+    agg = compiled.spec.aggregate
+    if agg.type is None:
+        return (count,)
+    values = [e.attrs[agg.attribute] if agg.attribute else 1 for e in events if e.type == agg.type]
+    f = agg.function
+    if f == "COUNT":
+        return (count, count * len(values))
+    if f == "SUM":
+        return (count, count * sum(values))
+    if f == "AVG":
+        return (count, count * len(values), count * sum(values))
+    if f == "MIN":
+        return (count, min(values, default=math.inf))
+    return (count, max(values, default=-math.inf))
+
+
+def _common_windows(compiled: CompiledQuery, events: Sequence[Any]) -> list[tuple[float, float]]:
+    """``(start, end)`` of every window that holds all ``events`` (first and last alike)."""
+    c = compiled
+    low = windows_of(min(e.time for e in events), c.window, c.slide)
+    high = windows_of(max(e.time for e in events), c.window, c.slide)
+    return [
+        window_bounds(w, c.window, c.slide)
+        for w in range(max(low.start, high.start), min(low.stop, high.stop))
+    ]
 
 
 def centralized_cells(

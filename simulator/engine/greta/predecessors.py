@@ -226,8 +226,9 @@ class RangeStore:
     def query(self, attributes: Mapping[str, Any]) -> Vector:
         """The combined vector of the stored vertices whose key is in range of the event's.
 
-        Kept whole (radon complexity about 25): once per event and range predicate, the
-        lookup ``benchmarks/bench_greta.py`` times against a linear scan.
+        Kept whole (radon complexity about 25): a measured hot path, once per event and
+        range predicate; ``benchmarks/bench_greta.py`` times it (its up-trend predicate
+        ``S.price * 1.05 < NEXT(S).price`` is answered here, once per event).
         """
         x = self.next_key(attributes)
         if x is None or not self.keys:

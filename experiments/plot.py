@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.stats import quantiles
 from inev.experiments.columns import axis_label, column, method_name
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -94,16 +95,9 @@ class PlotOptions:
 
 
 def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
-    ordered = sorted(values)
-    n = len(ordered)
-
-    def at(q: float) -> float:
-        position = q * (n - 1)
-        low = math.floor(position)
-        high = min(low + 1, n - 1)
-        return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-    return at(0.25), at(0.5), at(0.75)
+    """First quartile, median and third quartile (:func:`inev.common.stats.quantiles`)."""
+    q1, median, q3 = quantiles(values, (0.25, 0.5, 0.75))
+    return q1, median, q3
 
 
 def series(

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.stats import quantiles
 from inev.experiments.claims import Figure, Outcome, evaluate, fmt, load_claims
 from inev.experiments.columns import axis_label, method_name
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
@@ -214,12 +214,13 @@ def _order(value: Any) -> tuple[int, Any]:
 
 
 def _quartile_text(values: list[float]) -> str:
+    """Median (first quartile – third quartile) in 3 digits; the value alone for one."""
     if not values:
         return "–"
     if len(values) == 1:
         return fmt(values[0])
-    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return f"{fmt(statistics.median(values))} ({fmt(q1)} – {fmt(q3)})"
+    q1, median, q3 = quantiles(values, (0.25, 0.5, 0.75))
+    return f"{fmt(median)} ({fmt(q1)} – {fmt(q3)})"
 
 
 def report_text(results: Sequence[FigureResult], header: Sequence[str]) -> str:

@@ -13,7 +13,6 @@ unless the task failed).
 from __future__ import annotations
 
 import os
-import statistics
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ import pyarrow.parquet as pq
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.stats import quantiles
 from inev.experiments.columns import METRICS as METRIC_COLUMNS
 from inev.experiments.spec import DEFAULTS
 
@@ -203,12 +203,8 @@ def summarise(table: pa.Table, axes: Iterable[str], metric: str = "ratio") -> li
         entry["runs"] = len(rows)
         entry["errors"] = sum(1 for r in rows if r["error"] is not None)
         if values:
-            q = (
-                statistics.quantiles(values, n=4, method="inclusive")
-                if len(values) > 1
-                else [values[0]] * 3
-            )
-            entry.update(median=statistics.median(values), q1=q[0], q3=q[2])
+            q1, median, q3 = quantiles(values, (0.25, 0.5, 0.75))
+            entry.update(median=median, q1=q1, q3=q3)
         else:
             entry.update(median=None, q1=None, q3=None)
         out.append(entry)

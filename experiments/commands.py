@@ -248,17 +248,21 @@ def _presets_epilog() -> str:
     return "\b\nPresets:\n" + "\n".join(f"  {n.ljust(width)}  {t}" for n, t in titles.items())
 
 
-@click.command("sweep", epilog=_presets_epilog())
-@click.argument("spec_file", metavar="SPEC")
-@click.option(
-    "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
-)
-@click.option(
+_master_option = click.option(
     "--master",
     default="local[*]",
     show_default=True,
     help="Spark master URL, or 'serial' to run without Spark.",
 )
+"""``--master`` of every command that runs a sweep (sweep, demo, reproduce)."""
+
+
+@click.command("sweep", epilog=_presets_epilog())
+@click.argument("spec_file", metavar="SPEC")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
+)
+@_master_option
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
 @click.option(
     "--resume/--force",
@@ -391,9 +395,7 @@ def plot_command(
     type=click.Path(file_okay=False),
     help="Results folder.",
 )
-@click.option(
-    "--master", default="local[*]", show_default=True, help="Spark master URL or 'serial'."
-)
+@_master_option
 @click.option("--allow-errors", is_flag=True, help="Exit 0 even when some tasks failed.")
 def demo_command(out: str, master: str, allow_errors: bool) -> None:
     """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
@@ -423,12 +425,7 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     metavar="N|FIG=N",
     help="Seeds per point instead of the presets' 50, for every figure or one (repeatable).",
 )
-@click.option(
-    "--master",
-    default="local[*]",
-    show_default=True,
-    help="Spark master URL, or 'serial' to run without Spark.",
-)
+@_master_option
 @click.option("--force", is_flag=True, help="Replace a non-empty report folder.")
 def reproduce_command(
     figures: tuple[str, ...],

@@ -42,6 +42,7 @@ from inev.planner.costs import vertex_rate
 from inev.planner.model import Combination, inputs_first
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
+from inev.planner.sites import sites
 from inev.planner.steiner import bfs, steiner_links, tree_nodes
 from inev.topologies.network import Network
 
@@ -140,6 +141,8 @@ class _Reach:
     links: frozenset[Link]
     nodes: frozenset[Node]
     targets: set[Node]
+    path: tuple[Node, ...] = ()
+    """The shortest path from the vertex's node to the tree ``base`` (its node alone if on it)."""
 
 
 @dataclass
@@ -246,7 +249,7 @@ def _layout(
     spread = _multi_node_targets(network, combination, extended)
 
     index = network.node_index
-    nodes_list = network.nodes
+    nodes_list = sites(network, pinned.values()).nodes
     builders: list[dict] = []
     reaches: list[_Reach] = []
     placed: dict[str, list[int]] = {}
@@ -336,13 +339,15 @@ class _Cache:
     def __init__(self) -> None:
         self.tree_nodes: dict[frozenset, frozenset] = {}
         self.reach: dict[tuple[frozenset, Node], tuple[frozenset, frozenset]] = {}
-        self.distances: dict[frozenset, np.ndarray] = {}
         self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
+        self.forests: dict[frozenset, np.ndarray] = {}
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
 _MAX_ROWS = 50_000
-"""Distance rows kept per network (each holds one float per node)."""
+"""Paths kept per network."""
+_MAX_FORESTS = 64
+"""Searches from node sets kept per network on large networks (each holds one int per node)."""
 
 
 def _cache(network: Network) -> _Cache:
@@ -363,19 +368,9 @@ def _tree_nodes(network: Network, terminals: frozenset[Node]) -> frozenset[Node]
 
 
 def _distances(network: Network, nodes: frozenset[Node]) -> np.ndarray:
-    """Per node m: hops from m to the nearest node of ``nodes`` (float64, cached)."""
-    cache = _cache(network).distances
-    found = cache.get(nodes)
-    if found is None:
-        index = network.node_index
-        rows = [index[n] for n in nodes]
-        hops = network.hop_matrix
-        near = hops[rows, :].min(axis=0) if len(rows) > 1 else hops[rows[0], :]
-        found = near.astype(np.float64)
-        if len(cache) >= _MAX_ROWS:
-            cache.clear()
-        cache[nodes] = found
-    return found
+    """Per site m (every node on small networks, :mod:`inev.planner.sites`): hops from m to
+    the nearest node of ``nodes`` (float64, cached)."""
+    return sites(network).to_set(nodes)
 
 
 def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link], tuple[Node, ...]]:
@@ -394,18 +389,19 @@ def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link]
 def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
     """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
     if not targets:
-        return _Reach(frozenset(), frozenset(), frozenset((node,)), set())
+        return _Reach(frozenset(), frozenset(), frozenset((node,)), set(), (node,))
     cache = _cache(network).reach
     found = cache.get((targets, node))
     if found is None:
         base = steiner_links(network, targets)
-        links, nodes = set(base), set(_tree_nodes(network, targets))
+        tree = _tree_nodes(network, targets)
+        links, nodes, path = set(base), set(tree), (node,)
         if node not in nodes:
-            path_links, path_nodes = _path(network, node, _nearest(network, nodes, node))
+            path_links, path = _path_to_set(network, tree, node)
             links |= path_links
-            nodes.update(path_nodes)
-        found = cache[(targets, node)] = (frozenset(links), frozenset(nodes))
-    return _Reach(steiner_links(network, targets), found[0], found[1], set(targets))
+            nodes.update(path)
+        found = cache[(targets, node)] = (frozenset(links), frozenset(nodes), path)
+    return _Reach(steiner_links(network, targets), found[0], found[1], set(targets), found[2])
 
 
 def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
@@ -416,14 +412,104 @@ def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
     return ordered[int(np.argmin(row))]
 
 
+def _path_to_set(
+    network: Network, nodes: frozenset[Node], node: Node
+) -> tuple[frozenset[Link], tuple[Node, ...]]:
+    """A shortest path from ``node`` to the nearest node of ``nodes``.
+
+    On a small network the nearest node by the hop matrix (ties: network order) and the
+    path of :meth:`Network.shortest_path`; on a large one a single search from ``nodes``
+    (cached per set; ties: the member the search met first) and the path it found.
+    """
+    if sites(network).dense:
+        return _path(network, node, _nearest(network, nodes, node))
+    cache = _cache(network).forests
+    found = cache.get(nodes)
+    if found is None:
+        if len(cache) >= _MAX_FORESTS:
+            cache.clear()
+        found = cache[nodes] = network.nearest_of(nodes)[1]
+    index, names = network.node_index, network.nodes
+    path = [index[node]]
+    while names[path[-1]] not in nodes:
+        path.append(int(found[path[-1]]))
+    walked = tuple(names[i] for i in path)
+    return frozenset(link(u, v) for u, v in itertools.pairwise(walked)), walked
+
+
 def _extend(network: Network, reach: _Reach, node: Node) -> None:
     """Grow a forwarding graph by a shortest path from it to ``node`` (a new consumer)."""
     reach.targets.add(node)
     if node in reach.nodes:
         return
-    path_links, path_nodes = _path(network, node, _nearest(network, reach.nodes, node))
+    where = sites(network)
+    if where.dense:
+        path_links, path_nodes = _path(network, node, _nearest(network, reach.nodes, node))
+    elif node in where.position:
+        path_links, path_nodes = _path(network, where.nearest(node, reach.nodes), node)
+    else:
+        path_links, path_nodes = _path_to_set(network, reach.nodes, node)
     reach.links = reach.links | path_links
     reach.nodes = reach.nodes.union(path_nodes)
+
+
+def _tree_hops(
+    reach: _Reach,
+    tree_id: int | None,
+    node: Node,
+    destinations: tuple[Node, ...],
+    cache: dict[tuple[int, Node], dict[Node, int]],
+) -> dict[Node, int]:
+    """Hops from ``node`` to each destination inside the vertex's forwarding graph.
+
+    The graph is a tree: the shared Steiner tree, the path joining the vertex to it, and paths
+    to single-node consumers, each joined to the graph at its nearest node. So a search over
+    the shared tree from the joining node is done once per tree and joining node (cached),
+    the path adds its length, and only the consumers' paths are walked per vertex. Without
+    this every vertex searched its own copy of the tree (quadratic on large networks).
+    """
+    if not reach.links:
+        return {node: 0}
+    path = reach.path or (node,)
+    position = {x: i for i, x in enumerate(path)}
+    offset = len(path) - 1
+    if tree_id is None:
+        base: dict[Node, int] = {}
+    else:
+        key = (tree_id, path[-1])
+        base = cache.get(key)
+        if base is None:
+            base = cache[key] = bfs(reach.base, path[-1])
+
+    def known(x: Node) -> int | None:
+        if x in position:
+            return position[x]
+        if x in base:
+            return offset + base[x]
+        return None
+
+    path_links = {link(u, v) for u, v in itertools.pairwise(path)}
+    rest = [e for e in reach.links if e not in reach.base and e not in path_links]
+    found: dict[Node, int] = {}
+    if rest:
+        adjacency: dict[Node, list[Node]] = {}
+        for u, v in rest:
+            adjacency.setdefault(u, []).append(v)
+            adjacency.setdefault(v, []).append(u)
+        stack = [(x, d) for x in adjacency if (d := known(x)) is not None]
+        while stack:
+            x, d = stack.pop()
+            for y in adjacency[x]:
+                if y not in found and known(y) is None:
+                    found[y] = d + 1
+                    stack.append((y, d + 1))
+    out = {}
+    for x in destinations:
+        d = known(x)
+        out[x] = d if d is not None else found.get(x)
+    if any(d is None for d in out.values()):  # not a tree after all: search it
+        return bfs(reach.links, node)
+    return out
 
 
 def _materialise(network: Network, layout: _Layout) -> Placement:
@@ -440,6 +526,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
     vertices = []
     trees: list[tuple[Link, ...]] = []
     tree_index: dict[frozenset[Link], int] = {}
+    tree_hops: dict[tuple[int, Node], dict[Node, int]] = {}
     for vid, (b, reach) in enumerate(zip(layout.builders, layout.reaches, strict=True)):
         tree_id = None
         if reach.base:
@@ -447,9 +534,12 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 tree_index[reach.base] = len(trees)
                 trees.append(tuple(sorted(reach.base, key=link_position.__getitem__)))
             tree_id = tree_index[reach.base]
-        forwarding = tuple(sorted(reach.links, key=link_position.__getitem__))
+            extra = sorted(reach.links - reach.base, key=link_position.__getitem__)
+            forwarding = trees[tree_id] + tuple(extra)
+        else:
+            forwarding = tuple(sorted(reach.links, key=link_position.__getitem__))
         destinations = tuple(sorted(reach.targets, key=index.__getitem__))
-        dist = bfs(forwarding, b["node"]) if forwarding else {b["node"]: 0}
+        dist = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
         vertices.append(
             Vertex(
                 id=vid,

@@ -514,7 +514,7 @@ def _centralized_messages(
     if node is None or node not in network.node_index:
         return 0
     index = network.node_index
-    row = network.hop_matrix[:, index[node]]
+    row = network.hops_row(node)
     used = set(workload.types)
     per_node = Counter(e.node for e in events if e.type in used)
     return sum(int(row[index[n]]) * count for n, count in per_node.items())

@@ -426,6 +426,34 @@ def build_corpus(folder: Path) -> dict[str, bytes]:
         f"{f}/trace.parquet",
     )
     Path(f"{f}/topology.txt").write_text("0 1\n1 2\n2 3 2.5\n3 0\n")
+    # traces (issue 14): a keyed workload over the trace's attribute v, its estimated twin
+    # and a plan for it, a generated trace with a key pool, the network's own topology
+    x, y = wl_types[:2]
+    keyed = {
+        "format": "inev-workload/1",
+        "window": 2.0,
+        "queries": [{"name": "k", "pattern": f"SEQ({x}, {y})", "where": f"{x}.v == {y}.v"}],
+    }
+    Path(f"{f}/keyed-wl.json").write_text(json.dumps(keyed))
+    run("workload", "estimate", f"{f}/keyed-wl.json", f"{f}/trace.csv", "-o", f"{f}/est-wl.json")
+    run("plan", f"{f}/net.json", f"{f}/est-wl.json", "-o", f"{f}/plan-est.json")
+    run(
+        "trace",
+        "generate",
+        "--network",
+        f"{f}/net.json",
+        "--duration",
+        "4",
+        "--keys",
+        "5",
+        "--key-name",
+        "v",
+        "-o",
+        f"{f}/generated.parquet",
+    )
+    Path(f"{f}/net-topology.txt").write_text(
+        "".join(f"{u} {v}\n" for u, v in (link[:2] for link in network["links"]))
+    )
     sweep = (
         'name = "fuzz"\nseeds = 1\nmethods = ["inev", "centralized"]\n'
         "[base]\nnodes = 8\nevent_types = 4\nlength = 3\n"
@@ -575,6 +603,116 @@ TEMPLATES = [
         {"wl": "wl.json", "trace": "trace.parquet"},
         ["out.jsonl"],
         [6, 8],
+    ),
+    Template(
+        "match",
+        ["match", "{wl}", "{trace}", "-o", "out.jsonl"],
+        {"wl": "keyed-wl.json", "trace": "generated.parquet"},
+        ["out.jsonl"],
+    ),
+    Template(
+        "simulate",
+        ["simulate", "{net}", "{wl}", "{plan}", "--trace", "{trace}", "-o", "out.json"],
+        {"net": "net.json", "wl": "est-wl.json", "plan": "plan-est.json", "trace": "trace.parquet"},
+        ["out.json"],
+    ),
+    Template(
+        "plan",
+        ["plan", "{net}", "{wl}", "-o", "out.json"],
+        {"net": "net.json", "wl": "est-wl.json"},
+        ["out.json"],
+    ),
+    Template(
+        "network from-trace",
+        ["network", "from-trace", "{trace}", "-o", "out.json"],
+        {"trace": "trace.csv"},
+        ["out.json"],
+    ),
+    Template(
+        "network from-trace",
+        [
+            "network",
+            "from-trace",
+            "{trace}",
+            "--out-degree",
+            "2",
+            "--seed",
+            "1",
+            "--link-latency",
+            "0.5",
+            "--duration",
+            "20",
+            "-o",
+            "out.json",
+        ],
+        {"trace": "generated.parquet"},
+        ["out.json"],
+        [4, 6, 8, 10],
+    ),
+    Template(
+        "network from-trace",
+        ["network", "from-trace", "{trace}", "--topology", "{topo}", "-o", "out.json"],
+        {"trace": "trace.csv", "topo": "net-topology.txt"},
+        ["out.json"],
+    ),
+    Template(
+        "workload estimate",
+        ["workload", "estimate", "{wl}", "{trace}", "-o", "out.json", "--sample", "50"],
+        {"wl": "keyed-wl.json", "trace": "trace.csv"},
+        ["out.json"],
+        [7],
+    ),
+    Template(
+        "workload estimate",
+        ["workload", "estimate", "{wl}", "{trace}", "-o", "out.json", "--seed", "3"],
+        {"wl": "est-wl.json", "trace": "generated.parquet"},
+        ["out.json"],
+        [7],
+    ),
+    Template(
+        "trace generate",
+        [
+            "trace",
+            "generate",
+            "--nodes",
+            "5",
+            "--types",
+            "3",
+            "--events",
+            "200",
+            "--duration",
+            "10",
+            "--keys",
+            "4",
+            "--key-name",
+            "bike",
+            "--profile",
+            "bursty",
+            "--period",
+            "2",
+            "--seed",
+            "1",
+            "--skew",
+            "1",
+            "--spread",
+            "1",
+            "--node-ratio",
+            "0.5",
+            "--key-skew",
+            "1",
+            "-o",
+            "out.csv",
+        ],
+        {},
+        ["out.csv"],
+        [3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27],
+    ),
+    Template(
+        "trace generate",
+        ["trace", "generate", "--network", "{net}", "--duration", "3", "-o", "out.parquet"],
+        {"net": "net.json"},
+        ["out.parquet"],
+        [5],
     ),
     Template(
         "sweep",

@@ -62,6 +62,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "inev.simulator.cli:simulate_command",
         "Run a plan node by node; count messages, check matches against centralized evaluation.",
     ),
+    "trace": (
+        "inev.topologies.trace_cli:trace_group",
+        "Generate event traces (CSV or Parquet: time, type, node, id, attributes).",
+    ),
     "match": (
         "inev.simulator.engine.cli:match_command",
         "Evaluate every query of a workload over a trace; write one JSON line per match.",

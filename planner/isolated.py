@@ -5,12 +5,18 @@ records are kept apart, so an event type used by two queries is sent twice and n
 shared; ψ is the sum of the parts. A projection key that two queries use for different
 projections gets the query's name appended (``"SEQ(A, B) @q2"``).
 
->>> from inev.planner.plan import Plan, Vertex
->>> a = Plan("inev", (Vertex(0, "A", 0, cost=2.0),), {}, {}, {}, {"q1": "A"}, {}, psi=2.0)
->>> b = Plan("inev", (Vertex(0, "A", 0, cost=3.0),), {}, {}, {}, {"q2": "A"}, {}, psi=3.0)
->>> joined = side_by_side([("q1", a), ("q2", b)])
->>> joined.psi, [v.id for v in joined.vertices]
-(5.0, [0, 1])
+>>> from inev.topologies.network import Network
+>>> from inev.workloads.workload import Query, Workload
+>>> from inev.planner.planning import plan_workload
+>>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (2.0, [2])})
+>>> q1, q2 = Query.build("q1", "SEQ(A, B)"), Query.build("q2", "AND(A, B)")
+>>> alone = [plan_workload(net, Workload.build(1.0, [q])) for q in (q1, q2)]
+>>> joined = side_by_side([("q1", alone[0]), ("q2", alone[1])])
+>>> joined.psi == alone[0].psi + alone[1].psi, len(joined.vertices) == sum(
+...     len(p.vertices) for p in alone)
+(True, True)
+>>> sorted(joined.sinks)
+['q1', 'q2']
 """
 
 from __future__ import annotations

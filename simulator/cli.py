@@ -5,22 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from inev.common.errors import InevError
 from inev.common.figures import echo_summary
 from inev.common.paths import check_paths
+from inev.common.progress import time_progress
 from inev.planner.fingerprint import check_plan_for
 from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.engine.cli import engine_options
+from inev.simulator.engine.replay import ordered_chunks, prepare
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.engine.trace import read_trace
 from inev.simulator.figures import simulation_figures
 from inev.simulator.result import SimulationResult, save_result
-from inev.simulator.run import simulate
+from inev.simulator.run import TraceStream, simulate
 from inev.simulator.sources import rescale_rates
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
@@ -30,7 +30,12 @@ from inev.workloads.io import load_workload
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
-@click.option("--duration", default=100.0, show_default=True, help="Simulated time units.")
+@click.option(
+    "--duration",
+    default=100.0,
+    show_default=True,
+    help="Simulated time units (with --trace: the trace's last time, unless given).",
+)
 @click.option("--seed", default=0, show_default=True, help="Seed of the Poisson sources.")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Result JSON (inev-sim/1)."
@@ -169,16 +174,18 @@ def simulate_command(
         plan = plan_workload(network, workload, method)
     else:
         raise InevError("give a plan file or --method to plan on the fly")
-    trace = list(read_trace(trace_file)) if trace_file else None
+    trace = None
+    if trace_file:
+        prepared = prepare(workload, trace_file, check=not no_size_check)
+        scan = prepared.scan
+        trace = TraceStream(
+            lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start
+        )
+        given = click.get_current_context().get_parameter_source("duration")
+        explicit = given is not None and given.name != "DEFAULT"
+        duration = max(duration, scan.end) if explicit else scan.end
     changes = load_changes(changes_file) if changes_file else []
-    with Progress(
-        TextColumn("[bold]simulate"),
-        BarColumn(),
-        TextColumn("t={task.completed:.4g}"),
-        TimeRemainingColumn(),
-        transient=True,
-    ) as progress:
-        task = progress.add_task("simulate", total=duration)
+    with time_progress("simulate", 0.0, duration) as update:
         result = simulate(
             network,
             workload,
@@ -190,7 +197,7 @@ def simulate_command(
             bandwidth=bandwidth,
             engine_plan=engine_plan,
             adaptation=adaptive,
-            progress=lambda t: progress.update(task, completed=t),
+            progress=update,
             check=not no_size_check,
             capacity=options,
         )

@@ -89,6 +89,11 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
         ),
         Figure("changes", "changes at run time", len(result.changes), in_line=False),
     ]
+    if result.trace_ignored or result.trace_skipped:
+        figures += [
+            Figure("ignored", "trace events of types no query uses", result.trace_ignored),
+            Figure("skipped_lines", "empty trace lines skipped", result.trace_skipped),
+        ]
     if result.aggregation:
         cells = sum(len(rows) for rows in result.aggregates.values())
         figures += [

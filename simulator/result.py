@@ -39,6 +39,54 @@ def compare_matches(
     return missing, extra
 
 
+class MatchBalance(dict):
+    """Matches found at sinks minus matches of the centralized evaluation, per match.
+
+    A streamed replay cannot keep every match of both sides until the end: the sinks add
+    each match they find (``balance[ids] += 1``, as into a ``Counter``), the centralized
+    engines take each of theirs away (:meth:`expect`), and a match both found is forgotten.
+    So only matches in flight (found by one side, not yet by the other) are held. At the end
+    the positive entries are extra matches and the negative ones missing matches.
+
+    >>> b = MatchBalance()
+    >>> b[(1, 2)] += 1
+    >>> b.expect((1, 2)); b.expect((3, 4))
+    >>> dict(b), b.found, b.expected, b.missing_extra()
+    ({(3, 4): -1}, 1, 2, (1, 0))
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = 0
+        self.expected = 0
+
+    def __missing__(self, key: Any) -> int:
+        return 0
+
+    def __setitem__(self, key: Any, value: int) -> None:
+        old = dict.get(self, key, 0)
+        if value > old:
+            self.found += value - old
+        if value:
+            dict.__setitem__(self, key, value)
+        elif key in self:
+            dict.__delitem__(self, key)
+
+    def expect(self, key: Any) -> None:
+        """A match of the centralized evaluation."""
+        self.expected += 1
+        value = dict.get(self, key, 0) - 1
+        if value:
+            dict.__setitem__(self, key, value)
+        else:
+            dict.__delitem__(self, key)
+
+    def missing_extra(self) -> tuple[int, int]:
+        """(matches the sinks missed, matches they found in excess)."""
+        missing = -sum(v for v in self.values() if v < 0)
+        return missing, sum(v for v in self.values() if v > 0)
+
+
 def latency_summary(values: Sequence[float]) -> dict[str, float | None]:
     """Mean, median, 99th percentile and maximum (``None`` for no values)."""
     if not values:
@@ -86,6 +134,10 @@ class SimulationResult:
     centralized_aggregates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     aggregate_differences: dict[str, int] = field(default_factory=dict)
     aggregation: dict[str, dict[str, str]] = field(default_factory=dict)
+    trace_ignored: int = 0
+    """Trace events of types no query uses (not replayed)."""
+    trace_skipped: int = 0
+    """Empty lines of a CSV trace."""
 
     @property
     def aggregates_equal_to_centralized(self) -> bool | None:

@@ -33,9 +33,11 @@ import gc
 import math
 import operator
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import accumulate, groupby
 from typing import Any
 
@@ -56,10 +58,16 @@ from inev.simulator.capacity import (
 )
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import MASK64, Event, event_key
-from inev.simulator.estimate import check_size
+from inev.simulator.engine.size import SizeGuard
+from inev.simulator.estimate import MAX_EVENTS, check_size
 from inev.simulator.execution import PlanExecution, Tally
 from inev.simulator.network import SimNetwork, link_key
-from inev.simulator.result import SimulationResult, compare_matches, latency_summary
+from inev.simulator.result import (
+    MatchBalance,
+    SimulationResult,
+    compare_matches,
+    latency_summary,
+)
 from inev.simulator.sources import SourceEvent, poisson_trace, workload_attributes
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
@@ -131,11 +139,60 @@ def centralized_matches(
 Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
 
 
+class _Feed:
+    """Events in time order, one chunk at a time, with the times each must be handed over.
+
+    ``wake[i]``: the latest time at which the chunk's events from ``i`` on can be handed
+    over (their times plus the sources' slacks, see :meth:`PlanExecution.source_slack`).
+    Across chunks it is bounded by the next chunk's first time, which no later event's
+    deadline precedes: handing over earlier than needed is always exact.
+    """
+
+    def __init__(self, chunks: Iterable[Sequence[Event]]) -> None:
+        self.chunks = iter(chunks)
+        self.chunk: Sequence[Event] = ()
+        self.wake: list[float] = []
+        self.i = 0
+        self.ahead: Sequence[Event] | None = None
+        self.slack: Callable[[Event], float] | None = None
+        self.count = 0
+
+    def _next_chunk(self) -> Sequence[Event] | None:
+        for chunk in self.chunks:
+            if chunk:
+                return chunk
+        return None
+
+    def start(self, slack: Callable[[Event], float] | None) -> bool:
+        """Begin handing over (``slack``: the batched sources' slack of an event, or None)."""
+        self.slack = slack
+        self.ahead = self._next_chunk()
+        return self.next()
+
+    def next(self) -> bool:
+        """Move to the next chunk; False at the end of the trace."""
+        chunk = self.ahead
+        if chunk is None:
+            return False
+        self.ahead = self._next_chunk()
+        self.chunk, self.i = chunk, 0
+        self.count += len(chunk)
+        if self.slack is None:
+            self.wake = [e.time for e in chunk]
+            return True
+        due = [e.time + self.slack(e) for e in chunk]
+        if self.ahead is not None:
+            due.append(self.ahead[0].time)
+        wake = list(accumulate(reversed(due), min))[::-1]
+        self.wake = wake[: len(chunk)]
+        return True
+
+
 def _execute(
     network: Network,
     wl: Workload,
     epochs: list[Epoch],
-    events: Sequence[Event],
+    feed: _Feed,
     duration: float,
     bandwidth: float | None,
     engine_plan: str,
@@ -144,11 +201,15 @@ def _execute(
     capacity: CapacityModel | None,
     aggregate_only: bool = False,
     batch: bool = True,
+    on_event: Callable[[Event], None] | None = None,
+    tally: Tally | None = None,
+    installed: Callable[[list[PlanExecution]], None] | None = None,
 ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
-    """Install the epochs' plans on a fresh SimPy network, feed ``events``, run to the end."""
+    """Install the epochs' plans on a fresh SimPy network, hand over the ``feed``'s events
+    (and each to ``on_event``, after the sources), run to the end."""
     env = simpy.Environment()
     sim = SimNetwork(env, network, bandwidth=bandwidth)
-    tally = Tally()
+    tally = Tally() if tally is None else tally
     executions: list[PlanExecution] = []
     # Batched releases and sources (execution._set_lags): exact in every observable time, but
     # only where nothing else reads the clock: no changes, no capacity queues, no bandwidth.
@@ -178,6 +239,8 @@ def _execute(
         sim.on_receive(
             node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
         )
+    if installed is not None:
+        installed(executions)
     marks: list[int] = []
 
     def change_at(k: int) -> None:
@@ -197,19 +260,21 @@ def _execute(
         env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
 
     step = max(duration / 100.0, 1e-9)
-    cursor = {"next": 0, "report": step}
-    # wake[i]: the latest time at which events[i:] can be handed over (times plus slacks)
+    report = {"next": step}
+    # the latest time at which each event can be handed over (times plus slacks)
     if batched:
         slack: dict[tuple[str, Any], float] = {}
-        due = []
-        for e in events:
+
+        def slack_of(e: Event) -> float:
             key = (e.type, e.node)
-            if key not in slack:
-                slack[key] = min(x.source_slack(e.type, e.node) for x in executions)
-            due.append(e.time + slack[key])
-        wake = list(accumulate(reversed(due), min))[::-1]
+            value = slack.get(key)
+            if value is None:
+                value = slack[key] = min(x.source_slack(e.type, e.node) for x in executions)
+            return value
+
+        more = feed.start(slack_of)
     else:
-        wake = [e.time for e in events]
+        more = feed.start(None)
 
     def sources(_event: Any = None) -> None:
         # The sources as a chain of timeout callbacks: hand every event whose time has come
@@ -217,24 +282,199 @@ def _execute(
         # callback is cheaper than resuming a SimPy process per event; batched, one callback
         # serves every event up to the smallest slack).
         now = env.now
-        i, count = cursor["next"], len(events)
-        while i < count and events[i].time <= now:
-            for execution in executions:
-                execution.source(events[i])
-            i += 1
-        cursor["next"] = i
-        if progress is not None and now >= cursor["report"]:
+        while True:
+            chunk, i, count = feed.chunk, feed.i, len(feed.chunk)
+            while i < count and chunk[i].time <= now:
+                event = chunk[i]
+                for execution in executions:
+                    execution.source(event)
+                if on_event is not None:
+                    on_event(event)
+                i += 1
+            feed.i = i
+            if i < count:
+                env.timeout(feed.wake[i] - now).callbacks.append(sources)
+                break
+            if not feed.next():
+                break
+        if progress is not None and now >= report["next"]:
             progress(now)
-            cursor["report"] = now + step
-        if i < count:
-            env.timeout(wake[i] - now).callbacks.append(sources)
+            report["next"] = now + step
 
-    sources()
+    if more:
+        sources()
     env.run()
     for execution in executions:
         execution.flush()
 
     return sim, tally, executions, marks
+
+
+@dataclass
+class TraceStream:
+    """A recorded trace replayed chunk by chunk: ``chunks()`` yields its events in time
+    order (and may be called again), ``start`` and ``end`` are its first and last times,
+    ``rows`` its events and ``skipped`` its empty lines (see
+    :func:`inev.simulator.engine.replay.prepare`). The model's messages are ψ times the
+    trace's span, ``end - min(start, 0)``."""
+
+    chunks: Callable[[], Iterator[Sequence[Event]]]
+    end: float
+    rows: int
+    skipped: int = 0
+    start: float = 0.0
+
+
+class _TraceFilter:
+    """Keeps the trace events of the workload's types; refuses one at a node that is not a
+    source of its type, or at a negative time; counts the events of other types
+    (``ignored``)."""
+
+    def __init__(self, network: Network, workload: Workload) -> None:
+        self.sources = {t: frozenset(network.event_types[t].sources) for t in workload.types}
+        self.ignored = 0
+
+    def chunks(self, chunks: Iterable[Sequence[Event]]) -> Iterator[list[Event]]:
+        sources = self.sources
+        for chunk in chunks:
+            kept = []
+            for event in chunk:
+                if event.time < 0:
+                    raise InevError(
+                        f"trace event {event.id!r} has the negative time {event.time:g}: the "
+                        "simulation clock starts at 0, shift the trace's times"
+                    )
+                allowed = sources.get(event.type)
+                if allowed is None:
+                    self.ignored += 1
+                    continue
+                if event.node not in allowed:
+                    raise InevError(
+                        f"trace event {event.id!r}: node {event.node!r} is not a source of "
+                        f"{event.type} in the network"
+                    )
+                kept.append(event)
+            yield kept
+
+
+class _Guarded:
+    """A :class:`SizeGuard` over every engine of a run, grouped by the query they serve."""
+
+    def __init__(self, plan: Plan, window: float) -> None:
+        self.plan = plan
+        self.engines: dict[str, list[Engine]] = {}
+        self.guard = SizeGuard(self.engines, window)
+
+    def install(self, executions: list[PlanExecution]) -> None:
+        """Watch the engines of the run's plan executions."""
+        for execution in executions:
+            for run in execution.runs.values():
+                info = self.plan.projections.get(run.vertex.projection)
+                owner = info.queries[0] if info is not None and info.queries else "plan"
+                self.engines.setdefault(owner, []).append(run.engine)
+
+    def tick(self, event: Event) -> None:
+        """One more event handed over."""
+        self.guard.tick(event.time)
+
+
+def _replay_stream(
+    network: Network,
+    wl: Workload,
+    plan: Plan,
+    epoch: Epoch,
+    stream: TraceStream,
+    filtered: _TraceFilter,
+    duration: float,
+    bandwidth: float | None,
+    engine_plan: str,
+    adaptation: str,
+    progress: Callable[[float], None] | None,
+    batch: bool,
+    started: float,
+) -> SimulationResult:
+    """A recorded trace streamed through the plan (no changes, no capacity, no ``return``).
+
+    Memory holds a chunk of the trace, what the engines keep for their window, and the
+    matches in flight: the centralized engines run in the same pass, fed each event as the
+    sources hand it over, and a :class:`MatchBalance` per query forgets a match once both
+    sides found it. A :class:`SizeGuard` stops the run if the engines' partial matches grow
+    past what the size check expected.
+    """
+    tally = Tally()
+    balances = {q.name: MatchBalance() for q in wl.queries}
+    for name in plan.sinks:
+        tally.sink_found[name] = balances[name]
+        tally.latencies[name] = array("d")
+    central = {q.name: Engine.from_query(q, wl, plan=engine_plan) for q in wl.queries}
+    routes: dict[str, list[tuple[MatchBalance, Engine]]] = {}
+    for q in wl.queries:
+        for t in dict.fromkeys(q.types):
+            routes.setdefault(t, []).append((balances[q.name], central[q.name]))
+    per_node: Counter = Counter()
+    guard = _Guarded(plan, wl.window)
+    engines = guard.engines
+    for q, engine in central.items():
+        engines[q] = [engine]
+    tick = guard.tick
+
+    def on_event(event: Event) -> None:
+        per_node[event.node] += 1
+        for balance, engine in routes.get(event.type, ()):
+            for match in engine.push(event):
+                balance.expect(tuple(e.id for e in match))
+        tick(event)
+
+    feed = _Feed(filtered.chunks(stream.chunks()))
+    sim, tally, executions, _ = _execute(
+        network, wl, [epoch], feed, duration, bandwidth, engine_plan, adaptation, progress,
+        None, False, batch, on_event=on_event, tally=tally, installed=guard.install,
+    )  # fmt: skip
+    checking = time.perf_counter()
+    for name, engine in central.items():
+        for match in engine.flush():
+            balances[name].expect(tuple(e.id for e in match))
+    check_seconds = time.perf_counter() - checking
+    missing = extra = 0
+    for name in plan.sinks:
+        m, x = balances[name].missing_extra()
+        missing += m
+        extra += x
+    partial: Counter = Counter()
+    reopt: Counter = Counter()
+    for execution in executions:
+        partial += execution.partial_matches()
+        reopt += execution.reoptimizations()
+    for group in engines.values():
+        for engine in group:
+            engine.release()
+    return SimulationResult(
+        method=plan.method,
+        duration=duration,
+        events=feed.count,
+        messages=sim.messages,
+        messages_by_type=dict(sim.by_kind),
+        messages_by_link={
+            f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
+        },
+        messages_by_vertex={int(k): c for k, c in sim.by_sender.items()},
+        centralized_messages=_gathering(network, plan, per_node),
+        model_messages=plan.psi * (stream.end - min(stream.start, 0.0)),
+        matches={q: balances[q].found for q in plan.sinks},
+        centralized_matches={q: b.expected for q, b in balances.items()},
+        missing=missing,
+        extra=extra,
+        latency={q: latency_summary(values) for q, values in tally.latencies.items()},
+        events_processed={str(n): c for n, c in tally.processed.items()},
+        partial_matches=dict(partial),
+        reoptimizations=dict(reopt),
+        late=tally.late,
+        unused_events=dict(tally.unused),
+        wall_seconds=time.perf_counter() - started,
+        check_seconds=check_seconds,
+        trace_ignored=filtered.ignored,
+        trace_skipped=stream.skipped,
+    )
 
 
 @collector_paused()
@@ -278,6 +518,9 @@ def simulate(
     wl.check_network(network)
     for name in plan.sinks:
         wl.query(name)
+    if isinstance(trace, TraceStream):
+        duration = max(duration, trace.end)
+    trace_skipped = trace.skipped if isinstance(trace, TraceStream) else 0
     epochs = _epochs(network, wl, plan, changes, duration)
     # sinks of return queries aggregate instead of building trends, unless the run needs
     # their matches (capacity: false negatives; changes: matches per epoch)
@@ -301,17 +544,25 @@ def simulate(
         # renumbered in time order (ids of different epochs' draws would collide)
         events = [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
     else:
-        sources = {t: frozenset(network.event_types[t].sources) for t in wl.types}
-        events = []
-        for event in _as_events(trace):
-            if event.type not in sources:
-                continue
-            if event.node not in sources[event.type]:
+        filtered = _TraceFilter(network, wl)
+        if isinstance(trace, TraceStream):
+            streamable = (
+                not changes
+                and capacity is None
+                and not any(q.returns is not None for q in wl.queries)
+            )
+            if streamable:
+                return _replay_stream(
+                    network, wl, plan, epochs[0], trace, filtered, duration, bandwidth,
+                    engine_plan, adaptation, progress, batch, started,
+                )  # fmt: skip
+            if trace.rows > MAX_EVENTS:
                 raise InevError(
-                    f"trace event {event.id!r}: node {event.node!r} is not a source of "
-                    f"{event.type} in the network"
+                    f"a trace of {trace.rows:,} events is held in memory with changes, a "
+                    f"capacity or return queries (limit {MAX_EVENTS:,}): replay a part of it"
                 )
-            events.append(event)
+            trace = [e for chunk in trace.chunks() for e in chunk]
+        events = [e for chunk in filtered.chunks([_as_events(trace)]) for e in chunk]
         events.sort(key=_TIME_ID)
         if events:
             duration = max(duration, events[-1].time)
@@ -319,11 +570,12 @@ def simulate(
     def execute(
         model: CapacityModel | None, report: Callable[[float], None] | None, alone: bool = False
     ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
+        guard = _Guarded(plan, wl.window) if check else None
         return _execute(
             network,
             wl,
             epochs,
-            events,
+            _Feed([events]),
             duration,
             bandwidth,
             engine_plan,
@@ -332,6 +584,8 @@ def simulate(
             model,
             alone,
             batch,
+            on_event=None if guard is None else guard.tick,
+            installed=None if guard is None else guard.install,
         )
 
     reference: tuple[Tally, Counter] | None = None
@@ -403,6 +657,8 @@ def simulate(
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         changes=report,
+        trace_ignored=filtered.ignored if trace is not None else 0,
+        trace_skipped=trace_skipped,
         shedding=None
         if capacity_model is None or reference is None
         else shedding_report(
@@ -510,13 +766,17 @@ def _centralized_messages(
     network: Network, workload: Workload, plan: Plan, events: Sequence[Event]
 ) -> int:
     """Messages of gathering the trace's events of the workload's types at the centralized node."""
+    used = set(workload.types)
+    return _gathering(network, plan, Counter(e.node for e in events if e.type in used))
+
+
+def _gathering(network: Network, plan: Plan, per_node: Mapping[Any, int]) -> int:
+    """Messages of sending ``per_node[n]`` events from each node n to the centralized node."""
     node = plan.centralized_node
     if node is None or node not in network.node_index:
         return 0
     index = network.node_index
     row = network.hops_row(node)
-    used = set(workload.types)
-    per_node = Counter(e.node for e in events if e.type in used)
     return sum(int(row[index[n]]) * count for n, count in per_node.items())
 
 

@@ -218,6 +218,12 @@ def random_where(rng: random.Random, pattern):
             items.append(f"NEXT({k}).v >= {k}.v")
         elif r < 0.5:
             items.append(f"{rng.choice(types)}.v != {rng.randint(0, 3)}")
+        elif r < 0.75 and len(types) > 1:
+            # equalities, chains of them and expressions: keyed joins
+            a, b, c = rng.sample(types, 3) if len(types) > 2 else (*rng.sample(types, 2), None)
+            items.append(f"{a}.v == {b}.v")
+            if c is not None and rng.random() < 0.5:
+                items.append(f"{b}.v == {c}.v" if rng.random() < 0.7 else f"{c}.v + 1 == {a}.v")
         else:
             a, b = rng.sample(types, 2) if len(types) > 1 else (types[0], types[0])
             op = rng.choice(["<", "<=", "!=", ">="])

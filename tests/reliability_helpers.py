@@ -10,7 +10,8 @@ import networkx as nx
 
 
 def make_inputs(run_cli, folder: Path) -> dict[str, Path]:
-    """A network, workload, plan, changes, trace and sweep spec in ``folder`` (all valid)."""
+    """A network, workload, plan, changes, traces (CSV and Parquet, with a key ``bike``), a
+    keyed workload with its estimated twin, and a sweep spec in ``folder`` (all valid)."""
     f = folder
     f.mkdir(parents=True, exist_ok=True)
     commands = [
@@ -23,10 +24,21 @@ def make_inputs(run_cli, folder: Path) -> dict[str, Path]:
         ("workload", "generate", "--network", f / "net.json", "--queries", "1", "--length", "4",
          "--seed", "5", "-o", f / "other-wl.json"),
         ("plan", f / "net.json", f / "wl.json", "-o", f / "plan.json"),
+        ("trace", "generate", "--network", f / "net.json", "--duration", "5", "--keys", "5",
+         "--key-name", "bike", "--seed", "1", "-o", f / "trace.csv"),
+        ("trace", "generate", "--network", f / "net.json", "--duration", "5", "--keys", "5",
+         "--key-name", "bike", "--seed", "2", "-o", f / "trace-pq.parquet"),
     ]  # fmt: skip
     for args in commands:
         code, _, err = run_cli(*args)
         assert code == 0, err
+    keyed = {"format": "inev-workload/1", "window": 1.0, "queries": [
+        {"name": "k", "pattern": "SEQ(B, C)", "where": "B.bike == C.bike"}]}  # fmt: skip
+    write(f / "keyed-wl.json", keyed)
+    code, _, err = run_cli(
+        "workload", "estimate", f / "keyed-wl.json", f / "trace.csv", "-o", f / "est-wl.json"
+    )
+    assert code == 0, err
     network = json.loads((f / "net.json").read_text())
     graph = nx.Graph(tuple(link[:2]) for link in network["links"])
     removable = next(e for e in graph.edges if nx.is_connected(nx.restricted_view(graph, [], [e])))

@@ -9,7 +9,12 @@ The mutations are chosen to be invalid whatever hypothesis picks: a value replac
 another JSON type (every value of inev's files is typed, and a node id of another type names
 no node), NaN or an infinity where a number is, a required key removed, a value nested
 1,000 deep, invalid UTF-8 bytes, a JSON text cut short before its last brace. Result folders
-get a dropped or retyped column, a truncated Parquet file or a broken ``spec.json``.
+get a dropped or retyped column, a truncated Parquet file or a broken ``spec.json``. Traces
+(CSV and Parquet) go through every command that reads one (``match``, ``simulate --trace``,
+``network from-trace``, ``workload estimate``) with a line that is not UTF-8, a time that is
+no finite number, an empty field, a field too many, an unbalanced quote, a repeated id, a
+required column missing or the file cut short; estimated workloads (``where_selectivity``,
+``estimated_from``) go through ``plan``; the trace commands' options get hostile values.
 ``benchmarks/fuzz_commands.py`` runs the same kind of search at a larger scale, with
 mutations that may also stay valid.
 """
@@ -41,6 +46,8 @@ REQUIRED = {
     "plan": [("vertices",), ("sinks",), ("projections",), ("type_rates",), ("method",),
              ("vertices", 0, "cost"), ("vertices", 0, "node")],
     "changes": [("changes",), ("changes", 0, "kind"), ("changes", 0, "rate")],
+    "est_wl": [("window",), ("queries",), ("queries", 0, "where"), ("estimated_from", "trace"),
+               ("estimated_from", "events"), ("estimated_from", "pairs", "k: B C", "method")],
 }  # fmt: skip
 OTHER_TYPE = {
     "number": ["x", "", [], {}, [1], {"a": 1}, True],
@@ -151,6 +158,7 @@ COMMANDS = {
     "wl": ["plan", "{net}", "{wl}", "-o", "out.json"],
     "plan": ["simulate", "{net}", "{wl}", "{plan}", "--duration", "1", "-o", "out.json"],
     "changes": ["repair", "{plan}", "{net}", "{wl}", "--changes", "{changes}", "-o", "out.json"],
+    "est_wl": ["plan", "{net}", "{est_wl}", "-o", "out.json"],
 }
 
 
@@ -182,7 +190,7 @@ def run_case(run_cli, corpus, files: dict[str, bytes], argv: list[str]) -> None:
 @given(data=st.data())
 def test_a_broken_json_input_is_one_line(run_cli, corpus, kind, data):
     valid, _ = corpus
-    files = {f"{name}.json": valid[name] for name in ("net", "wl", "plan", "changes")}
+    files = {f"{name}.json": valid[name] for name in ("net", "wl", "plan", "changes", "est_wl")}
     files[f"{kind}.json"] = data.draw(broken_json(valid[kind], kind))
     run_case(run_cli, corpus, files, COMMANDS[kind])
 
@@ -268,3 +276,117 @@ def test_broken_results_are_one_line(run_cli, corpus, data):
         broken = data.draw(st.sampled_from([[], "x", 7, {"axes": []}, {"plot": {"x": 7}}]))
         files["results/spec.json"] = json.dumps({"format": "inev-sweep/1", "spec": broken}).encode()
     run_case(run_cli, corpus, files, ["plot", "{results}", "-o", "out.png"])
+
+
+# ------------------------------------------------------------------ traces (issue 14)
+TRACE_COMMANDS = {
+    "match": ["match", "{wl}", "{trace}", "-o", "out.jsonl"],
+    "simulate": ["simulate", "{net}", "{wl}", "{plan}", "--trace", "{trace}", "-o", "out.json"],
+    "from-trace": ["network", "from-trace", "{trace}", "-o", "out.json"],
+    "estimate": ["workload", "estimate", "{keyed_wl}", "{trace}", "-o", "out.json"],
+}
+
+
+@st.composite
+def broken_csv(draw, data: bytes) -> bytes:
+    """A CSV trace made certainly invalid: a line that is not UTF-8, a time that is no finite
+    number, an empty type, node or id, a line with a field too many, an unbalanced quote, a
+    repeated line (its id repeats within its type), a required column renamed."""
+    lines = data.decode().splitlines()
+    how = draw(st.sampled_from(["bytes", "time", "empty", "fields", "quote", "repeat", "header"]))
+    if how == "bytes":
+        at_byte = draw(st.integers(0, len(data)))
+        junk = draw(st.sampled_from([b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\x80\x80"]))
+        return data[:at_byte] + junk + data[at_byte:]
+    if how == "header":
+        column = draw(st.sampled_from(["time", "type", "node", "id"]))
+        lines[0] = lines[0].replace(f'"{column}"', '"zz"')
+        return ("\n".join(lines) + "\n").encode()
+    row = draw(st.integers(1, len(lines) - 1))
+    cells = lines[row].split(",")
+    if how == "time":
+        cells[0] = draw(st.sampled_from(["nan", "inf", "-inf", "NaN", "x", "", "1e400"]))
+    elif how == "empty":
+        cells[draw(st.integers(1, 3))] = draw(st.sampled_from(["", '""', " "]))
+    elif how == "fields":
+        cells.append("1")
+    elif how == "quote":
+        cells[draw(st.integers(1, len(cells) - 1))] = '"x'
+    if how == "repeat":
+        lines.insert(row + 1, lines[row])
+    else:
+        lines[row] = ",".join(cells)
+    return ("\n".join(lines) + "\n").encode()
+
+
+@st.composite
+def broken_parquet(draw, data: bytes) -> bytes:
+    """A Parquet trace made certainly invalid: a required column dropped, a missing or
+    non-finite time, an empty type, a repeated row, or the file cut short."""
+    table = pq.read_table(pa.BufferReader(data))
+    how = draw(st.sampled_from(["drop", "null", "nan", "type", "repeat", "cut"]))
+    if how == "cut":
+        return data[: draw(st.integers(0, len(data) - 1))]
+    row = draw(st.integers(0, table.num_rows - 1))
+    if how == "drop":
+        table = table.drop_columns([draw(st.sampled_from(["time", "type", "node", "id"]))])
+    elif how in ("null", "nan"):
+        times = table.column("time").to_pylist()
+        times[row] = None if how == "null" else draw(st.sampled_from([math.nan, math.inf]))
+        table = table.set_column(0, "time", pa.array(times, pa.float64()))
+    elif how == "type":
+        types = table.column("type").to_pylist()
+        types[row] = draw(st.sampled_from(["", " ", None]))
+        table = table.set_column(1, "type", pa.array(types, pa.string()))
+    else:
+        table = pa.concat_tables([table.slice(0, row + 1), table.slice(row)])
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@settings(max_examples=120, suppress_health_check=REUSED_FIXTURES)
+@given(data=st.data())
+def test_a_broken_trace_is_one_line_in_every_command_that_reads_one(run_cli, corpus, fmt, data):
+    valid, _ = corpus
+    files = {f"{name}.json": valid[name] for name in ("net", "wl", "plan", "keyed_wl")}
+    if fmt == "csv":
+        files["trace.csv"] = data.draw(broken_csv(valid["trace"]))
+    else:
+        files["trace.parquet"] = data.draw(broken_parquet(valid["trace_pq"]))
+    command = data.draw(st.sampled_from(sorted(TRACE_COMMANDS)))
+    run_case(run_cli, corpus, files, TRACE_COMMANDS[command])
+
+
+HOSTILE_TRACE_OPTIONS = [
+    (["trace", "generate"], "--events", ["0", "-1", "nan", "1e9", "99999999999999999999"]),
+    (["trace", "generate"], "--nodes", ["0", "-3", "20001", "9223372036854775808"]),
+    (["trace", "generate"], "--types", ["0", "10001"]),
+    (["trace", "generate"], "--duration", ["0", "-1", "nan", "inf", "-inf"]),
+    (["trace", "generate"], "--keys", ["-1", "10000001", "99999999999999999999"]),
+    (["trace", "generate"], "--key-name", ["", "time", "id", "a b", "a,b", "1x", "é"]),
+    (["trace", "generate"], "--node-ratio", ["0", "-0.5", "1.5", "nan"]),
+    (["trace", "generate"], "--skew", ["-1", "nan", "inf", "1e300"]),
+    (["trace", "generate"], "--spread", ["-1", "nan", "inf"]),
+    (["trace", "generate"], "--key-skew", ["-1", "nan", "inf"]),
+    (["trace", "generate", "--profile", "bursty"], "--period", ["0", "-1", "nan", "1e-9"]),
+    (["trace", "generate"], "--seed", ["-1", "9223372036854775808", "abc"]),
+    (["trace", "generate"], "--profile", ["", "weekly"]),
+    (["network", "from-trace", "{trace}"], "--out-degree", ["0", "-1", "nan", "inf", "1e300"]),
+    (["network", "from-trace", "{trace}"], "--link-latency", ["0", "-1", "nan", "inf"]),
+    (["network", "from-trace", "{trace}"], "--duration", ["0", "-1", "nan", "inf", "0.001"]),
+    (["network", "from-trace", "{trace}"], "--seed", ["-1", "9223372036854775808"]),
+    (["workload", "estimate", "{keyed_wl}", "{trace}"], "--sample", ["0", "-1", "10000001"]),
+    (["workload", "estimate", "{keyed_wl}", "{trace}"], "--seed", ["-1", "9223372036854775808"]),
+]
+
+
+@settings(max_examples=150, suppress_health_check=REUSED_FIXTURES)
+@given(data=st.data())
+def test_a_hostile_option_of_a_trace_command_is_one_line(run_cli, corpus, data):
+    valid, _ = corpus
+    command, option, values = data.draw(st.sampled_from(HOSTILE_TRACE_OPTIONS))
+    value = data.draw(st.sampled_from(values))
+    files = {"trace.csv": valid["trace"], "keyed_wl.json": valid["keyed_wl"]}
+    run_case(run_cli, corpus, files, [*command, f"{option}={value}", "-o", "out.csv"])

@@ -304,6 +304,11 @@ def test_plot_refuses_broken_results_in_one_line(
         (["simulate", "{net}", "{wl}", "{plan}", "--duration", "1"], "plan"),
         (["workload", "generate", "--network", "{net}"], "net"),
         (["network", "generate", "--from-file", "{net}"], "net"),
+        (["match", "{wl}", "{trace}"], "trace"),
+        (["simulate", "{net}", "{wl}", "{plan}", "--trace", "{trace}"], "trace"),
+        (["network", "from-trace", "{trace}"], "trace"),
+        (["workload", "estimate", "{keyed_wl}", "{trace}"], "keyed_wl"),
+        (["trace", "generate", "--network", "{net}"], "net"),
     ],
 )
 def test_output_equal_to_an_input_is_refused(run_cli, inputs, command, victim):
@@ -335,6 +340,19 @@ def test_missing_files_have_one_wording(run_cli, inputs):
         ["network", "show", d / "gone.json"],
         ["plan", d / "gone.json", inputs["wl"], "-o", d / "p.json"],
         ["match", inputs["wl"], d / "gone.json", "-o", d / "m.jsonl"],
+        [
+            "simulate",
+            inputs["net"],
+            inputs["wl"],
+            inputs["plan"],
+            "--trace",
+            d / "gone.csv",
+            "-o",
+            d / "s.json",
+        ],
+        ["network", "from-trace", d / "gone.csv", "-o", d / "n.json"],
+        ["workload", "estimate", inputs["wl"], d / "gone.csv", "-o", d / "w.json"],
+        ["trace", "generate", "--network", d / "gone.json", "-o", d / "t.csv"],
         ["sweep", d / "gone.toml", "-o", d / "out"],
         ["plot", d / "gone", "-o", d / "f.png"],
     ):

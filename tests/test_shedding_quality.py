@@ -147,7 +147,7 @@ def _node_types(runner, node) -> set[str]:
     types: list[set[str]] = [set() for _ in range(plan.node_count)]
     for unit, leaf in plan.leaf_node.items():
         types[leaf].add(names[unit])
-        for _fn, _sibling, up in plan.paths[unit]:
+        for _fn, _sibling, up, _keyed in plan.paths[unit]:
             types[up].add(names[unit])
     return types[node]
 

@@ -15,6 +15,7 @@ from inev.topologies.generate import (
     network_from_topology,
 )
 from inev.topologies.io import load_network, read_topology, save_network
+from inev.topologies.trace_cli import from_trace_command
 
 
 def distances_text(summary: dict[str, Any]) -> str:
@@ -129,5 +130,8 @@ def network_table(network: Any) -> Any:
         )
     return table
 
+
+# measured from a trace (issue 14); the command lives with the trace commands
+network_group.add_command(from_trace_command)
 
 __all__ = ["build_topology", "network_group"]

@@ -9,6 +9,7 @@ import click
 from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.topologies.io import load_network
+from inev.workloads.estimate_cli import estimate_command
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload
 
@@ -104,3 +105,7 @@ def workload_table(workload: Any, network: Any | None = None) -> Any:
             cells += [f"{row['rate']:.4g}", f"{row['global_rate']:.4g}"]
         table.add_row(*cells)
     return table
+
+
+# measured on a trace (issue 14)
+workload_group.add_command(estimate_command)

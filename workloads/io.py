@@ -12,7 +12,16 @@ from inev.workloads.schema import WorkloadDocument
 from inev.workloads.workload import Query, Workload
 
 FORMAT = "inev-workload/1"
-_QUERY_KEYS = {"name", "pattern", "selectivity", "where", "return", "group_by", "weight"}
+_QUERY_KEYS = {
+    "name",
+    "pattern",
+    "selectivity",
+    "where_selectivity",
+    "where",
+    "return",
+    "group_by",
+    "weight",
+}
 
 
 def workload_to_dict(workload: Workload) -> dict[str, Any]:
@@ -26,10 +35,16 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "name": q.name,
             "pattern": str(q.pattern),
-            "selectivity": {f"{a} {b}": s for (a, b), s in q.selectivities},
+            "selectivity": {
+                f"{a} {b}": s for (a, b), s in q.selectivities if (a, b) not in q.measured
+            },
         }
         if q.where is not None:
             entry["where"] = str(q.where)
+        if q.measured:
+            entry["where_selectivity"] = {
+                f"{a} {b}": s for (a, b), s in q.selectivities if (a, b) in q.measured
+            }
         if q.returns is not None:
             entry["return"] = str(q.returns)
         if q.group_by:
@@ -65,6 +80,11 @@ def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Wo
         selectivity = entry.get("selectivity", {})
         if not isinstance(selectivity, dict):
             raise InevError(f"{origin}: query #{position + 1} 'selectivity' must be an object")
+        measured = entry.get("where_selectivity", {})
+        if not isinstance(measured, dict):
+            raise InevError(
+                f"{origin}: query #{position + 1} 'where_selectivity' must be an object"
+            )
         group_by = entry.get("group_by", [])
         if not isinstance(group_by, list):
             raise InevError(f"{origin}: query #{position + 1} 'group_by' must be a list")
@@ -78,6 +98,7 @@ def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Wo
                     returns=entry.get("return"),
                     group_by=group_by,
                     weight=entry.get("weight", 1.0),
+                    where_selectivity=measured,
                 )
             )
         except InevError as exc:

@@ -1,5 +1,13 @@
 """Queries and workloads: pattern, window, pairwise selectivities, predicates, aggregates.
 
+A pair's selectivity comes from one of two places. **Declared** (``selectivity`` in the
+file): a predicate the workload only describes by its selectivity; simulation realises it
+by the deterministic hash predicate of :mod:`inev.simulator.engine.events`. **Measured**
+(``where_selectivity``): the selectivity of the ``where`` conjuncts between the two types,
+measured on a trace (``inev workload estimate``); the ``where`` clause itself decides in
+evaluation, so no hash predicate is added. The planner's rate model uses both
+(:attr:`Query.selectivity`); a pair is in one of them at most.
+
 >>> w = Workload.build(window=1.0, queries=[
 ...     Query.build("q1", "SEQ(A, B)", selectivity={"A B": 0.1})])
 >>> w.queries[0].selectivity_of("B", "A")
@@ -50,6 +58,33 @@ def _positive_number(value: object, what: str) -> float:
     return float(value)
 
 
+def _selectivities(
+    label: str, given: Mapping[Any, float] | None, types: set[str]
+) -> dict[Pair, float]:
+    pairs: dict[Pair, float] = {}
+    if given is not None and not isinstance(given, Mapping):
+        raise InevError(f"{label}: selectivities must be an object")
+    for key, value in (given or {}).items():
+        if isinstance(key, str):
+            parts = key.split()
+        elif isinstance(key, tuple):
+            parts = list(key)
+        else:
+            raise InevError(f"{label}: selectivity key {key!r} must be 'A B'")
+        if len(parts) != 2 or parts[0] == parts[1]:
+            raise InevError(f"{label}: selectivity key {key!r} must name two different types")
+        for t in parts:
+            if t not in types:
+                raise InevError(f"{label}: selectivity {key!r} names type {t} not in the pattern")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value <= 1):
+            raise InevError(f"{label}: selectivity {key!r} = {value!r} is outside (0, 1]")
+        k = pair(parts[0], parts[1])
+        if k in pairs:
+            raise InevError(f"{label}: selectivity of {' '.join(k)} is given twice")
+        pairs[k] = float(value)
+    return pairs
+
+
 @dataclass(frozen=True)
 class Query:
     """One CEP query: an operator tree with pairwise selectivities, predicates and weight."""
@@ -61,6 +96,8 @@ class Query:
     returns: Aggregate | None = None
     group_by: tuple[str, ...] = ()
     weight: float = 1.0
+    measured: frozenset[Pair] = frozenset()
+    """Pairs of ``selectivities`` measured from the ``where`` clause (module docstring)."""
     _sel: dict[Pair, float] = field(default_factory=dict, init=False, repr=False, compare=False)
     _types: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
 
@@ -78,8 +115,13 @@ class Query:
         returns: str | Aggregate | None = None,
         group_by: Iterable[str] = (),
         weight: float = 1.0,
+        where_selectivity: Mapping[str, float] | Mapping[Pair, float] | None = None,
     ) -> Query:
-        """Parse and validate a query; selectivity keys are ``"A B"`` strings or pairs."""
+        """Parse and validate a query; selectivity keys are ``"A B"`` strings or pairs.
+
+        ``where_selectivity`` holds measured selectivities of the ``where`` conjuncts between
+        two types (see the module docstring); a pair may not be in both.
+        """
         if not isinstance(name, str) or not name.strip():
             raise InevError(f"query name must be a non-empty string, got {name!r}")
         where_label = f"query {name}"
@@ -97,34 +139,18 @@ class Query:
         for t in event_types(tree):
             check_type_name(t, where=f"query {name}: event type")
         types = set(event_types(tree))
-        pairs: dict[Pair, float] = {}
-        for key, value in (selectivity or {}).items():
-            if isinstance(key, str):
-                parts = key.split()
-            elif isinstance(key, tuple):
-                parts = list(key)
-            else:
-                raise InevError(f"{where_label}: selectivity key {key!r} must be 'A B'")
-            if len(parts) != 2 or parts[0] == parts[1]:
-                raise InevError(
-                    f"{where_label}: selectivity key {key!r} must name two different types"
-                )
-            for t in parts:
-                if t not in types:
-                    raise InevError(
-                        f"{where_label}: selectivity {key!r} names type {t} not in the pattern"
-                    )
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not (0 < value <= 1)
-            ):
-                raise InevError(f"{where_label}: selectivity {key!r} = {value!r} is outside (0, 1]")
-            k = pair(parts[0], parts[1])
+        pairs = _selectivities(where_label, selectivity, types)
+        measured = _selectivities(where_label, where_selectivity, types)
+        for k in measured:
             if k in pairs:
-                raise InevError(f"{where_label}: selectivity of {' '.join(k)} is given twice")
-            pairs[k] = float(value)
+                raise InevError(
+                    f"{where_label}: pair {' '.join(k)} has both a declared and a where"
+                    " selectivity; keep one"
+                )
         condition = parse_condition(where) if isinstance(where, str) else where
+        if measured and condition is None:
+            raise InevError(f"{where_label}: where_selectivity needs a where clause")
+        pairs.update(measured)
         if condition is not None:
             kleene = kleene_types(tree)
             for attribute in condition_attributes(condition):
@@ -163,6 +189,7 @@ class Query:
             returns=aggregate,
             group_by=groups,
             weight=_positive_number(weight, f"{where_label}: weight"),
+            measured=frozenset(measured),
         )
 
     # ------------------------------------------------------------------ views
@@ -175,6 +202,18 @@ class Query:
     def selectivity(self) -> dict[Pair, float]:
         """Pairwise selectivities keyed by sorted pairs (missing pairs are 1.0)."""
         return self._sel
+
+    @property
+    def realised_selectivity(self) -> dict[Pair, float]:
+        """The declared selectivities only: those simulation realises by a hash predicate."""
+        if not self.measured:
+            return self._sel
+        return {k: v for k, v in self._sel.items() if k not in self.measured}
+
+    @property
+    def where_selectivity(self) -> dict[Pair, float]:
+        """The measured selectivities of the ``where`` conjuncts."""
+        return {k: v for k, v in self._sel.items() if k in self.measured}
 
     def selectivity_of(self, a: str, b: str) -> float:
         """Selectivity of the predicate between types ``a`` and ``b`` (1.0 if none)."""

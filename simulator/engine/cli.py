@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import time as clock
 from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.paths import check_paths
+from inev.common.progress import time_progress
 from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greta import GretaQuery, compile_query
-from inev.simulator.engine.greta.events import as_event
+from inev.simulator.engine.replay import ordered_chunks, prepare, replay
 from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.engine.trace import read_trace
+from inev.simulator.engine.size import SizeGuard
 from inev.simulator.processing import parse_capacity
 from inev.workloads.io import load_workload
 
-PROGRESS_FROM = 200_000
 ENGINE_PLANS = ("greedy", "zstream")
 ADAPTIVE = ("invariant", "always", "threshold", "off")
 
@@ -88,6 +86,7 @@ def engine_options(command: Any) -> Any:
     help="Safety buffer of the overload detector (default: 10% of the bound).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random shedders.")
+@click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
 def match_command(
     workload_file: str,
     trace_file: str,
@@ -103,13 +102,18 @@ def match_command(
     cost_per_unit: float,
     safety: float | None,
     seed: int,
+    no_size_check: bool,
 ) -> None:
     """Evaluate every query of a workload over a trace; write one JSON line per match.
 
     With --capacity the trace runs through one node of that capacity (FIFO queue, work
     units as service time), with --latency-bound and --shed under load shedding; the
     matches of that run are written, then a final {"shedding": {...}} line with the quality
-    of results against an unshedded run of the same trace."""
+    of results against an unshedded run of the same trace.
+
+    The trace is streamed in time order (an unsorted one is sorted in memory up to a size);
+    a scan first checks it and estimates the partial matches per window (per key for
+    equality joins), refusing a run that would exhaust memory."""
     check_paths({"workload": workload_file, "trace": trace_file}, out)
     plan = engine_plan
     if distance != "auto":
@@ -137,30 +141,9 @@ def match_command(
             raise InevError(f"--cost-per-unit must be positive, got {cost_per_unit}")
     workload = load_workload(workload_file)
     console = Console(stderr=True)
-    aggregated: dict[str, Any] = {}
-    if capacity is None:
-        for q in workload.queries:
-            if q.returns is None:
-                continue
-            try:
-                aggregated[q.name] = compile_query(q, workload.window, workload.slide)
-            except InevError as exc:
-                console.print(f"note: {exc}; its matches are written instead")
-    engines = {
-        q.name: Engine.from_query(q, workload, plan=plan, adaptation=adaptation)
-        for q in workload.queries
-        if q.name not in aggregated
-    }
-    routes: dict[str, list[tuple[str, Engine]]] = {}
-    for q in workload.queries:
-        if q.name in aggregated:
-            continue
-        for t in set(q.types):
-            routes.setdefault(t, []).append((q.name, engines[q.name]))
-    events = list(read_trace(trace_file))
-    if any(a.time > b.time for a, b in itertools.pairwise(events)):
-        events.sort(key=lambda e: e.time)
+    prepared = prepare(workload, trace_file, check=not no_size_check)
     if capacity is not None:
+        events = [e for chunk in ordered_chunks(prepared) for e in chunk]
         _match_overloaded(
             workload,
             events,
@@ -175,61 +158,60 @@ def match_command(
             seed,
         )
         return
-    counts = dict.fromkeys([*engines, *aggregated], 0)
-    ignored = 0
-    total = len(events)
+    aggregated: dict[str, Any] = {}
+    for q in workload.queries:
+        if q.returns is None:
+            continue
+        try:
+            aggregated[q.name] = GretaQuery(compile_query(q, workload.window, workload.slide))
+        except InevError as exc:
+            console.print(f"note: {exc}; its matches are written instead")
+    engines = {
+        q.name: Engine.from_query(q, workload, plan=plan, adaptation=adaptation)
+        for q in workload.queries
+        if q.name not in aggregated
+    }
+    guard = None if no_size_check else SizeGuard(engines, workload.window)
+    scan = prepared.scan
     start = clock.perf_counter()
-    with atomic_output(out) as handle:
+    with atomic_output(out) as handle, time_progress("match", scan.start, scan.end) as update:
 
         def write(name: str, matches: list) -> None:
             for m in matches:
                 handle.write(json.dumps({"query": name, "events": [e.id for e in m]}) + "\n")
-            counts[name] += len(matches)
 
-        progress = Progress(console=console, transient=True, disable=total < PROGRESS_FROM)
-        with progress:
-            task = progress.add_task("matching", total=total)
-            for i, event in enumerate(events):
-                targets = routes.get(event.type)
-                if targets is None:
-                    ignored += 1
-                else:
-                    for name, engine in targets:
-                        found = engine.push(event)
-                        if found:
-                            write(name, found)
-                if i % 10_000 == 0:
-                    progress.update(task, completed=i)
-        for name, engine in engines.items():
-            write(name, engine.flush())
-        known = {t for q in workload.queries for t in q.types}
-        if aggregated and not routes:
-            ignored = sum(1 for e in events if e.type not in known)
-        for name, compiled in aggregated.items():  # GRETA: aggregates without building trends
-            runner = GretaQuery(compiled)
-            lines = 0
-            for event in events:
-                for result in runner.push(as_event(event)):
-                    handle.write(json.dumps(result) + "\n")
-                    lines += 1
-            for result in runner.finish():
-                handle.write(json.dumps(result) + "\n")
-                lines += 1
-            counts[name] = lines
+        def write_result(result: dict[str, Any]) -> None:
+            handle.write(json.dumps(result) + "\n")
+
+        counts = replay(
+            workload,
+            ordered_chunks(prepared),
+            engines,
+            aggregated,
+            write,
+            write_result,
+            progress=update,
+            guard=guard,
+        )
     seconds = clock.perf_counter() - start
     table = Table("query", "matches", "reoptimizations", "plan changes")
     for name, engine in engines.items():
         c = engine.counters
-        table.add_row(name, str(counts[name]), str(c["reoptimizations"]), str(c["plan_changes"]))
+        table.add_row(
+            name, str(counts.matches[name]), str(c["reoptimizations"]), str(c["plan_changes"])
+        )
     for name in aggregated:
-        table.add_row(name, f"{plural(counts[name], 'aggregate cell')} (GRETA)", "–", "–")
+        table.add_row(name, f"{plural(counts.matches[name], 'aggregate cell')} (GRETA)", "–", "–")
     Console().print(table)
-    rate = total / seconds if seconds > 0 else float("inf")
-    found = plural(sum(counts[n] for n in engines), "match", "matches")
+    rate = counts.events / seconds if seconds > 0 else float("inf")
+    found = plural(sum(counts.matches[n] for n in engines), "match", "matches")
     if aggregated:
-        found += ", " + plural(sum(counts[n] for n in aggregated), "aggregate cell")
+        found += ", " + plural(sum(counts.matches[n] for n in aggregated), "aggregate cell")
+    dropped = f"{counts.ignored} of unknown types ignored"
+    if scan.skipped:
+        dropped += f", {plural(scan.skipped, 'empty line')} skipped"
     click.echo(
-        f"match: {found}, {plural(total, 'event')} ({ignored} of unknown types ignored) in "
+        f"match: {found}, {plural(counts.events, 'event')} ({dropped}) in "
         f"{seconds:.2f} s, {rate:,.0f} events/s -> {out}"
     )
 

@@ -249,8 +249,10 @@ class _Branch:
 
     def flatten(self, binding: tuple) -> tuple[Event, ...]:
         """The match's events in pattern order (a trend's events in time order)."""
-        out: list[Event] = []
         ks = self.kleene_slots
+        if not ks:  # a full binding of single events is the match itself
+            return binding
+        out: list[Event] = []
         for i, v in enumerate(binding):
             if i in ks:
                 out.extend(v)
@@ -268,8 +270,10 @@ class Engine:
     or ``"all"`` for full matches, else the selected event types), ``plan`` (``"greedy"``,
     ``"zstream"``, or an explicit :class:`OrderPlan`/:class:`TreePlan` over the input
     units for an OR-free pattern), ``adaptation`` (an :class:`Adaptation` or its kind),
-    ``rates`` (initial rates per type for the first plan), ``lateness`` (``None``: only
-    :meth:`advance` moves the watermark).
+    ``rates`` (initial rates per type for the first plan), ``estimated`` (pairwise
+    selectivities for the first plan only, not realised as predicates: those of ``where``
+    conjuncts measured on a trace), ``lateness`` (``None``: only :meth:`advance` moves the
+    watermark).
     """
 
     def __init__(
@@ -285,6 +289,7 @@ class Engine:
         adaptation: Adaptation | str = "off",
         selectivity_seed: int = 0,
         rates: Mapping[str, float] | None = None,
+        estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,
     ) -> None:
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
@@ -304,6 +309,7 @@ class Engine:
             raise InevError(str(exc)) from None
         self.lateness = lateness
         self.initial_rates = dict(rates or {})
+        self.estimated = _pairs(estimated)
         if isinstance(plan, str):
             if plan not in ("greedy", "zstream"):
                 raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
@@ -376,13 +382,18 @@ class Engine:
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_query(cls, query: Any, workload: Any, **options: Any) -> Engine:
-        """An engine for a :class:`inev.workloads.workload.Query` of a workload."""
+        """An engine for a :class:`inev.workloads.workload.Query` of a workload.
+
+        Declared selectivities become hash predicates; those measured from the ``where``
+        clause only guide the first plan (the clause itself decides).
+        """
         return cls(
             query.pattern,
             workload.window,
-            selectivities=query.selectivity,
+            selectivities=query.realised_selectivity,
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
+            estimated=query.where_selectivity or None,
             **options,
         )
 
@@ -401,9 +412,10 @@ class Engine:
         return cls(
             projection,
             workload.window,
-            selectivities=query.selectivity,
+            selectivities=query.realised_selectivity,
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
+            estimated=query.where_selectivity or None,
             inputs=inputs,
             output=output,
             **options,
@@ -518,6 +530,8 @@ class Engine:
                 r *= self.initial_rates.get(t, 1.0)
             rates.append(r)
         declared = {(a, b): s for a, b, s in branch.c.pairs}
+        for p, s in self.estimated.items():
+            declared[p] = declared.get(p, 1.0) * s
         return _unit_stats(branch, rates, declared)
 
     # ---------------------------------------------------------------- input
@@ -672,6 +686,8 @@ class Engine:
         self.counters["matches"] += len(found)
         if self.output is None:
             self.counters["outputs"] += len(found)
+            if not branch.kleene_slots:
+                return [m[3] for m in found]
             return [branch.flatten(m[3]) for m in found]
         out = []
         selected = self.output
@@ -752,6 +768,25 @@ class Engine:
     def plans(self) -> list[Plan]:
         """The current plan of every branch."""
         return [b.plan for b in self.branches]
+
+    def release(self) -> None:
+        """Forget every buffered item and partial match (the run is over).
+
+        An engine's structures are cyclic, so its buffers would wait for the cyclic garbage
+        collector, which then walks millions of partial matches (seconds at trace scale);
+        emptied here, they are freed at once.
+        """
+        for branch in self.branches:
+            for runner in branch.runners:
+                runner.buffers = [[] for _ in runner.buffers]
+                runner.indexes.clear()
+                runner.indexed.clear()
+        for times, events in self.neg_buffers.values():
+            times.clear()
+            events.clear()
+        self.heap = []
+        self.emitted = {}
+        self.last_event = {}
 
     def partial_match_count(self) -> int:
         """Buffered items and partial matches over all running plans (memory, for shedding)."""

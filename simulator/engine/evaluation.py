@@ -14,6 +14,13 @@ exactly once, when its last item arrives.
 Kleene units keep every trend (non-empty time-ordered subset of their events within the
 window) in their leaf; a new event extends every buffered trend it may follow, so trends
 are built once and incrementally.
+
+**Keyed joins.** When equality conjuncts tie the two sides of an inner node
+(:func:`.keys.join_keys`, ``A.bid == B.bid`` and chains of them), both children's buffers
+are also kept partitioned by their side's key (a dictionary from key to the buffered items
+with that key), and a new item is joined only with the items of its own key. The buffers
+stay plain lists (load shedding reads and replaces them); each key index is tied to the
+list it was built from and rebuilt when the list was replaced (a purge, a shedder).
 """
 
 from __future__ import annotations
@@ -23,10 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from inev.simulator.engine.constraints import Constraints
+from inev.simulator.engine.keys import join_keys
 from inev.simulator.engine.plans import Tree
-from inev.simulator.engine.predicates import CodeGen
+from inev.simulator.engine.predicates import _ERRORS, CodeGen
 
 Item = tuple[float, float, int, tuple]
+NO_KEY = object()
+"""What a key function returns for an item whose key cannot be computed."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +91,11 @@ class CompiledPlan:
     tree: Tree
     node_count: int
     leaf_node: dict[int, int]
-    paths: dict[int, list[tuple[Callable, int, int]]]
+    paths: dict[int, list[tuple[Callable, int, int, bool]]]
+    """Per unit: ``(join function, sibling node, parent node, keyed)`` up to the root."""
     root: int
+    keys: dict[int, Callable[[tuple], Any]]
+    """Key function of each node whose buffer is partitioned (over a binding)."""
 
 
 def compile_plan(
@@ -98,7 +111,8 @@ def compile_plan(
     window = constraints.window
     counter = [0]
     leaf_node: dict[int, int] = {}
-    parents: dict[int, tuple[int, int, Callable, Callable]] = {}
+    parents: dict[int, tuple[int, int, Callable, bool]] = {}
+    keys: dict[int, Callable[[tuple], Any]] = {}
     trusted = tuple(u.covers for u in units if u.kind == "match")
 
     def build(node: Tree) -> tuple[int, frozenset[str]]:
@@ -112,22 +126,54 @@ def compile_plan(
         types = ltypes | rtypes
         var = {t: f"v_{t}" for t in types}
         checks = checks_for(gen, types, (ltypes, rtypes), var, negation_buffers, trusted=trusted)
-        from_left = _join_source(gen, slots, ltypes, rtypes, checks, window)
-        from_right = _join_source(gen, slots, rtypes, ltypes, checks, window)
-        parents[left] = (index, right, from_left, None)
-        parents[right] = (index, left, from_right, None)
+        pairs = join_keys(constraints.conditions, ltypes, rtypes, constraints.kleene)
+        if pairs:
+            lkey = _key_source(gen, slots, [p[0] for p in pairs])
+            rkey = _key_source(gen, slots, [p[1] for p in pairs])
+            keys[left], keys[right] = lkey, rkey
+        else:
+            lkey = rkey = None
+        from_left = _join_source(gen, slots, ltypes, rtypes, checks, window, lkey)
+        from_right = _join_source(gen, slots, rtypes, ltypes, checks, window, rkey)
+        parents[left] = (index, right, from_left, bool(pairs))
+        parents[right] = (index, left, from_right, bool(pairs))
         return index, types
 
     root, _ = build(tree)
-    paths: dict[int, list[tuple[Callable, int, int]]] = {}
+    paths: dict[int, list[tuple[Callable, int, int, bool]]] = {}
     for unit, node in leaf_node.items():
         path = []
         while node in parents:
-            parent, sibling, fn, _ = parents[node]
-            path.append((fn, sibling, parent))
+            parent, sibling, fn, keyed = parents[node]
+            path.append((fn, sibling, parent, keyed))
             node = parent
         paths[unit] = path
-    return CompiledPlan(tree, counter[0], leaf_node, paths, root)
+    return CompiledPlan(tree, counter[0], leaf_node, paths, root, keys)
+
+
+def _key_source(gen: CodeGen, slots: Mapping[str, int], exprs: list[Any]) -> Callable:
+    """A function of a binding: the value of ``exprs`` (one, or a tuple), else ``NO_KEY``."""
+    name = gen.fresh("_key")
+    gen.namespace["_NO_KEY"] = NO_KEY
+    used = sorted({a.type for x in exprs for a in _attributes(x)})
+    lines = [f"def {name}(b):"]
+    lines += [f"    e_{t} = b[{slots[t]}]" for t in used]
+    values = [gen._expr(x) for x in exprs]
+    value = values[0] if len(values) == 1 else "(" + ", ".join(values) + ",)"
+    lines += [
+        "    try:",
+        f"        return {value}",
+        f"    except {_ERRORS}:",
+        "        return _NO_KEY",
+    ]
+    gen.define("\n".join(lines) + "\n")
+    return gen.namespace[name]
+
+
+def _attributes(expr: Any) -> Any:
+    from inev.workloads.expressions import condition_attributes
+
+    return condition_attributes(expr)
 
 
 def _join_source(
@@ -137,13 +183,40 @@ def _join_source(
     old_types: frozenset[str],
     checks: list[str],
     window: float,
+    key: Callable | None = None,
 ) -> Callable:
+    """A join of new items (``new_types`` bound) with a buffer (``old_types`` bound).
+
+    Unkeyed: ``f(new, buf) -> outputs``. Keyed (``key`` computes a new item's key):
+    ``f(new, buf, index) -> (outputs, pairs examined)``, each new item joined with
+    ``index[its key]`` only (the whole ``buf`` when its key cannot be hashed).
+    """
     name = gen.fresh("_join")
-    lines = [f"def {name}(new, buf):", "    out = []", "    app = out.append"]
+    if key is None:
+        lines = [f"def {name}(new, buf):", "    out = []", "    app = out.append"]
+    else:
+        kname = gen.fresh("_probe")
+        gen.namespace[kname] = key
+        lines = [f"def {name}(new, buf, index):", "    out = []", "    app = out.append"]
+        lines.append("    examined = 0")
+        lines.append("    get = index.get")
     lines.append("    for nmin, nmax, nseq, nb in new:")
     for t in sorted(new_types):
         lines.append(f"        v_{t} = nb[{slots[t]}]")
-    lines.append("        for omin, omax, oseq, ob in buf:")
+    if key is None:
+        lines.append("        for omin, omax, oseq, ob in buf:")
+    else:
+        lines.append(f"        k = {kname}(nb)")
+        lines.append("        if k is _NO_KEY:")
+        lines.append("            continue")
+        lines.append("        try:")
+        lines.append("            part = get(k)")
+        lines.append("        except TypeError:")
+        lines.append("            part = buf")
+        lines.append("        if not part:")
+        lines.append("            continue")
+        lines.append("        examined += len(part)")
+        lines.append("        for omin, omax, oseq, ob in part:")
     lines.append(f"            if nmax - omin > {window!r} or omax - nmin > {window!r}:")
     lines.append("                continue")
     shared = new_types & old_types  # overlapping inputs must agree on the shared events
@@ -166,7 +239,7 @@ def _join_source(
         "            app((nmin if nmin < omin else omin, nmax if nmax > omax else omax,"
         f" nseq if nseq < oseq else oseq, ({', '.join(binding)},)))"
     )
-    lines.append("    return out")
+    lines.append("    return out" if key is None else "    return out, examined")
     gen.define("\n".join(lines) + "\n")
     return gen.namespace[name]
 
@@ -175,9 +248,11 @@ class PlanRunner:
     """The state of one running plan instance: node buffers and its sequence range.
 
     ``checked`` counts the (new item, buffered item) pairs the joins examined (and the
-    trends a Kleene event was tried against): the engine's work units. When ``trace`` is a
-    list, every join step appends ``(sibling node, its size, new items, outputs)`` (load
-    shedding observes partial-match transitions this way).
+    trends a Kleene event was tried against): the engine's work units; a keyed join
+    examines only the items of the new item's key. When ``trace`` is a list, every join step
+    appends ``(sibling node, items examined per new item, new items, outputs)`` (the
+    sibling's size, or for a keyed join the mean size of the keys probed; load shedding
+    observes partial-match transitions this way).
 
     ``end_seq`` is the first sequence number that belongs to a newer plan: a retiring plan
     reports only matches holding an older item (plan replacement of the adaptive-CEP paper,
@@ -193,6 +268,68 @@ class PlanRunner:
         self.created = 0
         self.checked = 0  # (new, buffered) pairs the joins examined: the work of the plan
         self.trace: list[tuple[int, int, int, int]] | None = None  # set to observe joins
+        # key index of each partitioned node, the buffer list it indexes, and how many
+        # items the index still holds that the list has dropped (purged)
+        self.indexes: dict[int, dict[Any, list[Item]]] = {}
+        self.indexed: dict[int, list[Item]] = {}
+        self.stale: dict[int, int] = {}
+        self.keys = plan.keys
+
+    def _index(self, node: int) -> dict[Any, list[Item]]:
+        """The key index of ``node``'s buffer, rebuilt if the buffer list was replaced."""
+        buf = self.buffers[node]
+        if self.indexed.get(node) is buf:
+            return self.indexes[node]
+        index: dict[Any, list[Item]] = {}
+        self._insert(index, self.keys[node], buf)
+        self.indexes[node] = index
+        self.indexed[node] = buf
+        self.stale[node] = 0
+        return index
+
+    @staticmethod
+    def _insert(index: dict[Any, list[Item]], key: Callable, items: list[Item]) -> None:
+        for item in items:
+            k = key(item[3])
+            if k is NO_KEY:
+                continue
+            try:
+                part = index.get(k)
+            except TypeError:  # an unhashable key: only a full scan can find it
+                continue
+            if part is None:
+                index[k] = [item]
+            else:
+                part.append(item)
+
+    def _store(self, node: int, items: list[Item]) -> None:
+        """Append ``items`` to ``node``'s buffer (and to its key index, if it is current)."""
+        buf = self.buffers[node]
+        buf.extend(items)
+        key = self.keys.get(node)
+        if key is not None and self.indexed.get(node) is buf:
+            index = self.indexes[node]
+            if len(items) == 1:  # the common case, inlined
+                k = key(items[0][3])
+                if k is not NO_KEY:
+                    try:
+                        part = index.get(k)
+                    except TypeError:
+                        return
+                    if part is None:
+                        index[k] = [items[0]]
+                    else:
+                        part.append(items[0])
+            else:
+                self._insert(index, key, items)
+
+    def probe_size(self, node: int) -> float:
+        """How many items of ``node``'s buffer a new item examines on average: all of them,
+        or for a partitioned buffer the mean number per key."""
+        buf = self.buffers[node]
+        if node not in self.plan.keys or not buf:
+            return float(len(buf))
+        return len(buf) / max(len(self._index(node)), 1)
 
     def feed(self, unit: int, items: list[Item]) -> list[Item]:
         """Insert new items of ``unit``; return the new root matches."""
@@ -201,21 +338,41 @@ class PlanRunner:
         path = self.plan.paths[unit]
         new = items
         if path:
-            buffers[leaf].extend(items)
+            keys = self.keys
+            if leaf in keys:
+                self._store(leaf, items)
+            else:
+                buffers[leaf].extend(items)
             root = self.plan.root
             trace = self.trace
-            for fn, sibling, parent in path:
-                size = len(buffers[sibling])
-                self.checked += len(new) * size
+            indexed = self.indexed
+            for fn, sibling, parent, keyed in path:
+                buf = buffers[sibling]
+                size = len(buf)
                 count = len(new)
-                new = fn(new, buffers[sibling])
-                if trace is not None:
-                    trace.append((sibling, size, count, len(new)))
+                if keyed:
+                    index = (
+                        self.indexes[sibling]
+                        if indexed.get(sibling) is buf
+                        else self._index(sibling)
+                    )
+                    new, examined = fn(new, buf, index)
+                    self.checked += examined
+                    if trace is not None:  # pairs examined per new item (its key's share)
+                        trace.append((sibling, examined / count, count, len(new)))
+                else:
+                    self.checked += count * size
+                    new = fn(new, buf)
+                    if trace is not None:
+                        trace.append((sibling, size, count, len(new)))
                 if not new:
                     return new
                 self.created += len(new)
                 if parent != root:
-                    buffers[parent].extend(new)
+                    if parent in keys:
+                        self._store(parent, new)
+                    else:
+                        buffers[parent].extend(new)
         if self.end_seq != float("inf"):
             end = self.end_seq
             new = [m for m in new if m[2] < end]
@@ -247,10 +404,24 @@ class PlanRunner:
         return self.feed(unit, new)
 
     def purge(self, cutoff: float) -> None:
-        """Drop partial matches whose earliest event is older than ``cutoff``."""
+        """Drop partial matches whose earliest event is older than ``cutoff``.
+
+        A key index keeps the items its list dropped until they are as many as those it
+        kept, then it is rebuilt: joins skip the stale ones anyway (they are more than a
+        window older than anything new), and rebuilding at every purge cost more than the
+        joins they slow down (measured with ``benchmarks/bench_trace_replay.py``).
+        """
         for i, buf in enumerate(self.buffers):
             if buf and any(x[0] < cutoff for x in buf):
-                self.buffers[i] = [x for x in buf if x[0] >= cutoff]
+                kept = [x for x in buf if x[0] >= cutoff]
+                self.buffers[i] = kept
+                if self.indexed.get(i) is buf:
+                    stale = self.stale[i] + len(buf) - len(kept)
+                    if stale > len(kept):
+                        del self.indexed[i]  # rebuilt from ``kept`` at the next probe
+                    else:
+                        self.indexed[i] = kept
+                        self.stale[i] = stale
 
     def size(self) -> int:
         """Number of buffered items and partial matches."""

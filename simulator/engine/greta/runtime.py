@@ -17,6 +17,19 @@ Choices, and why:
 - An event of the aggregated type whose attribute is not a real number is ignored, as
   if it failed a local predicate.
 - Results of one window are emitted in the order of the groups' ``repr``.
+- **Key partitions** (keyed joins, issue 14): when every transition of the template
+  equates one attribute name between its two events (``A.bid == B.bid``,
+  ``B.bid == NEXT(B).bid``: :func:`trend_key`), every trend lies within one value of that
+  attribute, so each group can be split further by it: each value gets its own small
+  graphs, and a window's result for the group combines the final vectors of its values
+  (``spec.combine_all``; trends of different values are disjoint, so this is exact). An
+  event without the attribute can join no other event and gets a partition of its own.
+  Not with negation (a negated event of one value may block trends of another). Only
+  where some transition scans its predecessors (its edge predicates are more than one
+  equality and one range predicate, see :mod:`.predicates`): measured on 100,000 events
+  with 5,000 keys, partitions made ``SEQ(A, B, C)`` with a scanning edge 10x faster and
+  ``SEQ(A, KL(B), C)`` 150x, but made fully indexed edges 4-5x slower (the per-value graphs
+  cost more than an index lookup).
 - Admitted events wait in one list per group and enter that group's graphs when the
   oldest window they touch closes (or at the end): groups are independent, so this gives
   the results of processing each event at once, and the group's state stays at hand for a
@@ -30,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.workloads.expressions import Attr
 from inev.workloads.query import has_operator, validate_pattern
 from inev.workloads.workload import Query, Workload
 
@@ -53,6 +67,8 @@ class CompiledQuery:
     all_types: frozenset[str]
     window: float
     slide: float
+    trend_key: str | None = None
+    """The attribute every trend's events share (:func:`trend_key`), or ``None``."""
 
     @property
     def spec(self) -> AggregateSpec:
@@ -102,7 +118,58 @@ def compile_query(query: Query, window: float, slide: float | None = None) -> Co
         all_types=frozenset(template.all_types()),
         window=float(window),
         slide=float(slide if slide is not None else window),
+        trend_key=trend_key(template, predicates),
     )
+
+
+def trend_key(template: Any, predicates: Any) -> str | None:
+    """An attribute name that every transition of ``template`` equates between its events
+    (``S.n == T.n``, or ``T.n == NEXT(T).n`` on a Kleene transition), so that all events of a
+    trend share its value, when some transition scans its predecessors (see the module
+    docstring); ``None`` otherwise, and with negation.
+
+    >>> from inev.workloads.workload import Query
+    >>> def key(where):
+    ...     q = Query.build("q", "SEQ(A, KL(B))", where=where, returns="COUNT(*)")
+    ...     return compile_query(q, 1.0).trend_key
+    >>> key("A.k == B.k AND B.k == NEXT(B).k AND B.v != NEXT(B).v"), key("A.k == B.k")
+    ('k', None)
+    >>> key("A.k == B.k AND B.k == NEXT(B).k")  # every edge indexed: no partitions
+    """
+    if template.negations or template.leading or template.trailing or not template.transitions:
+        return None
+    scans = any(
+        (edge := predicates.edges.get((tr.source, tr.target))) is not None
+        and edge.equal is None
+        and edge.range is None
+        for tr in template.transitions
+    )
+    if not scans:
+        return None
+    common: set[str] | None = None
+    for tr in template.transitions:
+        edge = predicates.edges.get((tr.source, tr.target))
+        names: set[str] = set()
+        for c in edge.conditions if edge is not None else ():
+            left, right = getattr(c, "left", None), getattr(c, "right", None)
+            if not (
+                getattr(c, "op", None) == "=="
+                and isinstance(left, Attr)
+                and isinstance(right, Attr)
+                and left.name == right.name
+            ):
+                continue
+            if tr.source == tr.target:
+                if left.type == right.type == tr.source and left.next != right.next:
+                    names.add(left.name)
+            elif {left.type, right.type} == {tr.source, tr.target} and not (
+                left.next or right.next
+            ):
+                names.add(left.name)
+        common = names if common is None else common & names
+        if not common:
+            return None
+    return min(common) if common else None
 
 
 class GretaQuery:
@@ -137,6 +204,9 @@ class GretaQuery:
         self.group_by = compiled.query.group_by
         self.group_attribute = self.group_by[0] if len(self.group_by) == 1 else None
         self.start_of = lambda w: window_bounds(w, compiled.window, compiled.slide)[0]
+        # key partitions: {type: attribute} when every trend shares one value
+        name = compiled.trend_key
+        self.key = None if name is None else dict.fromkeys(compiled.positive_types, name)
 
     def push(self, event: Event) -> list[dict[str, Any]]:
         """Add one event (time stamps must not decrease); return results of closed windows.
@@ -184,6 +254,10 @@ class GretaQuery:
                     return out
         else:
             group = ()
+        if self.key is not None:
+            value = attributes.get(self.key[type_name]) if type_name in self.key else None
+            # no value: the event joins nothing (its own partition); so does an unhashable one
+            group = (group, value if value is not None and _hashable(value) else _Alone())
         events = self.pending.get(group)
         if events is None:
             self.pending[group] = [(time, type_name, attributes)]
@@ -245,8 +319,19 @@ class GretaQuery:
             start, end = window_bounds(w, c.window, c.slide)
             if end > time:
                 break
-            for group in sorted(self.seen.pop(w), key=repr):
-                final = self.groups[group].close(w)
+            parts = self.seen.pop(w)
+            if self.key is None:
+                closing = [(group, (group,)) for group in parts]
+            else:  # combine each group's key partitions
+                by_group: dict[Any, list[Any]] = {}
+                for part in parts:
+                    by_group.setdefault(part[0], []).append(part)
+                closing = list(by_group.items())
+            for group, members in sorted(closing, key=lambda x: repr(x[0])):
+                if len(members) == 1:
+                    final = self.groups[members[0]].close(w)
+                else:
+                    final = c.spec.combine_all(self.groups[m].close(w) for m in members)
                 result = {
                     "query": c.query.name,
                     "window_start": start,
@@ -278,6 +363,23 @@ class GretaQuery:
             del self.groups[group]
         for graphs in self.groups.values():
             graphs.expire(oldest)
+
+
+class _Alone:
+    """The partition of one event that has no key value (hashed by identity)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no key>"
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def greta_aggregates(

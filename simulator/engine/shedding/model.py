@@ -88,7 +88,7 @@ class PatternModel:
         for unit, leaf in plan.leaf_node.items():
             acc = set(branch.units[unit].types)
             types[leaf] |= acc
-            for _fn, sibling, up in plan.paths[unit]:
+            for _fn, sibling, up, _keyed in plan.paths[unit]:
                 parent[sibling] = up
                 types[up] |= acc
         state_of = []
@@ -204,15 +204,17 @@ class PatternModel:
                 info = self.info(index, branch, runner)
                 path = runner.plan.paths[unit]
                 steps = []
-                for _fn, sibling, parent in path:
+                for _fn, sibling, parent, keyed in path:
                     n = len(runner.buffers[sibling])
+                    # a keyed join examines only the new item's key: about n / keys items
+                    probe = runner.probe_size(sibling) if keyed else float(n)
                     sel = self.join_selectivity_high(info.state_of[sibling], info.state_of[parent])
-                    steps.append((sibling, n, sel))
+                    steps.append((sibling, n, probe, sel))
                 h = 0.0
                 tail = []
-                for _sibling, n, sel in reversed(steps):
+                for _sibling, _n, probe, sel in reversed(steps):
                     tail.append(1.0 + sel * h)
-                    h = n * (1.0 + sel * h)
+                    h = probe * (1.0 + sel * h)
                 tail.reverse()
                 reach = 1.0
                 if branch.units[unit].kind == "kleene":
@@ -225,10 +227,12 @@ class PatternModel:
                     total += k
                     reach = 1.0 + k
                 total += reach * h
-                for (sibling, n, sel), extra in zip(steps, tail, strict=True):
+                for (sibling, n, probe, sel), extra in zip(steps, tail, strict=True):
                     if n:
-                        out.append((runner, sibling, info.state_of[sibling], n, reach * extra))
-                    reach *= n * sel
+                        # an item costs work only when it is examined (probe of the n items)
+                        cost = reach * extra * (probe / n)
+                        out.append((runner, sibling, info.state_of[sibling], n, cost))
+                    reach *= probe * sel
                     if reach <= 0:
                         break
         return total, out

@@ -1,0 +1,141 @@
+"""Replaying a recorded trace through one engine per query, at trace scale (``inev match``).
+
+The trace is streamed in chunks (:mod:`inev.common.traces`), so memory holds one chunk and
+what the engines keep for their window, never the whole trace: matches are handed to a
+writer as they become final. Before the run, :func:`prepare` scans the trace once: it checks
+its content (ids unique per type), its order, and the size estimate of
+:mod:`.size` (refusing a run whose partial matches would exhaust memory, naming the query,
+the knob and the estimate); during the run a :class:`.size.SizeGuard` watches the partial
+matches the engines hold.
+
+A trace that is not in time order is sorted in memory when it has at most ``SORT_LIMIT``
+rows (the engines need time order), and refused above that, saying so.
+
+Queries with a ``return`` clause that GRETA can evaluate are aggregated GRETA-style in the
+same pass (no trend is built); their results are written after the matches, as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.common.traces import TraceFile, TraceScan
+from inev.simulator.engine.engine import Engine
+from inev.simulator.engine.events import Event
+from inev.simulator.engine.size import SizeGuard, TraceSize, check_trace_size, scan_for
+from inev.simulator.engine.trace import as_events
+from inev.workloads.workload import Workload
+
+SORT_LIMIT = 2_000_000
+"""Rows of an unsorted trace that are still sorted in memory."""
+
+
+@dataclass
+class Prepared:
+    """A scanned, checked trace: the scan, the size estimate and the reader."""
+
+    trace: TraceFile
+    scan: TraceScan
+    size: TraceSize | None
+
+
+def prepare(workload: Workload, path: str | os.PathLike[str], check: bool = True) -> Prepared:
+    """Scan ``path`` once: content, order and (with ``check``) the size estimate."""
+    trace = TraceFile(path)
+    scan = scan_for(workload, path)
+    if scan.unsorted is not None and scan.rows > SORT_LIMIT:
+        raise InevError(
+            f"{scan.unsorted} goes back in time: a trace of {scan.rows:,} rows must be sorted "
+            f"by time to be streamed (up to {SORT_LIMIT:,} rows are sorted in memory)"
+        )
+    size = check_trace_size(workload, scan, trace.name) if check else None
+    return Prepared(trace, scan, size)
+
+
+def ordered_chunks(prepared: Prepared, attributes: Any = None) -> Iterator[list[Event]]:
+    """The trace's events in time order, chunk by chunk (see the module docstring)."""
+    chunks = (as_events(batch) for batch in prepared.trace.batches(attributes))
+    if prepared.scan.unsorted is None:
+        yield from chunks
+        return
+    events = [e for chunk in chunks for e in chunk]
+    events.sort(key=lambda e: e.time)
+    for start in range(0, len(events), 65_536):
+        yield events[start : start + 65_536]
+
+
+@dataclass
+class ReplayCounts:
+    """What a replay saw: events read, events of types no query uses, matches per query."""
+
+    events: int = 0
+    ignored: int = 0
+    matches: dict[str, int] = field(default_factory=dict)
+
+
+def replay(
+    workload: Workload,
+    chunks: Iterator[list[Event]],
+    engines: Mapping[str, Engine],
+    aggregated: Mapping[str, Any],
+    write: Callable[[str, list], None],
+    write_result: Callable[[dict[str, Any]], None],
+    progress: Callable[[float], None] | None = None,
+    guard: SizeGuard | None = None,
+) -> ReplayCounts:
+    """Push every event to the engines of the queries that use its type, in one pass.
+
+    ``engines``: one per query that builds matches; ``aggregated``: a ``GretaQuery`` per
+    query aggregated without trends. ``write(query, matches)`` gets matches as they become
+    final; ``write_result`` each GRETA result, after all matches (their order in the file
+    is as before streaming: matches first).
+    """
+    from inev.simulator.engine.greta.events import as_event
+
+    routes: dict[str, list[tuple[str, Engine]]] = {}
+    for q in workload.queries:
+        if q.name in engines:
+            for t in dict.fromkeys(q.types):
+                routes.setdefault(t, []).append((q.name, engines[q.name]))
+    greta_routes: dict[str, list[Any]] = {}
+    for name, runner in aggregated.items():
+        for t in runner.compiled.all_types:
+            greta_routes.setdefault(t, []).append((name, runner))
+    counts = ReplayCounts(matches=dict.fromkeys([*engines, *aggregated], 0))
+    results: list[dict[str, Any]] = []
+    for chunk in chunks:
+        for event in chunk:
+            targets = routes.get(event.type)
+            greta = greta_routes.get(event.type)
+            if targets is None and greta is None:
+                counts.ignored += 1
+                continue
+            if targets is not None:
+                for name, engine in targets:
+                    found = engine.push(event)
+                    if found:
+                        counts.matches[name] += len(found)
+                        write(name, found)
+            if greta is not None:
+                converted = as_event(event)
+                for _name, runner in greta:
+                    results.extend(runner.push(converted))
+            if guard is not None:
+                guard.tick(event.time)
+        counts.events += len(chunk)
+        if progress is not None and chunk:
+            progress(chunk[-1].time)
+    for name, engine in engines.items():
+        found = engine.flush()
+        counts.matches[name] += len(found)
+        write(name, found)
+    for _name, runner in aggregated.items():
+        results.extend(runner.finish())
+    for result in results:
+        counts.matches[result["query"]] += 1
+        write_result(result)
+    return counts

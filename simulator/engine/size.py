@@ -1,0 +1,265 @@
+"""How big evaluating a workload over a recorded trace will be, before and while running it.
+
+Skip-till-any-match semantics make partial matches explode (a SEQ of k types over windows
+holding c events of each has about c^k candidates, a Kleene type 2^c trends), and a trace
+gives no rates to reason about, only counts. So the check reads the trace once
+(:func:`inev.common.traces.scan_trace`) and counts, per type, the events of its **busiest
+window** c(e) (an upper bound: the most events in two adjacent window-sized bins).
+
+**Per key.** Equality conjuncts partition the engines' buffers (:mod:`.keys`): partial
+matches over types that share a key exist only within one key. For a class of equal
+attributes the scan counts events per key value, n_k(e), and scales them to the busiest
+window, c_k(e) = n_k(e) · c(e) / N(e) (N(e): all events of e). Then a set S of types holds
+
+    σ(S) · Π over the key classes K that S meets: Σ_k Π_{e ∈ S ∩ K} c_k(e)
+         · Π over the other types of S: c(e)      (2^c(e) trends for a Kleene type)
+
+partial matches in the busiest window (σ(S): the declared pairwise selectivities, which the
+engines realise; the ``where`` clause beyond its keys is left out, so the figure is an upper
+bound). The estimate of a query is the largest over the subsets S of its positive types (a
+partial match is a match of some part of the pattern; the engine may hold any of them), its
+matches per window that of all its positive types.
+
+**While running**, :class:`SizeGuard` sums the partial matches the engines hold every few
+thousand events and stops the run with the same kind of message if they pass a limit the
+estimate should have kept them under.
+
+>>> from collections import Counter
+>>> from inev.common.traces import TraceScan
+>>> from inev.workloads.workload import Query, Workload
+>>> wl = Workload.build(10.0, [Query.build("q", "SEQ(A, B)", where="A.k == B.k")])
+>>> scan = TraceScan(rows=40, counts=Counter({"A": 20, "B": 20}),
+...     busiest={"A": 10, "B": 10},
+...     keys={("A", "k"): Counter({1: 10, 2: 10}), ("B", "k"): Counter({1: 10, 2: 10})})
+>>> round(estimate_from_scan(wl, scan).partial_matches["q"])  # 2 keys x 5 x 5, not 10 x 10
+50
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.common.traces import TraceScan, scan_trace
+from inev.simulator.engine.keys import equality_classes
+from inev.workloads.expressions import Attr, conjuncts
+from inev.workloads.query import kleene_types, negated_types
+from inev.workloads.rates import pattern_selectivity
+from inev.workloads.workload import Query, Workload
+
+MAX_PARTIAL_MATCHES = 1_000_000
+"""Estimated partial matches per busiest window above which a run is refused."""
+MAX_HELD = 5_000_000
+"""Partial matches held at once above which a running replay is stopped (a few GB)."""
+CHECK_EVERY = 16_384
+"""Events between two checks of a running replay."""
+_MAX_SUBSET = 8
+
+
+@dataclass(frozen=True)
+class TraceSize:
+    """Estimated partial matches and matches per busiest window, per (OR-free) query."""
+
+    partial_matches: dict[str, float]
+    matches_per_window: dict[str, float]
+    keyed: dict[str, tuple[str, ...]]
+    """Per query, the key attributes its estimate partitioned by (``A.bid``, …)."""
+
+
+def _classes(query: Query) -> list[tuple[Attr, ...]]:
+    if query.where is None:
+        return []
+    kleene = kleene_types(query.pattern)
+    negated = negated_types(query.pattern)
+    items = [c for c in conjuncts(query.where) if not any(a.type in negated for a in _attrs(c))]
+    return equality_classes(items, kleene | negated)
+
+
+def _attrs(condition: Any) -> Any:
+    from inev.workloads.expressions import condition_attributes
+
+    return condition_attributes(condition)
+
+
+def key_columns(workload: Workload) -> dict[str, list[str]]:
+    """``{type: [attribute, …]}`` whose values the estimate counts (the scan's ``keys``)."""
+    out: dict[str, set[str]] = {}
+    for q in workload.split_or().queries:
+        for members in _classes(q):
+            for a in members:
+                out.setdefault(a.type, set()).add(a.name)
+    return {t: sorted(names) for t, names in out.items()}
+
+
+def _log2(x: float) -> float:
+    return math.log2(x) if x > 0 else -math.inf
+
+
+def estimate_from_scan(workload: Workload, scan: TraceScan) -> TraceSize:
+    """The size estimate of ``workload`` over a scanned trace (module docstring)."""
+    partial: dict[str, float] = {}
+    matches: dict[str, float] = {}
+    keyed: dict[str, tuple[str, ...]] = {}
+    for q in workload.split_or().queries:
+        kleene = kleene_types(q.pattern)
+        types = [t for t in q.types if t not in negated_types(q.pattern)]
+        busiest = {t: float(scan.busiest.get(t, 0)) for t in types}
+        classes = []
+        for members in _classes(q):
+            per_type: dict[str, Mapping[Any, float]] = {}
+            for a in members:
+                if a.type in per_type or a.type not in busiest:
+                    continue
+                counts = scan.keys.get((a.type, a.name))
+                total = scan.counts.get(a.type, 0)
+                if counts is None or not total:
+                    continue
+                scale = busiest[a.type] / total
+                per_type[a.type] = {k: n * scale for k, n in counts.items()}
+            if len(per_type) > 1:
+                classes.append((members, per_type))
+        used: set[str] = set()
+        context = (q.realised_selectivity, classes, busiest, kleene)
+        best = -math.inf
+        for size in range(1, min(len(types), _MAX_SUBSET) + 1):
+            for subset in itertools.combinations(types, size):
+                best = max(best, _log2_size(subset, context, set()))
+        partial[q.name] = _exp2(best)
+        matches[q.name] = _exp2(_log2_size(types, context, used))
+        keyed[q.name] = tuple(sorted(used))
+    return TraceSize(partial, matches, keyed)
+
+
+def _log2_size(subset: Sequence[str], context: tuple[Any, ...], note: set[str]) -> float:
+    """log2 of the partial matches over ``subset`` (module docstring); the key attributes
+    used are added to ``note``."""
+    selectivity, classes, busiest, kleene = context
+    left = set(subset)
+    out = _log2(pattern_selectivity(subset, selectivity))
+    for members, per_type in sorted(classes, key=lambda c: -len(left & set(c[1]))):
+        inside = [t for t in per_type if t in left]
+        if len(inside) < 2:
+            continue
+        out += _log2(_keyed_sum([per_type[t] for t in inside]))
+        left -= set(inside)
+        note.update(str(a) for a in members if a.type in inside)
+    for t in left:
+        c = busiest[t]
+        out += c if t in kleene else _log2(c)  # 2^c trends of a Kleene type
+    return out
+
+
+def _keyed_sum(counts: Sequence[Mapping[Any, float]]) -> float:
+    """Σ_k Π_i counts[i][k] over the key values every mapping holds."""
+    smallest = min(counts, key=len)
+    total = 0.0
+    for k, n in smallest.items():
+        product = n
+        for other in counts:
+            if other is not smallest:
+                product *= other.get(k, 0.0)
+                if not product:
+                    break
+        total += product
+    return total
+
+
+def _exp2(value: float) -> float:
+    return math.inf if value > 1023 else 2.0**value
+
+
+def _show(value: float) -> str:
+    return "more than 1e308" if math.isinf(value) else f"{value:.3g}"
+
+
+def check_trace_size(
+    workload: Workload,
+    scan: TraceScan,
+    trace_name: str,
+    max_partial_matches: float | None = None,
+) -> TraceSize:
+    """Raise :class:`InevError` naming the query, the knob and the estimate when evaluating
+    ``workload`` over the scanned trace would hold too many partial matches (more than
+    ``max_partial_matches``, by default :data:`MAX_PARTIAL_MATCHES`)."""
+    if max_partial_matches is None:
+        max_partial_matches = MAX_PARTIAL_MATCHES
+    size = estimate_from_scan(workload, scan)
+    split = workload.split_or()
+    for name, value in size.partial_matches.items():
+        if value <= max_partial_matches:
+            continue
+        q = split.query(name)
+        keys = size.keyed[name]
+        hint = (
+            f"already partitioned by {', '.join(keys)}: shorten the window"
+            if keys
+            else "shorten the window, or join on a key (an equality such as A.id == B.id "
+            "partitions partial matches by its value)"
+        )
+        kleene = (
+            " (a Kleene type's trends double with every event in a window)"
+            if (kleene_types(q.pattern))
+            else ""
+        )
+        raise InevError(
+            f"query {name}: about {_show(value)} partial matches in the busiest window "
+            f"({workload.window:g}) of {trace_name} would exhaust memory (limit "
+            f"{max_partial_matches:.3g}){kleene}: {hint}, or pass --no-size-check"
+        )
+    return size
+
+
+def scan_for(workload: Workload, trace: Any, check_ids: bool = True) -> TraceScan:
+    """Scan ``trace`` with what the size check of ``workload`` needs (windows and keys)."""
+    return scan_trace(
+        trace, window=workload.window, keys=key_columns(workload), check_ids=check_ids
+    )
+
+
+class SizeGuard:
+    """Stops a running replay whose engines hold more partial matches than ``limit``.
+
+    Call :meth:`tick` once per event; every ``every`` events (default
+    :data:`CHECK_EVERY`) it sums the partial matches of ``engines`` (``{query: engine or
+    engines}``) and raises :class:`InevError` naming the biggest query, the time reached and
+    the knob when they pass ``limit`` (default :data:`MAX_HELD`).
+    """
+
+    def __init__(
+        self,
+        engines: Mapping[str, Any],
+        window: float,
+        limit: int | None = None,
+        every: int | None = None,
+    ) -> None:
+        self.engines = engines
+        self.window = window
+        self.limit = MAX_HELD if limit is None else limit
+        self.every = CHECK_EVERY if every is None else every
+        self.count = 0
+
+    def tick(self, time: float) -> None:
+        """Count one event; check the engines' memory every ``every`` events."""
+        self.count += 1
+        if self.count % self.every:
+            return
+        self.check(time)
+
+    def check(self, time: float) -> None:
+        """Sum the partial matches held and stop the run if they pass the limit."""
+        held: dict[str, int] = {}
+        for name, engines in self.engines.items():
+            group = engines if isinstance(engines, list | tuple) else [engines]
+            held[name] = sum(e.partial_match_count() for e in group)
+        total = sum(held.values())
+        if total > self.limit:
+            worst = max(held, key=held.__getitem__)
+            raise InevError(
+                f"query {worst}: {held[worst]:,} partial matches held at time {time:g} "
+                f"({total:,} in all) passed the limit of {self.limit:,} during the run: "
+                f"shorten the window ({self.window:g}) or join on a key"
+            )

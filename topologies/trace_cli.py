@@ -1,0 +1,175 @@
+"""``inev trace …``: synthetic traces for tests and demos."""
+
+from __future__ import annotations
+
+import click
+
+from inev.common.paths import check_paths
+from inev.topologies.io import load_network
+from inev.topologies.trace_generator import PROFILES, TraceOptions, generate_trace_file
+
+
+@click.group("trace")
+def trace_group() -> None:
+    """Generate event traces (CSV or Parquet: time, type, node, id, attributes)."""
+
+
+@trace_group.command("generate")
+@click.option("--nodes", default=20, show_default=True, help="Number of nodes.")
+@click.option("--types", "types_", default=4, show_default=True, help="Number of event types.")
+@click.option("--events", default=100_000, show_default=True, help="Expected number of events.")
+@click.option(
+    "--duration",
+    default=30 * 86_400.0,
+    show_default=True,
+    help="Time span of the trace (time units; the default is 30 days in seconds).",
+)
+@click.option(
+    "--skew", default=0.5, show_default=True, help="Type i gets a share 1/(i+1)^skew of events."
+)
+@click.option(
+    "--node-ratio", default=0.5, show_default=True, help="Chance that a node is a source of a type."
+)
+@click.option(
+    "--spread",
+    default=1.5,
+    show_default=True,
+    help="Log-normal spread (sigma) of the per-source rates of a type; 0 makes them equal.",
+)
+@click.option("--profile", type=click.Choice(PROFILES), default="poisson", show_default=True)
+@click.option(
+    "--period", default=86_400.0, show_default=True, help="Day length of diurnal/bursty profiles."
+)
+@click.option("--keys", default=0, show_default=True, help="Key pool size (0: no key attribute).")
+@click.option("--key-name", default="key", show_default=True, help="Name of the key attribute.")
+@click.option(
+    "--key-skew", default=0.0, show_default=True, help="Key popularity 1/(k+1)^skew (0: uniform)."
+)
+@click.option(
+    "--network",
+    "network_file",
+    type=click.Path(dir_okay=False),
+    help="Use this network's nodes, types and per-source rates (--nodes, --types, --events, "
+    "--skew, --node-ratio and --spread are then ignored).",
+)
+@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Trace (.csv or .parquet)."
+)
+def generate_command(
+    nodes: int,
+    types_: int,
+    events: int,
+    duration: float,
+    skew: float,
+    node_ratio: float,
+    spread: float,
+    profile: str,
+    period: float,
+    keys: int,
+    key_name: str,
+    key_skew: float,
+    network_file: str | None,
+    seed: int,
+    out: str,
+) -> None:
+    """Draw a trace of per-node sources with heterogeneous rates and key attributes."""
+    check_paths({"network": network_file}, out)
+    options = TraceOptions(
+        nodes,
+        types_,
+        events,
+        duration,
+        skew,
+        node_ratio,
+        spread,
+        profile,
+        period,
+        keys,
+        key_name,
+        key_skew,
+        seed,
+    )
+    network = load_network(network_file) if network_file else None
+    table = generate_trace_file(options, out, network)
+    kinds = len(set(table.column("type").to_pylist())) if table.num_rows else 0
+    click.echo(
+        f"trace: {table.num_rows} events of {kinds} types over {duration:g} time units "
+        f"({profile}" + (f", {keys} keys in '{key_name}'" if keys else "") + f") -> {out}"
+    )
+
+
+@click.command("from-trace")
+@click.argument("trace_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--topology",
+    "topology_file",
+    type=click.Path(dir_okay=False),
+    help="The topology (GraphML or edge list 'u v [latency]'); it must hold every trace node.",
+)
+@click.option(
+    "--out-degree",
+    default=3.0,
+    show_default=True,
+    help="Mean degree of the generated topology (without --topology).",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of the generated topology.")
+@click.option(
+    "--link-latency",
+    default=1.0,
+    show_default=True,
+    help="Latency of every generated link, in the trace's time unit.",
+)
+@click.option(
+    "--duration",
+    type=float,
+    default=None,
+    help="Time span the rates are measured over (default: the trace's last minus first time).",
+)
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output network JSON."
+)
+def from_trace_command(
+    trace_file: str,
+    topology_file: str | None,
+    out_degree: float,
+    seed: int,
+    link_latency: float,
+    duration: float | None,
+    out: str,
+) -> None:
+    """Measure an event network from a trace: types, sources and each source's own rate."""
+    check_paths({"trace": trace_file, "topology": topology_file}, out)
+    from rich.console import Console
+    from rich.table import Table
+
+    from inev.common.traces import scan_trace
+    from inev.topologies.from_trace import network_from_scan
+    from inev.topologies.io import read_topology, save_network
+
+    topology = read_topology(topology_file) if topology_file else None
+    scan = scan_trace(trace_file)
+    network = network_from_scan(
+        scan, topology, out_degree, seed, duration, name=trace_file, link_latency=link_latency
+    )
+    save_network(network, out)
+    span = duration if duration is not None else scan.duration
+    table = Table("type", "events", "sources", "r(e, n) min", "r(e, n) max", "mean r(e)", "R(e)")
+    for name in network.types:
+        rates = network.source_rates(name)
+        table.add_row(
+            name,
+            str(scan.counts[name]),
+            str(len(rates)),
+            f"{min(rates):.4g}",
+            f"{max(rates):.4g}",
+            f"{network.rate(name):.4g}",
+            f"{network.global_rate(name):.4g}",
+        )
+    Console().print(table)
+    s = network.summary()
+    click.echo(
+        f"network: {s['nodes']} nodes, {s['links']} links, diameter {s['diameter']}, "
+        f"{len(network.types)} event types measured on {scan.rows} events over {span:g} time "
+        f"units" + (f" ({scan.skipped} empty lines skipped)" if scan.skipped else "") + f" -> {out}"
+    )

@@ -132,17 +132,34 @@ class _Reach:
     """The forwarding graph of one vertex, grown as its consumers are placed.
 
     ``base`` is the shared Steiner tree over the sources of its multi-node consumers (empty if
-    none); ``links`` and ``nodes`` are the whole graph so far (the vertex's node included);
-    ``targets`` the nodes of its consumers. Links and nodes are frozen sets, replaced when
-    the graph grows: vertices start from shared, cached graphs.
+    none) and ``tree`` its nodes; ``own_links`` and ``own_nodes`` are the rest of the graph so
+    far (the path joining the vertex's node to the tree, then the paths to single-node
+    consumers; the vertex's node is in ``tree`` or ``own_nodes``); ``targets`` the nodes of
+    its consumers. The tree is shared by every vertex with the same consumers, so nothing
+    that grows with it is copied per vertex (on large networks trees have thousands of links).
     """
 
     base: frozenset[Link]
-    links: frozenset[Link]
-    nodes: frozenset[Node]
+    tree: frozenset[Node]
+    own_links: frozenset[Link]
+    own_nodes: frozenset[Node]
     targets: set[Node]
     path: tuple[Node, ...] = ()
     """The shortest path from the vertex's node to the tree ``base`` (its node alone if on it)."""
+
+    @property
+    def size(self) -> int:
+        """|E_v|: the links of the graph (the own links are never tree links)."""
+        return len(self.base) + len(self.own_links)
+
+    @property
+    def links(self) -> frozenset[Link]:
+        """Every link of the graph."""
+        return self.base | self.own_links
+
+    def holds(self, node: Node) -> bool:
+        """Whether ``node`` is on the graph."""
+        return node in self.tree or node in self.own_nodes
 
 
 @dataclass
@@ -161,7 +178,7 @@ class _Layout:
     def psi(self) -> float:
         """ψ of the layout: Σ_v |E_v| · rate(v)."""
         return math.fsum(
-            len(r.links) * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
+            r.size * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
         )
 
 
@@ -268,7 +285,7 @@ def _layout(
         """Per node m: Σ_w rate(w) · hops(m, graph of w)."""
         total = np.zeros(len(nodes_list))
         for vid in vids:
-            total += builders[vid]["rate"] * _distances(network, reaches[vid].nodes)
+            total += builders[vid]["rate"] * _reach_distances(network, reaches[vid])
         return total
 
     def downstream(key: str, rate: float) -> np.ndarray | float:
@@ -341,6 +358,7 @@ class _Cache:
         self.reach: dict[tuple[frozenset, Node], tuple[frozenset, frozenset]] = {}
         self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
         self.forests: dict[frozenset, np.ndarray] = {}
+        self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
@@ -389,19 +407,69 @@ def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link]
 def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
     """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
     if not targets:
-        return _Reach(frozenset(), frozenset(), frozenset((node,)), set(), (node,))
+        return _Reach(frozenset(), frozenset(), frozenset(), frozenset((node,)), set(), (node,))
     cache = _cache(network).reach
     found = cache.get((targets, node))
     if found is None:
-        base = steiner_links(network, targets)
         tree = _tree_nodes(network, targets)
-        links, nodes, path = set(base), set(tree), (node,)
-        if node not in nodes:
-            path_links, path = _path_to_set(network, tree, node)
-            links |= path_links
-            nodes.update(path)
-        found = cache[(targets, node)] = (frozenset(links), frozenset(nodes), path)
-    return _Reach(steiner_links(network, targets), found[0], found[1], set(targets), found[2])
+        links: frozenset[Link] = frozenset()
+        nodes: frozenset[Node] = frozenset()
+        path: tuple[Node, ...] = (node,)
+        if node not in tree:
+            links, path = _path_to_set(network, tree, node)
+            nodes = frozenset(path[:-1])
+        found = cache[(targets, node)] = (links, nodes, path)
+    base = steiner_links(network, targets)
+    tree = _tree_nodes(network, targets)
+    return _Reach(base, tree, found[0], found[1], set(targets), found[2])
+
+
+def _reach_distances(network: Network, reach: _Reach) -> np.ndarray:
+    """Per site: hops to the nearest node of a forwarding graph (tree and own part apart,
+    the tree's vector shared by every vertex on it)."""
+    if not reach.tree:
+        return _distances(network, reach.own_nodes)
+    if not reach.own_nodes:
+        return _distances(network, reach.tree)
+    return np.minimum(_distances(network, reach.tree), _distances(network, reach.own_nodes))
+
+
+def _nearest_on(network: Network, reach: _Reach, node: Node) -> Node:
+    """The node of the forwarding graph nearest to ``node`` (ties: network order), from the
+    tree's nearest node (cached per tree) and the own part's."""
+    index = network.node_index
+    where = sites(network)
+    if where.dense:
+        row = network.hop_matrix[index[node]]
+    elif node in where.position:
+        row = where.table[where.position[node]]
+    else:
+        row = network.hops_row(node)
+    best: tuple[int, int] | None = None
+    if reach.tree:
+        cache = _cache(network).nearest
+        found = cache.get((reach.tree, node))
+        if found is None:
+            if len(cache) >= _MAX_ROWS:
+                cache.clear()
+            found = cache[(reach.tree, node)] = _nearest_in(row, index, reach.tree)
+        best = found
+    if reach.own_nodes:
+        own = _nearest_in(row, index, reach.own_nodes)
+        if best is None or own < best:
+            best = own
+    assert best is not None
+    return network.nodes[best[1]]
+
+
+def _nearest_in(
+    row: np.ndarray, index: Mapping[Node, int], nodes: Iterable[Node]
+) -> tuple[int, int]:
+    """(hops, row index) of the node of ``nodes`` nearest by ``row`` (ties: lowest index)."""
+    cols = np.fromiter((index[n] for n in nodes), dtype=np.int64)
+    cols.sort()
+    at = int(np.argmin(row[cols]))
+    return int(row[cols[at]]), int(cols[at])
 
 
 def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
@@ -440,17 +508,63 @@ def _path_to_set(
 def _extend(network: Network, reach: _Reach, node: Node) -> None:
     """Grow a forwarding graph by a shortest path from it to ``node`` (a new consumer)."""
     reach.targets.add(node)
-    if node in reach.nodes:
+    if reach.holds(node):
         return
-    where = sites(network)
-    if where.dense:
-        path_links, path_nodes = _path(network, node, _nearest(network, reach.nodes, node))
-    elif node in where.position:
-        path_links, path_nodes = _path(network, where.nearest(node, reach.nodes), node)
-    else:
-        path_links, path_nodes = _path_to_set(network, reach.nodes, node)
-    reach.links = reach.links | path_links
-    reach.nodes = reach.nodes.union(path_nodes)
+    nearest = _nearest_on(network, reach, node)
+    if sites(network).dense:
+        path_links, path_nodes = _path(network, node, nearest)
+    else:  # the search from ``node`` (a site, few of them) gives every path to it
+        path_links, path_nodes = _path(network, nearest, node)
+    reach.own_links = reach.own_links | path_links
+    reach.own_nodes = reach.own_nodes.union(path_nodes)
+
+
+class _TreeHops:
+    """Hop distances inside the shared Steiner trees of one placement, one search per tree
+    and joining node (in C), with destinations looked up as arrays."""
+
+    def __init__(self) -> None:
+        self.local: dict[int, dict[Node, int]] = {}
+        self.graphs: dict[int, Any] = {}
+        self.rows: dict[tuple[int, Node], np.ndarray] = {}
+        self.columns: dict[tuple[int, tuple[Node, ...]], np.ndarray] = {}
+
+    def row(self, tree_id: int, links: Iterable[Link], root: Node) -> np.ndarray:
+        """Hops from ``root`` to every node of tree ``tree_id`` (in its local order)."""
+        found = self.rows.get((tree_id, root))
+        if found is None:
+            from scipy.sparse import coo_array
+            from scipy.sparse.csgraph import dijkstra
+
+            if tree_id not in self.local:
+                local: dict[Node, int] = {}
+                pairs = [
+                    (local.setdefault(u, len(local)), local.setdefault(v, len(local)))
+                    for u, v in links
+                ]
+                a = np.array([p[0] for p in pairs] + [p[1] for p in pairs], dtype=np.int64)
+                b = np.array([p[1] for p in pairs] + [p[0] for p in pairs], dtype=np.int64)
+                self.local[tree_id] = local
+                self.graphs[tree_id] = coo_array(
+                    (np.ones(len(a)), (a, b)), shape=(len(local), len(local))
+                ).tocsr()
+            graph = self.graphs[tree_id]
+            found = dijkstra(
+                graph, directed=False, unweighted=True, indices=self.local[tree_id][root]
+            )
+            self.rows[(tree_id, root)] = found
+        return found
+
+    def columns_of(self, tree_id: int, destinations: tuple[Node, ...]) -> np.ndarray:
+        """Local positions of ``destinations`` in tree ``tree_id`` (-1: not on the tree)."""
+        key = (tree_id, destinations)
+        found = self.columns.get(key)
+        if found is None:
+            local = self.local[tree_id]
+            found = self.columns[key] = np.array(
+                [local.get(x, -1) for x in destinations], dtype=np.int64
+            )
+        return found
 
 
 def _tree_hops(
@@ -458,8 +572,8 @@ def _tree_hops(
     tree_id: int | None,
     node: Node,
     destinations: tuple[Node, ...],
-    cache: dict[tuple[int, Node], dict[Node, int]],
-) -> dict[Node, int]:
+    trees: _TreeHops,
+) -> tuple[int, ...]:
     """Hops from ``node`` to each destination inside the vertex's forwarding graph.
 
     The graph is a tree: the shared Steiner tree, the path joining the vertex to it, and paths
@@ -468,28 +582,32 @@ def _tree_hops(
     the path adds its length, and only the consumers' paths are walked per vertex. Without
     this every vertex searched its own copy of the tree (quadratic on large networks).
     """
-    if not reach.links:
-        return {node: 0}
+    if not reach.size:
+        return tuple(0 for _ in destinations)
     path = reach.path or (node,)
     position = {x: i for i, x in enumerate(path)}
     offset = len(path) - 1
     if tree_id is None:
-        base: dict[Node, int] = {}
+        values = np.full(len(destinations), -1, dtype=np.int64)
+        row = None
     else:
-        key = (tree_id, path[-1])
-        base = cache.get(key)
-        if base is None:
-            base = cache[key] = bfs(reach.base, path[-1])
+        row = trees.row(tree_id, reach.base, path[-1])
+        cols = trees.columns_of(tree_id, destinations)
+        values = np.where(cols >= 0, offset + row[cols].astype(np.int64), -1)
+    missing = [i for i, v in enumerate(values.tolist()) if v < 0]
+    if not missing:
+        return tuple(values.tolist())
+    local = trees.local.get(tree_id, {}) if tree_id is not None else {}
 
     def known(x: Node) -> int | None:
         if x in position:
             return position[x]
-        if x in base:
-            return offset + base[x]
+        if x in local and row is not None:
+            return offset + int(row[local[x]])
         return None
 
     path_links = {link(u, v) for u, v in itertools.pairwise(path)}
-    rest = [e for e in reach.links if e not in reach.base and e not in path_links]
+    rest = [e for e in reach.own_links if e not in path_links]
     found: dict[Node, int] = {}
     if rest:
         adjacency: dict[Node, list[Node]] = {}
@@ -503,13 +621,15 @@ def _tree_hops(
                 if y not in found and known(y) is None:
                     found[y] = d + 1
                     stack.append((y, d + 1))
-    out = {}
-    for x in destinations:
+    out = values.tolist()
+    for i in missing:
+        x = destinations[i]
         d = known(x)
-        out[x] = d if d is not None else found.get(x)
-    if any(d is None for d in out.values()):  # not a tree after all: search it
-        return bfs(reach.links, node)
-    return out
+        out[i] = d if d is not None else found.get(x)
+    if any(d is None for d in out):  # not a tree after all: search it
+        dist = bfs(reach.links, node)
+        return tuple(dist[x] for x in destinations)
+    return tuple(out)
 
 
 def _materialise(network: Network, layout: _Layout) -> Placement:
@@ -526,7 +646,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
     vertices = []
     trees: list[tuple[Link, ...]] = []
     tree_index: dict[frozenset[Link], int] = {}
-    tree_hops: dict[tuple[int, Node], dict[Node, int]] = {}
+    tree_hops = _TreeHops()
     for vid, (b, reach) in enumerate(zip(layout.builders, layout.reaches, strict=True)):
         tree_id = None
         if reach.base:
@@ -534,12 +654,12 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 tree_index[reach.base] = len(trees)
                 trees.append(tuple(sorted(reach.base, key=link_position.__getitem__)))
             tree_id = tree_index[reach.base]
-            extra = sorted(reach.links - reach.base, key=link_position.__getitem__)
+            extra = sorted(reach.own_links, key=link_position.__getitem__)
             forwarding = trees[tree_id] + tuple(extra)
         else:
-            forwarding = tuple(sorted(reach.links, key=link_position.__getitem__))
+            forwarding = tuple(sorted(reach.own_links, key=link_position.__getitem__))
         destinations = tuple(sorted(reach.targets, key=index.__getitem__))
-        dist = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
+        hops = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
         vertices.append(
             Vertex(
                 id=vid,
@@ -548,7 +668,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 inputs=tuple(b["inputs"]),
                 forwarding=forwarding,
                 destinations=destinations,
-                hops=tuple(dist[m] for m in destinations),
+                hops=hops,
                 tree=tree_id,
                 output=layout.outputs.get(b["key"]),
                 partition=b["partition"],

@@ -58,12 +58,12 @@ SUITABLE_SLACK = 4.0
 WORK = 400_000
 """At effort 1 one local search places at most this many vertices in all (evaluations times
 the vertices of a plan), so that searches on large networks stay bounded."""
-WORK_TOTAL = 400_000
+WORK_TOTAL = 200_000
 """At effort 1 the whole search (every local search, and the queries planned alone for the
 isolated candidate) on a network of more than :data:`WORK_CAP_FROM` nodes places at most this
 many vertices beyond the paper's designs (about 80 µs each on 10,000 nodes), so that time
 grows with the network, not faster: on 10,000 nodes at node ratio 0.05 (18,000 vertices a
-plan) that is some twenty placed designs. Smaller networks keep the search of issue 13 (each
+plan) that is some fifteen placed designs. Smaller networks keep the search of issue 13 (each
 local search bounded by :data:`WORK` alone), whose plan quality is measured."""
 WORK_CAP_FROM = 100
 """Networks above this many nodes get the whole-search budget :data:`WORK_TOTAL`."""

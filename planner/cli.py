@@ -98,15 +98,16 @@ def plan_command(
 def progress_on_stderr(after: float = 1.0) -> Iterator[None]:
     """Show the planner's stages (:mod:`inev.planner.progress`) on stderr with rich, from
     ``after`` seconds into the run and only on a terminal; the bar vanishes when done."""
+    import sys
     import time
 
+    if not sys.stderr.isatty():  # piped or in a file: no bar, and no rich import
+        yield
+        return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
-    if not console.is_terminal:
-        yield
-        return
     start = time.perf_counter()
     bar = Progress(
         TextColumn("planning: {task.description}"),

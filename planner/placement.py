@@ -519,6 +519,9 @@ def _extend(network: Network, reach: _Reach, node: Node) -> None:
     reach.own_nodes = reach.own_nodes.union(path_nodes)
 
 
+_PYTHON_TREE_UP_TO = 200
+
+
 class _TreeHops:
     """Hop distances inside the shared Steiner trees of one placement, one search per tree
     and joining node (in C), with destinations looked up as arrays."""
@@ -530,28 +533,35 @@ class _TreeHops:
         self.columns: dict[tuple[int, tuple[Node, ...]], np.ndarray] = {}
 
     def row(self, tree_id: int, links: Iterable[Link], root: Node) -> np.ndarray:
-        """Hops from ``root`` to every node of tree ``tree_id`` (in its local order)."""
+        """Hops from ``root`` to every node of tree ``tree_id`` (in its local order); in C
+        for trees of over :data:`_PYTHON_TREE_UP_TO` links (importing scipy costs more than
+        searching a small tree)."""
         found = self.rows.get((tree_id, root))
         if found is None:
-            from scipy.sparse import coo_array
-            from scipy.sparse.csgraph import dijkstra
-
             if tree_id not in self.local:
                 local: dict[Node, int] = {}
                 pairs = [
                     (local.setdefault(u, len(local)), local.setdefault(v, len(local)))
                     for u, v in links
                 ]
-                a = np.array([p[0] for p in pairs] + [p[1] for p in pairs], dtype=np.int64)
-                b = np.array([p[1] for p in pairs] + [p[0] for p in pairs], dtype=np.int64)
                 self.local[tree_id] = local
-                self.graphs[tree_id] = coo_array(
-                    (np.ones(len(a)), (a, b)), shape=(len(local), len(local))
-                ).tocsr()
-            graph = self.graphs[tree_id]
-            found = dijkstra(
-                graph, directed=False, unweighted=True, indices=self.local[tree_id][root]
-            )
+                self.graphs[tree_id] = pairs
+            pairs = self.graphs[tree_id]
+            size = len(self.local[tree_id])
+            start = self.local[tree_id][root]
+            if isinstance(pairs, list) and len(pairs) <= _PYTHON_TREE_UP_TO:
+                dist = bfs(pairs, start)
+                found = np.array([dist[i] for i in range(size)], dtype=np.int64)
+            else:
+                from scipy.sparse import coo_array
+                from scipy.sparse.csgraph import dijkstra
+
+                if isinstance(pairs, list):
+                    a = np.array([p[0] for p in pairs] + [p[1] for p in pairs], dtype=np.int64)
+                    b = np.array([p[1] for p in pairs] + [p[0] for p in pairs], dtype=np.int64)
+                    matrix = coo_array((np.ones(len(a)), (a, b)), shape=(size, size)).tocsr()
+                    self.graphs[tree_id] = pairs = (matrix,)
+                found = dijkstra(pairs[0], directed=False, unweighted=True, indices=start)
             self.rows[(tree_id, root)] = found
         return found
 

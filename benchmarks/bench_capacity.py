@@ -1,4 +1,4 @@
-"""Benchmark: node capacity in the network simulator (issue 8); prints figures, asserts nothing.
+"""Benchmark: node capacity in the network simulator (a FIFO server per node, pSPICE shedding); prints figures, asserts nothing.
 
 Part 1, cost of the capacity path: one generated instance (20 nodes, skew 3, one query of 4
 types, predicates at 0.5, rates rescaled to ``--rate`` events per time unit over the

@@ -1,4 +1,4 @@
-"""Throughput of the local CEP engine (issue 4 targets); prints figures, asserts nothing.
+"""Throughput of the local CEP engine (targets: the engine's throughput per plan and adaptation policy); prints figures, asserts nothing.
 
 Run: ``python benchmarks/bench_engine.py [--events 100000] [--seed 1]``
 

@@ -36,6 +36,7 @@ from inev.simulator.engine.greta import (
     Event,
     TrendLimitExceeded,
     greta_aggregates,
+    greta_event,
     two_step_aggregates,
 )
 from inev.workloads.workload import Query
@@ -51,7 +52,7 @@ def stock_stream(n: int, seed: int, volatility: float, companies: int) -> list[E
     for i in range(n):
         c = rng.randrange(companies)
         prices[c] = max(100, round(prices[c] * (1 + rng.gauss(0, volatility))))
-        out.append(Event(float(i), "S", i, None, {"price": prices[c], "company": c}))
+        out.append(greta_event(float(i), "S", i, None, {"price": prices[c], "company": c}))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Load shedding under overload (issue 8 targets); prints figures, asserts nothing.
+"""Load shedding under overload (the pSPICE paper's quality metrics); prints figures, asserts nothing.
 
 Run: ``python benchmarks/bench_shedding.py [--events 20000] [--seed 1] [--bound 5.0]``
 

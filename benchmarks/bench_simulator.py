@@ -30,8 +30,8 @@ import simpy
 import inev.simulator.run as run_module
 from inev.planner.planning import plan_workload
 from inev.simulator.engine.engine import Engine
-from inev.simulator.network import forwarding_tree
 from inev.simulator.run import collector_paused, simulate
+from inev.simulator.simpy_network import forwarding_tree
 from inev.simulator.sources import poisson_trace
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload

@@ -443,8 +443,6 @@ def scan_trace(
     The id check keeps every (type, id) of the trace, as Arrow arrays (about 16 bytes per
     event); everything else is proportional to the types, sources, keys and windows.
     """
-    import pyarrow as pa
-
     trace = TraceFile(path)
     wanted = sorted({a for names in (keys or {}).values() for a in names if a not in REQUIRED})
     scan = TraceScan()
@@ -453,60 +451,77 @@ def scan_trace(
     per_key: dict[tuple[str, str], Counter] = {
         (t, a): Counter() for t, names in (keys or {}).items() for a in names
     }
-    id_parts: list[tuple[Any, Any]] = []
+    ids = IdLedger(trace.name)
     node_seen: dict[Any, None] = {}
     last = -math.inf
     for batch in trace.batches(wanted):
+        last = _check_order(scan, trace, batch, last)
         times = batch.time
-        if scan.unsorted is None:
-            if times[0] < last:
-                scan.unsorted = trace.where(batch.first)
-            else:
-                back = np.flatnonzero(np.diff(times) < 0)
-                if back.size:
-                    scan.unsorted = trace.where(batch.first + int(back[0]) + 1)
-        last = float(times[-1]) if scan.unsorted is None else last
         scan.rows += len(batch)
         scan.start = min(scan.start, float(times.min()))
         scan.end = max(scan.end, float(times.max()))
         scan.counts.update(batch.type)
         scan.sources.update(zip(batch.type, batch.node, strict=True))
-        for n in batch.node:
-            if n not in node_seen:
-                node_seen[n] = None
+        node_seen.update(dict.fromkeys(batch.node))
         if window is not None:
-            cells = np.floor(times / window).astype(np.int64)
-            for t in set(batch.type):
-                codes.setdefault(t, len(codes))
-                bins.setdefault(t, Counter())
-            kinds = np.fromiter((codes[t] for t in batch.type), dtype=np.int64, count=len(batch))
-            pairs, counts = np.unique(np.stack([kinds, cells]), axis=1, return_counts=True)
-            names = list(codes)
-            for (k, c), n in zip(pairs.T.tolist(), counts.tolist(), strict=True):
-                bins[names[k]][c] += n
-        if per_key:
-            for (t, a), counter in per_key.items():
-                values = (
-                    batch.attrs[a]
-                    if a in batch.attrs
-                    else batch.time.tolist()
-                    if a == "time"
-                    else getattr(batch, a)
-                )
-                counter.update(v for typ, v in zip(batch.type, values, strict=True) if typ == t)
+            _bin(bins, codes, batch, window)
+        for (t, a), counter in per_key.items():
+            values = _column(batch, a)
+            counter.update(v for typ, v in zip(batch.type, values, strict=True) if typ == t)
         if check_ids:
-            id_parts.append(_id_part(batch.type, batch.id, pa))
+            ids.add(batch.type, batch.id)
     scan.skipped = trace.skipped
     scan.nodes = list(node_seen)
+    _summarise(scan, per_key, bins)
+    if check_ids:
+        ids.check()
+    return scan
+
+
+def _summarise(
+    scan: TraceScan, per_key: dict[tuple[str, str], Counter], bins: dict[str, Counter]
+) -> None:
+    """Events per key value (none for empty cells), and each type's busiest window: the most
+    events in two adjacent window-sized cells (every window lies within two)."""
     scan.keys = {
         k: Counter({v: c for v, c in counter.items() if v is not None})
         for k, counter in per_key.items()
     }
     for t, counter in bins.items():
         scan.busiest[t] = max(counter[c] + counter.get(c + 1, 0) for c in counter)
-    if check_ids and id_parts:
-        _check_ids(trace.name, id_parts, pa)
-    return scan
+
+
+def _column(batch: Any, name: str) -> list[Any]:
+    """A batch's values of an attribute, or of its ``time``, ``node`` or ``id`` column."""
+    if name in batch.attrs:
+        return batch.attrs[name]
+    return batch.time.tolist() if name == "time" else getattr(batch, name)
+
+
+def _check_order(scan: TraceScan, trace: TraceFile, batch: Any, last: float) -> float:
+    """Note in ``scan`` where the trace first goes back in time; the last time seen in order."""
+    times = batch.time
+    if scan.unsorted is None:
+        if times[0] < last:
+            scan.unsorted = trace.where(batch.first)
+        else:
+            back = np.flatnonzero(np.diff(times) < 0)
+            if back.size:
+                scan.unsorted = trace.where(batch.first + int(back[0]) + 1)
+    return float(times[-1]) if scan.unsorted is None else last
+
+
+def _bin(bins: dict[str, Counter], codes: dict[str, int], batch: Any, window: float) -> None:
+    """Count a batch's events per type and window-sized time cell (for the busiest window)."""
+    cells = np.floor(batch.time / window).astype(np.int64)
+    for t in set(batch.type):
+        codes.setdefault(t, len(codes))
+        bins.setdefault(t, Counter())
+    kinds = np.fromiter((codes[t] for t in batch.type), dtype=np.int64, count=len(batch))
+    pairs, counts = np.unique(np.stack([kinds, cells]), axis=1, return_counts=True)
+    names = list(codes)
+    for (k, c), n in zip(pairs.T.tolist(), counts.tolist(), strict=True):
+        bins[names[k]][c] += n
 
 
 class IdLedger:

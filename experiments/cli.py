@@ -86,6 +86,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "inev.experiments.commands:plot_command",
         "Plot sweep results: median with an inter-quartile band per line.",
     ),
+    "reproduce": (
+        "inev.experiments.commands:reproduce_command",
+        "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
+    ),
     "demo": (
         "inev.experiments.commands:demo_command",
         "The main job: a small skew x selectivity sweep on local Spark, ending in a plot.",

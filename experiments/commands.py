@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -43,15 +44,27 @@ def preset_titles() -> dict[str, str]:
     return out
 
 
-def resolve_spec(name: str) -> tuple[SweepSpec, dict[str, Any]]:
-    """A sweep spec from a TOML path or a preset name, with its raw document."""
+def resolve_spec(
+    name: str, notice: Callable[[str], None] | None = None
+) -> tuple[SweepSpec, dict[str, Any]]:
+    """A sweep spec from a TOML path or a preset name, with its raw document.
+
+    A file of that name wins over a preset; a folder of that name (a sweep's results, say)
+    is no sweep file, so the preset is used. When both exist, ``notice`` is told which one was
+    used.
+    """
     import tomllib
 
+    preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
+    is_preset = "/" not in name and os.sep not in name and preset.is_file()
     if os.path.isfile(name):
+        if is_preset and notice:
+            notice(f"{name}: using the file {name}, not the preset of the same name")
         document = read_spec_document(name)
         return parse_spec(document, origin=name), document
-    preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
-    if "/" not in name and preset.is_file():
+    if is_preset:
+        if os.path.exists(name) and notice:
+            notice(f"{name}: is a folder here, not a sweep file; using the preset {name}")
         document = tomllib.loads(preset.read_text(encoding="utf-8"))
         return parse_spec(document, origin=f"preset {name}"), document
     if os.path.isdir(name):
@@ -272,7 +285,7 @@ def sweep_command(
     """Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet."""
     if os.path.isfile(spec_file):
         check_paths({"spec": spec_file}, out, output_folder=True)
-    spec, document = resolve_spec(spec_file)
+    spec, document = resolve_spec(spec_file, notice=lambda text: click.echo(text, err=True))
     check_paths({}, out, output_folder=True)
     if parallelism is not None and not 1 <= parallelism <= 100_000:
         raise InevError(f"--parallelism must be between 1 and 100,000, got {parallelism}")
@@ -396,3 +409,52 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     plot(outcome.table, figure, PlotOptions.from_table(defaults))
     click.echo(f"results: {outcome.path}\nplot:    {figure}")
     _finish(outcome, failed, allow_errors)
+
+
+@click.command("reproduce")
+@click.argument("figures", nargs=-1, metavar="[FIGS]...")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(file_okay=False), help="Report folder (new)."
+)
+@click.option("--quick", is_flag=True, help="The presets' small [quick] scale (minutes).")
+@click.option(
+    "--seeds",
+    multiple=True,
+    metavar="N|FIG=N",
+    help="Seeds per point instead of the presets' 50, for every figure or one (repeatable).",
+)
+@click.option(
+    "--master",
+    default="local[*]",
+    show_default=True,
+    help="Spark master URL, or 'serial' to run without Spark.",
+)
+@click.option("--force", is_flag=True, help="Replace a non-empty report folder.")
+def reproduce_command(
+    figures: tuple[str, ...],
+    out: str,
+    quick: bool,
+    seeds: tuple[str, ...],
+    master: str,
+    force: bool,
+) -> None:
+    """Re-run the INEv paper's figures 4a to 12b and write a report checking each claim."""
+    from inev.experiments.reproduce import choose, parse_seeds, reproduce
+
+    check_paths({}, out, output_folder=True)
+    choose(figures)  # unknown figure names and seed counts are refused before anything runs
+    parse_seeds(seeds)
+    words = ["inev reproduce", *figures, "-o", out]
+    words += ["--quick"] * quick + [f"--seeds {s}" for s in seeds]
+    words += [f"--master {master}"] if master != "local[*]" else []
+    report = reproduce(
+        figures,
+        out,
+        master=master,
+        quick=quick,
+        seeds=seeds,
+        force=force,
+        echo=click.echo,
+        command=" ".join(words),
+    )
+    click.echo(f"report: {report}")

@@ -71,7 +71,7 @@ def build_scene(path: str, network_file: str | None, plan_file: str | None) -> A
         return plan_scene(load_plan(path), network, positions, title=os.path.basename(path))
     if network is None:
         raise InevError("drawing a simulation result needs --network (the simulated network)")
-    from inev.simulator.result import load_result
+    from inev.simulator.simulation_result import load_result
 
     plan = load_plan(plan_file) if plan_file else None
     return simulation_scene(

@@ -41,6 +41,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from inev.experiments.paper_workloads import counterpart, paper_workload
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
@@ -49,7 +50,6 @@ from inev.simulator.run import simulate
 from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
-from inev.workloads.generate import generate_workload
 from inev.workloads.workload import Workload
 
 
@@ -64,17 +64,7 @@ def task_inputs(config: dict[str, Any], seed: int) -> tuple[Network, Workload]:
         seed=seed,
         topology=config["topology"],
     )
-    workload = generate_workload(
-        network,
-        queries=config["queries"],
-        length=config["length"],
-        kleene=config["kleene"],
-        negation=config["negation"],
-        selectivity=config["selectivity"],
-        window=config["window"],
-        seed=seed,
-    )
-    return network, workload
+    return network, paper_workload(network, config, seed)
 
 
 def _plan_row(plan: Any) -> dict[str, Any]:
@@ -95,12 +85,26 @@ def _plan_row(plan: Any) -> dict[str, Any]:
         "planning_seconds": plan.planning_seconds,
         "projections": len(plan.projections),
         "multi_node": len(plan.multi_node),
+        "hops": sum(len(v.forwarding) for v in plan.vertices),
+        "latency_ratio": _share(model_latency(plan), plan.centralized_latency),
+        "ratio_to_approximate_bound": _share(plan.psi, plan.approximate_bound),
     }
+
+
+def _share(part: float | None, whole: float | None) -> float | None:
+    """``part / whole``, or ``None`` when either is missing or ``whole`` is not positive."""
+    if part is None or whole is None or not whole > 0:
+        return None
+    return part / whole
 
 
 def plan_options(config: dict[str, Any]) -> PlanOptions:
     """The planner's options of a configuration (``latency_factor`` 0: no latency bound)."""
-    return PlanOptions(latency_factor=config["latency_factor"] or None)
+    return PlanOptions(
+        latency_factor=config["latency_factor"] or None,
+        effort=config.get("effort", 1.0),
+        xi=config.get("xi", 1.0),
+    )
 
 
 def measure(
@@ -125,14 +129,34 @@ def measure(
                 broken_ratio=repair.broken.psi / central,
                 repaired_ratio=repair.repaired.psi / central,
                 replanned_ratio=repair.replanned.psi / central,
+                repair_gain=_share(repair.repaired.psi, repair.broken.psi),
+                rate_change_increase=_share(repair.broken.psi / central, out["inev"]["ratio"]),
+            )
+        if not any(c["kind"] in ("link-down", "node-down") for c in changes):
+            initial = plans["inev"]
+            out["inev"].update(
+                invalid_projection_share=_share(len(repair.harmful), len(initial.projections)),
+                invalid_multi_node_share=_share(
+                    len(repair.invalid_multi_node), len(initial.multi_node)
+                ),
             )
     elif "inev" in plans:  # nothing changed: the plan is neither broken nor in need of repair
         ratio = out["inev"]["ratio"]
         out["inev"].update(broken_ratio=ratio, repaired_ratio=ratio, replanned_ratio=ratio)
+        dynamic = config.get("rate_swap", 0.0) > 0 or config.get("rate_variance", 0.0) > 0
+        if dynamic or config.get("swap_from") == "middle":
+            out["inev"].update(  # a dynamics sweep's point without changes: nothing is invalid
+                invalid_projection_share=0.0,
+                invalid_multi_node_share=0.0,
+                repair_gain=1.0,
+                rate_change_increase=1.0,
+            )
     if config.get("simulate"):
         out_sim = simulated_metrics(network, workload, config, seed, methods)
         for method, figures in out_sim.items():
             out[method].update(figures)
+    if "inev" in plans:
+        out["inev"].update(figure_metrics(network, workload, config, seed, plans, out))
     if "lower_bound" in methods:
         reference = next(iter(plans.values()), None) or plan_workload(
             network, workload, "centralized", options
@@ -148,6 +172,60 @@ def measure(
     return out
 
 
+def figure_metrics(
+    network: Network,
+    workload: Workload,
+    config: dict[str, Any],
+    seed: int,
+    plans: dict[str, Any],
+    rows: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """The INEv row's figures derived from other plans (the paper's Fig. 4, 7, 10a, 10b, 11).
+
+    ``events_per_window``: the most events of one type in a window, max R(e)·w over the
+    workload's types (Fig. 4a asks for at most 1). ``ppop_over_inev``: ψ(PPoP) / ψ(INEv).
+    ``sharing_ratio``: ψ(INEv) / ψ(isolated), with ``isolated`` among the methods (Fig. 10a).
+    ``counterpart_ratio``, ``operator_effect``: with ``operator_type`` max or min, the ratio of
+    the workload without KL / NSEQ (:func:`~inev.experiments.paper_workloads.counterpart`) and
+    the ratio with the operator over it (Fig. 7). ``order_std``: with ``query_orders`` N > 0,
+    the population standard deviation of the ratio over N random orders of the queries,
+    planned with the task's options (Fig. 10b asks for effort 0, the paper's single pass in
+    the given order: larger efforts try canonical orders and do not depend on the given one).
+    ``sim_latency_ratio``, ``sim_throughput_ratio``: simulated mean detection latency of INEv
+    over centralized, and the load of the centralized plan's busiest node over INEv's (the
+    input rate each sustains relative to the other; with a capacity only), Fig. 11.
+    """
+    inev = plans["inev"]
+    out: dict[str, Any] = {
+        "events_per_window": max(network.global_rate(t) * workload.window for t in workload.types)
+    }
+    if "ppop" in plans:
+        out["ppop_over_inev"] = _share(plans["ppop"].psi, inev.psi)
+    if "isolated" in plans:
+        out["sharing_ratio"] = _share(inev.psi, plans["isolated"].psi)
+    options = plan_options(config)
+    if config.get("operator_type", "random") != "random":
+        twin = plan_workload(network, counterpart(workload), "inev", options)
+        out["counterpart_ratio"] = twin.ratio
+        out["operator_effect"] = _share(inev.ratio, twin.ratio)
+    orders = config.get("query_orders", 0)
+    if orders > 0:
+        rng = np.random.default_rng([0x0D3, seed])
+        names = [q.name for q in workload.queries]
+        ratios = []
+        for _ in range(orders):
+            order = tuple(names[i] for i in rng.permutation(len(names)))
+            ratios.append(
+                plan_workload(network, workload, "inev", replace(options, order=order)).ratio
+            )
+        out["order_std"] = float(np.std(ratios))
+    central = rows.get("centralized", {})
+    mine = rows["inev"]
+    out["sim_latency_ratio"] = _share(mine.get("sim_latency_mean"), central.get("sim_latency_mean"))
+    out["sim_throughput_ratio"] = _share(central.get("sim_load"), mine.get("sim_load"))
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def simulated_metrics(
     network: Network,
     workload: Workload,
@@ -157,6 +235,8 @@ def simulated_metrics(
 ) -> dict[str, dict[str, Any]]:
     """Simulated figures per method, planned and run on the rescaled network (module doc)."""
     scaled = rescale_rates(network, workload.types, config["sim_rate"])
+    if config.get("link_latency", 0.0) > 0:
+        scaled = with_link_latency(scaled, config["link_latency"])
     options = plan_options(config)
     out: dict[str, dict[str, Any]] = {}
     shared = config.get("overload", 0.0) > 0 and config.get("capacity_from") == "centralized"
@@ -181,9 +261,27 @@ def simulated_metrics(
             "sim_latency_mean": _mean_latency(result),
             "sim_matches": sum(result.matches.values()),
             "sim_late": result.late,
+            "sim_hops": sum(len(v.forwarding) for v in plan.vertices),
             **overload_metrics(result.shedding),
         }
     return out
+
+
+def with_link_latency(network: Network, latency: float) -> Network:
+    """The network with every link's latency set to ``latency`` (a per-hop delay, Fig. 12b).
+
+    >>> net = Network.build([0, 1], [(0, 1)], {"A": (1.0, [0])})
+    >>> with_link_latency(net, 0.2).links
+    [(0, 1, 0.2)]
+    """
+    spec: dict[str, tuple[Any, ...]] = {}
+    for name in network.types:
+        t = network.event_type(name)
+        spec[name] = (
+            (t.rate, list(t.sources)) if t.uniform else (None, list(t.sources), list(t.rates()))
+        )
+    links = [[u, v, latency] for u, v, _ in network.links]
+    return Network.build(network.nodes, links, spec)
 
 
 def _fixed(options: CapacityOptions, capacity: float) -> CapacityOptions:
@@ -252,20 +350,39 @@ def _worst(result: Any, key: str) -> float | None:
     return max(values) if values else None
 
 
-def swap_pairs(network: Network, share: float, seed: int) -> list[tuple[str, str]]:
-    """Random disjoint pairs covering a ``share`` of the event types (rounded down to pairs)."""
-    rng = np.random.default_rng([0x5A7, seed])
+def swap_pairs(
+    network: Network, share: float, seed: int, start: str = "random"
+) -> list[tuple[str, str]]:
+    """Disjoint pairs covering a ``share`` of the event types (rounded down to pairs).
+
+    ``start = "random"``: random pairs. ``"middle"``: the INEv paper's Fig. 9 — the types
+    ordered by rate (highest first, ties by name), a block of them centred in the middle of
+    that order, paired from the outside in (the block reversed): with 20 types, share 0.1
+    swaps the 10th and 11th highest rates, share 1.0 reverses the whole order.
+
+    >>> from inev.topologies.network import Network
+    >>> net = Network.build([0], [], {t: (r, [0]) for t, r in zip("ABCDEF", [6, 5, 4, 3, 2, 1])})
+    >>> swap_pairs(net, 0.34, 0, "middle"), swap_pairs(net, 1.0, 0, "middle")
+    ([('C', 'D')], [('A', 'F'), ('B', 'E'), ('C', 'D')])
+    """
     names = list(network.types)
     count = round(share * len(names))
     count -= count % 2
+    if start == "middle":
+        ranked = sorted(names, key=lambda t: (-network.rate(t), t))
+        first = (len(ranked) - count) // 2
+        block = ranked[first : first + count]
+        return [(block[i], block[count - 1 - i]) for i in range(count // 2)]
+    rng = np.random.default_rng([0x5A7, seed])
     chosen = [names[i] for i in rng.permutation(len(names))[:count]]
     return list(zip(chosen[0::2], chosen[1::2], strict=True))
 
 
-def swap_rates(network: Network, share: float, seed: int) -> Network:
-    """The network with a ``share`` of its event types swapping local rates in random pairs."""
+def swap_rates(network: Network, share: float, seed: int, start: str = "random") -> Network:
+    """The network with a ``share`` of its event types swapping local rates in pairs
+    (:func:`swap_pairs`)."""
     rates = {}
-    for a, b in swap_pairs(network, share, seed):
+    for a, b in swap_pairs(network, share, seed, start):
         rates[a], rates[b] = network.rate(b), network.rate(a)
     return network.with_rates(rates) if rates else network
 
@@ -280,7 +397,8 @@ def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list
     """
     rng = np.random.default_rng([0xC4A, seed])
     changes: list[dict[str, Any]] = []
-    for a, b in swap_pairs(network, config.get("rate_swap", 0.0), seed):
+    share, start = config.get("rate_swap", 0.0), config.get("swap_from", "random")
+    for a, b in swap_pairs(network, share, seed, start):
         changes.append({"time": 0.0, "kind": "swap-rates", "types": [a, b]})
     variance = config.get("rate_variance", 0.0)
     if variance > 0:

@@ -70,6 +70,8 @@ class PlotOptions:
     log_x: bool = False
     integer_x: bool | None = None
     """Integer ticks on the horizontal axis (``None``: for count parameters)."""
+    scatter: bool = False
+    """One marker per row (x may be a metric) instead of the median and quartiles per x."""
     title: str | None = None
     y_label: str | None = None
 
@@ -155,6 +157,54 @@ def series(
     return out
 
 
+def scatter_series(
+    table: pa.Table,
+    x: str,
+    y: str | Sequence[str],
+    lines: str | None = None,
+    methods: Sequence[str] | None = None,
+) -> dict[str, list[tuple[Any, float, float, float, int]]]:
+    """Like :func:`series`, but one point per error-free row (``q1 = median = q3`` = the value),
+    for plots whose horizontal axis is itself a measured quantity."""
+    metrics = [y] if isinstance(y, str) else list(y)
+    for name in (x, *metrics, *([lines] if lines else [])):
+        if name not in table.column_names:
+            raise InevError(f"results have no column {name!r}")
+    out: dict[str, list[tuple[Any, float, float, float, int]]] = {}
+    for row in table.to_pylist():
+        if row.get("error") is not None or (methods and row["method"] not in methods):
+            continue
+        if row.get(x) is None:
+            continue
+        for metric in metrics:
+            value = row.get(metric)
+            if value is None or not math.isfinite(float(value)):
+                continue
+            parts = [column(metric).label if len(metrics) > 1 else ""]
+            if lines:
+                parts.append(f"{column(lines).label} = {row[lines]}")
+            label = ", ".join(p for p in parts if p) or column(metric).label
+            v = float(value)
+            out.setdefault(label, []).append((row[x], v, v, v, 1))
+    return {k: sorted(v, key=lambda p: p[0]) for k, v in sorted(out.items())}
+
+
+def _draw_points(axis: Any, data: dict[str, list], floor: float | None) -> int:
+    """Draw one marker per point (a scatter plot); return how many sat at the floor."""
+    markers = "osD^v<>ph*"
+    floored = 0
+    for i, (label, points) in enumerate(data.items()):
+        ys = [p[2] for p in points]
+        if floor is not None:
+            floored += sum(1 for v in ys if v <= 0)
+            ys = [max(v, floor) for v in ys]
+        marks = axis.scatter(
+            [p[0] for p in points], ys, marker=markers[i % len(markers)], s=22, label=label
+        )
+        marks.set_gid(f"points-{i}")
+    return floored
+
+
 def setup_text(table: pa.Table, options: PlotOptions) -> str:
     """The subtitle: the parameters equal in every row (other than x and lines), and n.
 
@@ -222,7 +272,10 @@ def plot(
         raise InevError(f"{out}: plot file must end in {', '.join(FORMATS)}")
     if not options.x:
         raise InevError("say which column goes on the horizontal axis (x)")
-    data = series(table, options.x, options.metrics, options.lines, options.methods)
+    if options.scatter:
+        data = scatter_series(table, options.x, options.metrics, options.lines, options.methods)
+    else:
+        data = series(table, options.x, options.metrics, options.lines, options.methods)
     if not data:
         raise InevError(f"no error-free rows with a value of {', '.join(options.metrics)} to plot")
     import matplotlib
@@ -238,7 +291,9 @@ def plot(
     floor = min(positive) / 3 if log else None
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
         figure, axis = plt.subplots(figsize=(6.8, 4.6), dpi=150)
-        floored = _draw_series(axis, data, floor)
+        floored = (
+            _draw_points(axis, data, floor) if options.scatter else _draw_series(axis, data, floor)
+        )
         _decorate(figure, axis, table, options, log, floor, floored, _infinite(table, options))
         with atomic_output(target, "wb") as handle:
             figure.savefig(handle, format=target.suffix[1:].lower(), metadata=_metadata(target))
@@ -322,7 +377,9 @@ def _decorate(
     from matplotlib.ticker import MaxNLocator
 
     metrics = options.metrics
-    numeric = all(isinstance(v, int | float) for v in table.column(options.x).to_pylist())
+    numeric = all(
+        isinstance(v, int | float) for v in table.column(options.x).to_pylist() if v is not None
+    )
     if log:
         axis.set_yscale("log")
         axis.set_ylim(bottom=floor / 1.5)
@@ -343,7 +400,8 @@ def _decorate(
         axis.set_title(title + "\n" * (1 + subtitle.count("\n")), fontsize=10.5, loc="left")
     axis.text(0, 1.015, subtitle, transform=axis.transAxes, fontsize=7, color="0.35", va="bottom")
     axis.grid(True, which="major", alpha=0.3)
-    axis.legend(fontsize=7.5, frameon=False, title="median, inter-quartile range", title_fontsize=7)
+    legend_title = "one point per run" if options.scatter else "median, inter-quartile range"
+    axis.legend(fontsize=7.5, frameon=False, title=legend_title, title_fontsize=7)
     notes = []
     if floored:
         notes.append(

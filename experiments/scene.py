@@ -39,6 +39,7 @@ from typing import Any
 
 from inev.common.figures import Figure
 from inev.common.words import plural
+from inev.topologies.network import link_key
 
 Node = Hashable
 Link = tuple[Node, Node]
@@ -130,16 +131,10 @@ def layout(
     return {n: (float(spring[n][0]), float(spring[n][1])) for n in nodes}
 
 
-def canonical(u: Node, v: Node) -> Link:
-    """An undirected link in a fixed orientation (ints before strings, then by value)."""
-    key = lambda n: (0, n, "") if isinstance(n, int) else (1, 0, str(n))  # noqa: E731
-    return (u, v) if key(u) <= key(v) else (v, u)
-
-
 # ---------------------------------------------------------------------- networks
 def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> Scene:
     """The topology alone: each node labelled with the event types it generates."""
-    links = tuple(canonical(u, v) for u, v, _ in network.links)
+    links = tuple(link_key(u, v) for u, v, _ in network.links)
     where = layout(network.nodes, links, positions)
     marks = []
     for n in network.nodes:
@@ -251,7 +246,7 @@ def plan_scene(
 
 def _topology(plan: Any, network: Any | None) -> tuple[tuple[Node, ...], tuple[Link, ...]]:
     if network is not None:
-        return tuple(network.nodes), tuple(canonical(u, v) for u, v, _ in network.links)
+        return tuple(network.nodes), tuple(link_key(u, v) for u, v, _ in network.links)
     nodes: dict[Node, None] = {}
     links: dict[Link, None] = {}
     for v in plan.vertices:
@@ -259,7 +254,7 @@ def _topology(plan: Any, network: Any | None) -> tuple[tuple[Node, ...], tuple[L
         for u, w in v.forwarding:
             nodes.setdefault(u)
             nodes.setdefault(w)
-            links[canonical(u, w)] = None
+            links[link_key(u, w)] = None
     return tuple(nodes), tuple(links)
 
 
@@ -272,9 +267,9 @@ def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
             continue
         per_link = rates.setdefault(v.projection, {})
         for u, w in v.forwarding:
-            link = canonical(u, w)
+            link = link_key(u, w)
             per_link[link] = per_link.get(link, 0.0) + v.rate
-        ordered = tuple(sorted((canonical(u, w) for u, w in v.forwarding), key=_link_order))
+        ordered = tuple(sorted((link_key(u, w) for u, w in v.forwarding), key=_link_order))
         senders.setdefault(v.projection, []).append((v.node, tuple(v.destinations), ordered))
     overlays = []
     order = list(plan.type_rates) + [k for k in alias if k not in plan.type_rates]
@@ -334,7 +329,7 @@ def simulation_scene(
     positions: Mapping[str, Any] | None = None,
     title: str = "simulation",
 ) -> Scene:
-    """A :class:`~inev.simulator.result.SimulationResult` on its topology.
+    """A :class:`~inev.simulator.simulation_result.SimulationResult` on its topology.
 
     ``messages_by_link`` becomes one overlay whose widths follow the counts (both directions
     of a link added up); node labels carry ``events_processed``; with ``plan``, the sink
@@ -344,7 +339,7 @@ def simulation_scene(
     from inev.simulator.figures import simulation_figures
 
     nodes = tuple(network.nodes)
-    links = tuple(canonical(u, v) for u, v, _ in network.links)
+    links = tuple(link_key(u, v) for u, v, _ in network.links)
     by_name = {str(n): n for n in nodes}
     counted: dict[Link, float] = {}
     for key, count in result.messages_by_link.items():
@@ -361,25 +356,10 @@ def simulation_scene(
                 sinks.setdefault(v.node, []).append(query)
     matches = result.matches
     largest = max(processed.values(), default=0) or 1
+    centralized = plan.centralized_node if plan is not None else None
     marks = []
     for n in nodes:
-        lines = []
-        label = ""
-        roles = set()
-        if n in processed:
-            roles.add("host")
-            label = plural(processed[n], "event")
-            lines.append(f"events processed {processed[n]}")
-        if n in partial:
-            lines.append(f"partial matches {partial[n]}")
-        if n in sinks:
-            roles.add("sink")
-            shown = sorted(set(sinks[n]))
-            label = ", ".join([label, *shown]) if label else ", ".join(shown)
-            lines += [f"sink of {q}: {matches.get(q, 'n/a')} matches (all sinks)" for q in shown]
-        if plan is not None and n == plan.centralized_node:
-            roles.add("centralized")
-            lines.append("centralized node")
+        label, roles, lines = _simulated_node(n, processed, partial, sinks, matches, centralized)
         size = 1.0 + 3.0 * processed.get(n, 0) / largest
         marks.append(NodeMark(n, *where[n], label, frozenset(roles), size, tuple(lines)))
     overlay = Overlay(
@@ -400,19 +380,53 @@ def simulation_scene(
         ),
     }
     if plan is not None:
-        rows = [("vertex", "projection", "node", "messages")]
-        for vid, count in sorted(result.messages_by_vertex.items()):
-            try:
-                v = plan.vertex(int(vid))
-            except KeyError:
-                rows.append((str(vid), "?", "?", str(count)))
-                continue
-            rows.append((str(vid), v.projection, str(v.node), str(count)))
-        tables["messages by vertex"] = tuple(rows)
+        tables["messages by vertex"] = _vertex_rows(plan, result.messages_by_vertex)
     figures = tuple(f for f in simulation_figures(result) if f.in_line)
     return Scene(
         "simulation", title, tuple(marks), links, (overlay,), tuple(legend), figures, tables
     )
+
+
+def _simulated_node(
+    n: Node,
+    processed: Mapping[Node, int],
+    partial: Mapping[Node, int],
+    sinks: Mapping[Node, list[str]],
+    matches: Mapping[str, int],
+    centralized: Node | None,
+) -> tuple[str, set[str], list[str]]:
+    """A node's label, roles and detail lines in a simulation scene."""
+    lines = []
+    label = ""
+    roles = set()
+    if n in processed:
+        roles.add("host")
+        label = plural(processed[n], "event")
+        lines.append(f"events processed {processed[n]}")
+    if n in partial:
+        lines.append(f"partial matches {partial[n]}")
+    if n in sinks:
+        roles.add("sink")
+        shown = sorted(set(sinks[n]))
+        label = ", ".join([label, *shown]) if label else ", ".join(shown)
+        lines += [f"sink of {q}: {matches.get(q, 'n/a')} matches (all sinks)" for q in shown]
+    if centralized is not None and n == centralized:
+        roles.add("centralized")
+        lines.append("centralized node")
+    return label, roles, lines
+
+
+def _vertex_rows(plan: Any, by_vertex: Mapping[Any, int]) -> tuple[tuple[str, ...], ...]:
+    """The messages each plan vertex sent, with its projection and node (``?``: unknown id)."""
+    rows = [("vertex", "projection", "node", "messages")]
+    for vid, count in sorted(by_vertex.items()):
+        try:
+            v = plan.vertex(int(vid))
+        except KeyError:
+            rows.append((str(vid), "?", "?", str(count)))
+            continue
+        rows.append((str(vid), v.projection, str(v.node), str(count)))
+    return tuple(rows)
 
 
 def _parse_link(key: str, by_name: Mapping[str, Node]) -> Link | None:
@@ -421,5 +435,5 @@ def _parse_link(key: str, by_name: Mapping[str, Node]) -> Link | None:
     for cut in range(1, len(parts)):
         u, v = " ".join(parts[:cut]), " ".join(parts[cut:])
         if u in by_name and v in by_name:
-            return canonical(by_name[u], by_name[v])
+            return link_key(by_name[u], by_name[v])
     return None

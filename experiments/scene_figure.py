@@ -24,7 +24,8 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
-from inev.experiments.scene import Scene, canonical
+from inev.experiments.scene import Scene
+from inev.topologies.network import link_key
 
 FORMATS = (".png", ".svg", ".pdf")
 LABELLED_LINKS = 60
@@ -76,77 +77,10 @@ def render(scene: Scene) -> Any:
     topology.set_gid("topology")
     axis.add_collection(topology)
 
-    sharing: dict[tuple, list[int]] = {}
-    for i, overlay in enumerate(scene.overlays):
-        for u, v, _ in overlay.links:
-            sharing.setdefault(canonical(u, v), []).append(i)
-    colours = plt.get_cmap("tab10" if len(scene.overlays) <= 10 else "tab20")
-    labelled = sum(len(o.links) for o in scene.overlays) <= LABELLED_LINKS
-    handles = []
-    for i, overlay in enumerate(scene.overlays):
-        colour = colours(i % colours.N)
-        segments, widths = [], []
-        largest = max((value for _, _, value in overlay.links), default=0.0) or 1.0
-        for u, v, value in overlay.links:
-            if u not in where or v not in where:
-                continue
-            (x1, y1), (x2, y2) = _shifted(where[u], where[v], i, sharing[canonical(u, v)], span)
-            segments.append(((x1, y1), (x2, y2)))
-            widths.append(0.6 + 7.0 * value / largest if overlay.widths else 2.0)
-            if labelled:
-                text = axis.text(
-                    (x1 + x2) / 2,
-                    (y1 + y2) / 2,
-                    f"{value:.3g}",
-                    fontsize=6,
-                    color=colour,
-                    ha="center",
-                    va="center",
-                    zorder=4,
-                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
-                )
-                text.set_gid(element_id(f"value-{overlay.key}", f"{u}-{v}"))
-        lines = LineCollection(
-            segments, colors=[colour], linewidths=widths, alpha=0.85, zorder=2 + i * 0.01
-        )
-        lines.set_gid(
-            "messages" if overlay.key == "messages" else element_id("forward", overlay.key)
-        )
-        axis.add_collection(lines)
-        handles.append(
-            Line2D(
-                [],
-                [],
-                color=colour,
-                linewidth=2.5,
-                label=f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})",
-            )
-        )
-
+    handles = _draw_overlays(axis, scene, where, span)
     _draw_nodes(axis, scene, many)
     handles += _role_handles(scene, Line2D)
-    units = {o.unit for o in scene.overlays}
-    title = f"sent, {units.pop()}" if len(units) == 1 else scene.kind
-    if handles:
-        figure.legend(
-            handles=handles,
-            loc="upper left",
-            bbox_to_anchor=(0.65, 0.93),
-            fontsize=7.5,
-            frameon=False,
-            title=title,
-            title_fontsize=8,
-            alignment="left",
-        )
-    figure.text(
-        0.66, 0.17, "\n".join(_figure_lines(scene)), fontsize=7.5, va="bottom", ha="left", wrap=True
-    )
-    legend = list(scene.legend)
-    if len(legend) > LEGEND_LINES:
-        more = len(scene.legend) - LEGEND_LINES + 1
-        legend = [*legend[: LEGEND_LINES - 1], f"… {more} more (inev draw --text)"]
-    figure.text(0.02, 0.02, "\n".join(legend), fontsize=7, va="bottom", ha="left", wrap=True)
-    figure.suptitle(scene.title, x=0.02, ha="left", fontsize=10)
+    _legends(figure, scene, handles)
     return figure
 
 
@@ -176,6 +110,84 @@ def _shifted(
     step = 0.009 * span * rank
     ox, oy = -dy / length * step, dx / length * step
     return (a[0] + ox, a[1] + oy), (b[0] + ox, b[1] + oy)
+
+
+def _draw_overlays(
+    axis: Any,
+    scene: Scene,
+    where: dict[Any, tuple[float, float]],
+    span: float,
+) -> list[Any]:
+    """Each overlay's links in its colour, side by side where overlays share a link, widths
+    after the values (labelled when few); the legend handles."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    sharing: dict[tuple, list[int]] = {}
+    for i, overlay in enumerate(scene.overlays):
+        for u, v, _ in overlay.links:
+            sharing.setdefault(link_key(u, v), []).append(i)
+    colours = _pyplot().get_cmap("tab10" if len(scene.overlays) <= 10 else "tab20")
+    labelled = sum(len(o.links) for o in scene.overlays) <= LABELLED_LINKS
+    handles = []
+    for i, overlay in enumerate(scene.overlays):
+        colour = colours(i % colours.N)
+        segments, widths = [], []
+        largest = max((value for _, _, value in overlay.links), default=0.0) or 1.0
+        for u, v, value in overlay.links:
+            if u not in where or v not in where:
+                continue
+            (x1, y1), (x2, y2) = _shifted(where[u], where[v], i, sharing[link_key(u, v)], span)
+            segments.append(((x1, y1), (x2, y2)))
+            widths.append(0.6 + 7.0 * value / largest if overlay.widths else 2.0)
+            if labelled:
+                text = axis.text(
+                    (x1 + x2) / 2,
+                    (y1 + y2) / 2,
+                    f"{value:.3g}",
+                    fontsize=6,
+                    color=colour,
+                    ha="center",
+                    va="center",
+                    zorder=4,
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
+                )
+                text.set_gid(element_id(f"value-{overlay.key}", f"{u}-{v}"))
+        lines = LineCollection(
+            segments, colors=[colour], linewidths=widths, alpha=0.85, zorder=2 + i * 0.01
+        )
+        lines.set_gid(
+            "messages" if overlay.key == "messages" else element_id("forward", overlay.key)
+        )
+        axis.add_collection(lines)
+        label = f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})"
+        handles.append(Line2D([], [], color=colour, linewidth=2.5, label=label))
+    return handles
+
+
+def _legends(figure: Any, scene: Scene, handles: list[Any]) -> None:
+    """The overlays' legend, the scene's figures and its legend lines."""
+    units = {o.unit for o in scene.overlays}
+    title = f"sent, {units.pop()}" if len(units) == 1 else scene.kind
+    if handles:
+        figure.legend(
+            handles=handles,
+            loc="upper left",
+            bbox_to_anchor=(0.65, 0.93),
+            fontsize=7.5,
+            frameon=False,
+            title=title,
+            title_fontsize=8,
+            alignment="left",
+        )
+    figure.text(
+        0.66, 0.17, "\n".join(_figure_lines(scene)), fontsize=7.5, va="bottom", ha="left", wrap=True
+    )
+    legend = list(scene.legend)
+    if len(legend) > LEGEND_LINES:
+        more = len(scene.legend) - LEGEND_LINES + 1
+        legend = [*legend[: LEGEND_LINES - 1], f"… {more} more (inev draw --text)"]
+    figure.text(0.02, 0.02, "\n".join(legend), fontsize=7, va="bottom", ha="left", wrap=True)
 
 
 def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:

@@ -170,7 +170,7 @@ def show_simulation(path: str, given: Given) -> list[Any]:
     from inev.common.figures import summary_table
     from inev.simulator.cli import query_table
     from inev.simulator.figures import simulation_figures
-    from inev.simulator.result import load_result
+    from inev.simulator.simulation_result import load_result
 
     result = load_result(path)
     out: list[Any] = [

@@ -23,8 +23,9 @@ The ``[plot]`` table (checked when the sweep starts, see :data:`PLOT_KEYS`): ``x
 ``lines`` name parameters, ``y`` a metric or a list of metrics (the sweep's summary table
 shows them), ``methods`` a subset of the sweep's methods, ``log`` and ``log_x`` log scales
 for the vertical and horizontal axis, ``integer_x`` integer ticks on the horizontal axis
-(default: for count parameters such as ``nodes`` or ``queries``), ``title`` and ``y_label``
-text.
+(default: for count parameters such as ``nodes`` or ``queries``), ``scatter`` one point per
+row instead of medians (``x`` may then be a metric, as the INEv paper's Fig. 11 plots latency
+over the transmission ratio), ``title`` and ``y_label`` text.
 
 Every task is one grid point and one seed; the network and the workload of a task are
 generated from that seed alone, so a row can be reproduced with ``inev network generate
@@ -70,20 +71,34 @@ DEFAULTS: dict[str, Any] = {
     "negation": 0,
     "selectivity": 0.1,
     "window": 1.0,
-    # planning
+    # planning: latency bound factor (0 = none), search effort (0 = the paper's single pass of
+    # Alg. 1 + Alg. 2), ξ of the latency model (§5.4)
     "latency_factor": 0.0,
-    # dynamics (0 = none): share of types whose rates are swapped, relative rate noise,
+    "effort": 1.0,
+    "xi": 1.0,
+    # paper figures (experiments/paper_workloads.py): the type the KL child or negated type
+    # gets (random, max or min rate; max/min also plan the operator-free counterpart, Fig. 7),
+    # the share of queries that carry the KL/NSEQ operators (Fig. 8a: a third), the number of
+    # random query orders to plan with (std of the ratio, Fig. 10b; 0 = none)
+    "operator_type": "random",
+    "operator_share": 1.0,
+    "query_orders": 0,
+    # dynamics (0 = none): share of types whose rates are swapped (random pairs, or from the
+    # middle of the rate order outwards with swap_from = "middle", Fig. 9), relative rate noise,
     # links and nodes removed after planning
     "rate_swap": 0.0,
+    "swap_from": "random",
     "rate_variance": 0.0,
     "links_removed": 0,
     "nodes_removed": 0,
     # simulation (false = planning metrics only): the plans are also executed by the network
     # simulator for ``duration`` time units, on the network with its rates rescaled (same
-    # proportions) so that the workload's types produce ``sim_rate`` events per time unit
+    # proportions) so that the workload's types produce ``sim_rate`` events per time unit;
+    # ``link_latency`` > 0 gives every link that latency (a per-hop delay, Fig. 12b)
     "simulate": False,
     "duration": 20.0,
     "sim_rate": 20.0,
+    "link_latency": 0.0,
     # overload (simulated rows only; 0 = off): every node gets ``capacity`` work units per
     # time unit, or, with ``overload``, the capacity that puts the busiest node of the
     # unlimited run at that share (capacity = auto:1/overload); ``latency_bound`` per node and
@@ -113,6 +128,9 @@ LIMITS: dict[str, float] = {
     "selectivity": 1.0,
     "rate_swap": 1.0,
     "skew": 1_000.0,
+    "effort": 100.0,
+    "operator_share": 1.0,
+    "query_orders": 1_000,
 }
 """The largest value of a configuration key (others: :data:`MAX_VALUE`). The sizes follow the
 file limits (:mod:`inev.topologies.schema`); shares and selectivities are at most 1."""
@@ -133,6 +151,12 @@ types). Below them every task of the sweep would fail, so the spec is refused be
 runs."""
 MAX_VALUE = 1e12
 """The largest value of any other numeric configuration key."""
+CHOICES: dict[str, tuple[str, ...]] = {
+    "operator_type": ("random", "max", "min"),
+    "swap_from": ("random", "middle"),
+}
+"""The values a text configuration key may take (``shed`` and ``capacity_from`` are checked
+with the overload settings)."""
 MAX_AXIS_VALUES = 10_000
 """The most values one axis may list or a range may expand to."""
 MAX_SEEDS = 1_000_000
@@ -150,6 +174,7 @@ PLOT_KEYS = {
     "log": "true or false",
     "log_x": "true or false",
     "integer_x": "true or false",
+    "scatter": "true or false",
     "title": "text",
     "y_label": "text",
 }
@@ -201,6 +226,8 @@ def _check_value(key: str, value: Any, where: str) -> Any:
         raise InevError(f"{where}: {key} = {_shown(checked)} is more than the {limit:,g} allowed")
     if isinstance(checked, str) and len(checked) > 1000:
         raise InevError(f"{where}: {key} is longer than 1,000 characters")
+    if key in CHOICES and checked not in CHOICES[key]:
+        raise InevError(f"{where}: {key} must be one of {', '.join(CHOICES[key])}, got {checked!r}")
     if key in LOWER:
         bound, included = LOWER[key]
         if checked < bound or (checked == bound and not included):
@@ -293,7 +320,18 @@ def _axis_values(key: str, raw: Any, where: str) -> list[Any]:
 
 def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
     """Validate a sweep document (as read from TOML) into a :class:`SweepSpec`."""
-    allowed = {"name", "seeds", "first_seed", "methods", "base", "axes", "plot", "metrics"}
+    allowed = {
+        "name",
+        "seeds",
+        "first_seed",
+        "methods",
+        "base",
+        "axes",
+        "plot",
+        "metrics",
+        "note",
+        "quick",
+    }
     unknown = set(document) - allowed
     if unknown:
         raise InevError(
@@ -315,6 +353,11 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
         axes[key] = _axis_values(key, value, origin)
     for point in _corners(base, axes):
         check_overload(point, origin)
+    note = document.get("note", "")
+    if not isinstance(note, str) or len(note) > 5_000:
+        raise InevError(f"{origin}: note must be text of at most 5,000 characters")
+    if "quick" in document:
+        parse_spec(quick_document(document, origin), origin=f"{origin} [quick]")
     name = document.get("name", "sweep")
     if not isinstance(name, str) or not name or len(name) > 200:
         raise InevError(f"{origin}: name must be a string of 1 to 200 characters")
@@ -363,6 +406,38 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
     )
 
 
+def quick_document(document: dict[str, Any], origin: str = "sweep") -> dict[str, Any]:
+    """The sweep document at its ``[quick]`` scale (for tests and ``inev reproduce --quick``).
+
+    The ``[quick]`` table may set ``seeds``, and ``base`` and ``axes`` tables whose keys
+    replace those of the document (an axis listed there replaces the whole axis). A document
+    without it is returned unchanged.
+
+    >>> doc = {"seeds": 50, "axes": {"skew": [1.1, 1.5, 1.9]}, "quick": {"seeds": 2,
+    ...        "axes": {"skew": [1.1, 1.9]}}}
+    >>> quick = quick_document(doc)
+    >>> quick["seeds"], quick["axes"], "quick" in quick
+    (2, {'skew': [1.1, 1.9]}, False)
+    """
+    quick = document.get("quick")
+    out = {k: v for k, v in document.items() if k != "quick"}
+    if quick is None:
+        return out
+    if not isinstance(quick, dict):
+        raise InevError(f"{origin}: [quick] must be a table")
+    unknown = set(quick) - {"seeds", "base", "axes"}
+    if unknown:
+        raise InevError(f"{origin}: unknown [quick] key {sorted(unknown)[0]!r} (seeds, base, axes)")
+    for part in ("base", "axes"):
+        if not isinstance(quick.get(part, {}), dict) or not isinstance(out.get(part, {}), dict):
+            raise InevError(f"{origin}: [quick.{part}] and [{part}] must be tables")
+        if part in quick:
+            out[part] = {**out.get(part, {}), **quick[part]}
+    if "seeds" in quick:
+        out["seeds"] = quick["seeds"]
+    return out
+
+
 def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None:
     """Refuse a ``[plot]`` table with an unknown key or a value of the wrong kind.
 
@@ -402,7 +477,9 @@ def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None
         if any(isinstance(v, str) and len(v) > MAX_PLOT_TEXT for v in listed):
             raise InevError(f"{origin}: [plot] {key} is longer than {MAX_PLOT_TEXT} characters")
         names: list[Any] = []
-        if key in ("x", "lines"):
+        if key == "x" and plot.get("scatter"):
+            names, known, what = [value], [*DEFAULTS, *METRIC_COLUMNS], "parameter or metric"
+        elif key in ("x", "lines"):
             names, known, what = [value], [*DEFAULTS, "seed", "method"], "parameter"
         elif key == "y":
             names, known, what = listed, list(METRIC_COLUMNS), "metric"

@@ -220,85 +220,169 @@ def choose_options(
 ) -> list[Choice]:
     """The best choice of inputs per placement option (single node, each partitioning type),
     cheapest first by the estimate (empty: every option pruned)."""
-    glob = network.global_rates()
-    delta = params.delta
-    bits = {t: 1 << i for i, t in enumerate(sorted(projection.types))}
-    full = sum(bits.values())
-    usable = [
-        i
-        for i in pre
-        if i.types <= projection.types
-        and i.key != projection.key
-        and choices[i.key].latency + delta <= params.tau
+    enum = _Enumeration.start(network, projection, pre, choices, params, paid, is_sink)
+    found = [
+        choice
+        for part in enum.placement_options(theta, kleene if is_sink else frozenset())
+        if (choice := enum.best(part)) is not None
     ]
-    own = {i.key: items_cost(choices[i.key].items, paid) for i in usable}
-
-    options: list[str | None] = [None]
-    for c in sorted(projection.types - projection.negated):
-        if c in theta or (is_sink and c in kleene):
-            continue
-        if glob[c] * delta <= (0.0 if is_sink else projection.rate * delta):
-            continue
-        options.append(c)
-
-    found: list[Choice] = []
-    for part in options:
-        if part is None:
-            coeff, universe = delta, full
-            cands = usable
-            key_of = lambda i: ("send", i.key, projection.key)  # noqa: E731
-            count = 1
-        else:
-            coeff = multi_node_hops(network, part)
-            universe = full & ~bits[part]
-            cands = [i for i in usable if part not in i.types]
-            key_of = lambda i, c=part: ("fwd", i.key, c)  # noqa: E731
-            count = len(network.sources(part))
-        masks = [sum(bits[t] for t in i.types) for i in cands]
-
-        def weight(i: Projection, k=key_of, cf=coeff) -> float:
-            transport = 0.0 if k(i) in paid else cf * i.rate
-            return own[i.key] + transport
-
-        weights = [weight(i) for i in cands]
-        additive, picked = min_cover(universe, list(zip(masks, weights, strict=True)))
-        if not picked:
-            continue
-        eq1 = None
-        if part is not None:
-            limit = glob[part] * delta - (0.0 if is_sink else projection.rate * delta)
-
-            def lhs(sel: list[int], cf: float = coeff, cs: list = cands) -> float:
-                return cf * sum(cs[j].rate for j in sel)
-
-            if lhs(picked) >= limit:
-                _, picked = min_cover(
-                    universe, [(m, i.rate) for m, i in zip(masks, cands, strict=True)]
-                )
-                if not picked or lhs(picked) >= limit:
-                    continue
-                additive = sum(weights[j] for j in picked)
-            eq1 = (glob[part] * delta, lhs(picked) + (0.0 if is_sink else projection.rate * delta))
-        inputs = [cands[j] for j in picked]
-        if part is not None:
-            inputs.append(primitive_projection(part, glob[part]))
-        items = _union([choices[i.key].items for i in inputs if i.key in choices])
-        for i in inputs:
-            if i.key != part:
-                items[key_of(i)] = coeff * i.rate
-        pm = partial_match_rate(projection, inputs, glob)
-        latency = (
-            max((choices[i.key].latency if i.key in choices else 0.0) for i in inputs)
-            + delta
-            + params.xi * pm / count
-        )
-        if latency > params.tau:
-            continue
-        cost = items_cost(items, paid)
-        ordered = tuple(sorted((i.key for i in inputs), key=lambda k: (len(k), k)))
-        found.append(Choice(projection.key, ordered, part, items, latency, cost, eq1, additive))
     found.sort(key=lambda c: c.cost)  # stable: single node first among equals
     return found
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One placement option's terms: the hop coefficient of its transports, the types its
+    inputs must cover (bit mask), the candidate inputs, and how many nodes it places on."""
+
+    part: str | None
+    coeff: float
+    universe: int
+    cands: list[Projection]
+    count: int
+
+    def item(self, i: Projection, projection: Projection) -> Item:
+        """The cost item of sending input ``i`` for this option (see the module docstring)."""
+        if self.part is None:
+            return ("send", i.key, projection.key)
+        return ("fwd", i.key, self.part)
+
+
+@dataclass(frozen=True)
+class _Enumeration:
+    """The state :func:`choose_options` shares between a projection's placement options."""
+
+    network: Network
+    projection: Projection
+    choices: Mapping[str, Choice]
+    params: Params
+    paid: Mapping[Item, float]
+    is_sink: bool
+    glob: Mapping[str, float]
+    bits: Mapping[str, int]
+    usable: list[Projection]
+    own: Mapping[str, float]
+
+    @classmethod
+    def start(
+        cls,
+        network: Network,
+        projection: Projection,
+        pre: Sequence[Projection],
+        choices: Mapping[str, Choice],
+        params: Params,
+        paid: Mapping[Item, float],
+        is_sink: bool,
+    ) -> _Enumeration:
+        """Prune ``pre`` by latency and price each usable input's own choice."""
+        usable = [
+            i
+            for i in pre
+            if i.types <= projection.types
+            and i.key != projection.key
+            and choices[i.key].latency + params.delta <= params.tau
+        ]
+        return cls(
+            network=network,
+            projection=projection,
+            choices=choices,
+            params=params,
+            paid=paid,
+            is_sink=is_sink,
+            glob=network.global_rates(),
+            bits={t: 1 << i for i, t in enumerate(sorted(projection.types))},
+            usable=usable,
+            own={i.key: items_cost(choices[i.key].items, paid) for i in usable},
+        )
+
+    def own_rate(self) -> float:
+        """R(p) · δ, the term the query itself leaves out (Eq. 1 and the option filter)."""
+        return 0.0 if self.is_sink else self.projection.rate * self.params.delta
+
+    def placement_options(self, theta: frozenset[str] | set[str], kleene: frozenset[str]):
+        """None (single node), then each type worth partitioning by, in name order."""
+        yield None
+        p = self.projection
+        for c in sorted(p.types - p.negated):
+            if c in theta or c in kleene:
+                continue
+            if self.glob[c] * self.params.delta > self.own_rate():
+                yield c
+
+    def option(self, part: str | None) -> _Option:
+        """The terms of placement option ``part``."""
+        full = sum(self.bits.values())
+        if part is None:
+            return _Option(None, self.params.delta, full, self.usable, 1)
+        cands = [i for i in self.usable if part not in i.types]
+        count = len(self.network.sources(part))
+        hops = multi_node_hops(self.network, part)
+        return _Option(part, hops, full & ~self.bits[part], cands, count)
+
+    def best(self, part: str | None) -> Choice | None:
+        """The cheapest admissible choice of inputs for option ``part`` (None: pruned)."""
+        opt = self.option(part)
+        masks = [sum(self.bits[t] for t in i.types) for i in opt.cands]
+        weights = [
+            self.own[i.key]
+            + (0.0 if opt.item(i, self.projection) in self.paid else opt.coeff * i.rate)
+            for i in opt.cands
+        ]
+        additive, picked = min_cover(opt.universe, list(zip(masks, weights, strict=True)))
+        if not picked:
+            return None
+        eq1 = None
+        if part is not None:
+            admitted = self._eq1_cover(opt, masks, picked)
+            if admitted is None:
+                return None
+            if admitted is not picked:
+                picked, additive = admitted, sum(weights[j] for j in admitted)
+            rhs = opt.coeff * sum(opt.cands[j].rate for j in picked) + self.own_rate()
+            eq1 = (self.glob[part] * self.params.delta, rhs)
+        return self._choice(opt, [opt.cands[j] for j in picked], eq1, additive)
+
+    def _eq1_cover(self, opt: _Option, masks: list[int], picked: list[int]) -> list[int] | None:
+        """``picked`` if it passes Eq. 1, else the cover of least input rate if that does
+        (None: no cover does)."""
+        assert opt.part is not None
+        limit = self.glob[opt.part] * self.params.delta - self.own_rate()
+
+        def lhs(sel: list[int]) -> float:
+            return opt.coeff * sum(opt.cands[j].rate for j in sel)
+
+        if lhs(picked) < limit:
+            return picked
+        _, cheapest = min_cover(
+            opt.universe, [(m, i.rate) for m, i in zip(masks, opt.cands, strict=True)]
+        )
+        return cheapest if cheapest and lhs(cheapest) < limit else None
+
+    def _choice(
+        self,
+        opt: _Option,
+        inputs: list[Projection],
+        eq1: tuple[float, float] | None,
+        additive: float,
+    ) -> Choice | None:
+        """The choice of ``inputs`` for ``opt`` with its items and latency (None: above τ)."""
+        if opt.part is not None:
+            inputs = [*inputs, primitive_projection(opt.part, self.glob[opt.part])]
+        items = _union([self.choices[i.key].items for i in inputs if i.key in self.choices])
+        for i in inputs:
+            if i.key != opt.part:
+                items[opt.item(i, self.projection)] = opt.coeff * i.rate
+        pm = partial_match_rate(self.projection, inputs, self.glob)
+        latency = (
+            max((self.choices[i.key].latency if i.key in self.choices else 0.0) for i in inputs)
+            + self.params.delta
+            + self.params.xi * pm / opt.count
+        )
+        if latency > self.params.tau:
+            return None
+        cost = items_cost(items, self.paid)
+        ordered = tuple(sorted((i.key for i in inputs), key=lambda k: (len(k), k)))
+        return Choice(self.projection.key, ordered, opt.part, items, latency, cost, eq1, additive)
 
 
 def combine_query(
@@ -327,9 +411,7 @@ def combine_query(
     local: dict[str, Choice] = {t: state.choices[t] for t in query.types}
     available: list[Projection] = []
     prims = [state.projections[t] for t in query.types]
-    kleene = kleene_types(query.pattern)
-    suitable = suitable_projections(query, glob, window, params.slack)
-    for p in suitable:
+    for p in suitable_projections(query, glob, window, params.slack):
         is_sink = p.types == frozenset(query.types)
         p = sink if is_sink else own_key(p, state.pool, query.name)
         if p.key in state.choices:
@@ -337,46 +419,54 @@ def combine_query(
             available.append(p)
             continue
         pre = [x for x in available if x.types < p.types] + [x for x in prims if x.types <= p.types]
-        if is_sink and kleene:
-            pre += _kleene_twin(network, query, p, pre, local, params, state, window)
-        # every option is kept for searches; Alg. 1's own choice avoids Θ (§6.3)
-        found = choose_options(
-            network,
-            p,
-            pre,
-            local,
-            params,
-            state.paid,
-            frozenset(),
-            is_sink=is_sink,
-            kleene=kleene if is_sink else frozenset(),
-        )
-        if found:
-            state.pool.setdefault(p.key, p)
-            state.options.setdefault(p.key, found)
-        choice = next((c for c in found if c.partition not in state.theta), None)
-        if choice is None and is_sink:
-            # the bound prunes everything: fall back to gathering all types
-            choice = choose_inputs(
-                network,
-                p,
-                prims,
-                local,
-                Params(params.delta, math.inf, params.xi),
-                state.paid,
-                frozenset(query.types),
-                is_sink=True,
-            )
-            if choice is not None:
-                state.pool.setdefault(p.key, p)
-                state.options.setdefault(p.key, []).append(choice)
+        choice = _choose(network, query, p, pre, local, params, state, window, is_sink)
         if choice is None:
             continue
         local[p.key] = choice
         state.projections.setdefault(p.key, p)
         available.append(p)
-    # line 7: the query and its inputs, transitively
-    stack, reached = [sink.key], []
+    _adopt(state, query, local, sink.key)
+
+
+def _choose(
+    network: Network,
+    query: Query,
+    p: Projection,
+    pre: list[Projection],
+    local: dict[str, Choice],
+    params: Params,
+    state: SharingState,
+    window: float,
+    is_sink: bool,
+) -> Choice | None:
+    """Alg. 1's choice for projection ``p`` of ``query``: every option is kept in
+    ``state.options`` for the searches, the choice itself avoids Θ (§6.3); a sink that the
+    latency bound prunes entirely falls back to gathering all its types."""
+    kleene = kleene_types(query.pattern) if is_sink else frozenset()
+    if kleene:
+        pre = pre + _kleene_twin(network, query, p, pre, local, params, state, window)
+    found = choose_options(
+        network, p, pre, local, params, state.paid, frozenset(), is_sink=is_sink, kleene=kleene
+    )
+    if found:
+        state.pool.setdefault(p.key, p)
+        state.options.setdefault(p.key, found)
+    choice = next((c for c in found if c.partition not in state.theta), None)
+    if choice is None and is_sink:
+        prims = [state.projections[t] for t in query.types]
+        unbounded = Params(params.delta, math.inf, params.xi)
+        types = frozenset(query.types)
+        choice = choose_inputs(network, p, prims, local, unbounded, state.paid, types, is_sink=True)
+        if choice is not None:
+            state.pool.setdefault(p.key, p)
+            state.options.setdefault(p.key, []).append(choice)
+    return choice
+
+
+def _adopt(state: SharingState, query: Query, local: Mapping[str, Choice], sink: str) -> None:
+    """Alg. 1 line 7: the query's sink and its inputs, transitively, join the shared state
+    (their items become paid, partitioned inputs join Θ); unused projections leave."""
+    stack, reached = [sink], []
     while stack:
         k = stack.pop()
         if k in reached:
@@ -393,7 +483,7 @@ def combine_query(
     for k in list(state.projections):
         if k not in state.choices:
             del state.projections[k]
-    _record(state, query, sink.key)
+    _record(state, query, sink)
 
 
 def _kleene_twin(

@@ -71,6 +71,11 @@ def fit_problems(plan: Plan, network: Network, workload: Workload) -> list[str]:
     """What keeps ``plan`` from running on ``network`` and ``workload`` at all (the first
     problem of each kind): unknown nodes, links or types, and sinks that do not match the
     workload's queries (after OR is split, as the planner does)."""
+    return [*_network_problems(plan, network), *_workload_problems(plan, workload)]
+
+
+def _network_problems(plan: Plan, network: Network) -> list[str]:
+    """Nodes, links and types of ``plan`` that ``network`` lacks (the first of each kind)."""
     problems: list[str] = []
     index = network.node_index
     for v in plan.vertices:
@@ -82,26 +87,30 @@ def fit_problems(plan: Plan, network: Network, workload: Workload) -> list[str]:
         if missing:
             problems.append(f"vertex {v.id} forwards over link {list(missing[0])}, not a link of")
             break
-    for node in [*plan.fallback.values(), plan.centralized_node]:
-        if node is not None and node not in index:
-            problems.append(f"its fall-back or centralized node {node!r} is not a node of")
-            break
+    nodes = (*plan.fallback.values(), plan.centralized_node)
+    strangers = [n for n in nodes if n is not None and n not in index]
+    if strangers:
+        problems.append(f"its fall-back or centralized node {strangers[0]!r} is not a node of")
     types = [t for t in plan.type_rates if t not in network.event_types]
     if types:
         problems.append(f"its event type {types[0]} is not a type of")
-    wl = workload.split_or()
-    names = {q.name for q in wl.queries}
+    return problems
+
+
+def _workload_problems(plan: Plan, workload: Workload) -> list[str]:
+    """Queries of ``plan`` and of ``workload`` (OR split) that do not match up."""
+    problems: list[str] = []
+    names = {q.name for q in workload.split_or().queries}
     extra = sorted(set(plan.sinks) - names)
     if extra:
         problems.append(f"its query {extra[0]} is not a query of")
     lacking = sorted(names - set(plan.sinks))
     if lacking:
         problems.append(f"it has no sink for query {lacking[0]} of")
-    for key, info in plan.projections.items():
-        unknown_queries = [q for q in info.queries if q not in names]
-        if unknown_queries:
-            problems.append(f"projection {key!r} serves query {unknown_queries[0]}, not a query of")
-            break
+    serving = ((k, q) for k, info in plan.projections.items() for q in info.queries)
+    stranger = next(((k, q) for k, q in serving if q not in names), None)
+    if stranger is not None:
+        problems.append(f"projection {stranger[0]!r} serves query {stranger[1]}, not a query of")
     return problems
 
 

@@ -162,36 +162,63 @@ def _neighbours(
     design: Design,
     nodes: Mapping[str, Node],
 ) -> Iterator[Design]:
-    """Neighbouring designs, the projections with the most expensive inputs first."""
+    """Neighbouring designs, move by move (switch, drop, merge, gather, flatten, matches,
+    co-locate; see the module docstring), the projections with the most expensive inputs first
+    within each move."""
     keys = [k for k in design.reached() if design.choices[k].inputs]
-    sinks = set(design.sinks.values())
     weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
     keys.sort(key=lambda k: -weight[k])
+    yield from _switches(options, design, keys)
+    yield from _drops(design, keys)
+    for key in keys:
+        yield from _merges(pool, design, key)
+    yield from _gathers(design, keys)
+    yield from _flattens(pool, design, keys)
+    for key in keys:
+        yield replace(design, keep_matches=frozenset(design.keep_matches ^ {key}))
+    yield from _colocations(design, [k for k in keys if k in nodes], nodes)
+
+
+def _switches(
+    options: Mapping[str, list[Choice]], design: Design, keys: list[str]
+) -> Iterator[Design]:
+    """Each projection with each other option Alg. 1 found for it."""
     for key in keys:
         current = design.choices[key]
         for option in options.get(key, ()):
             if (option.inputs, option.partition) != (current.inputs, current.partition):
                 yield _with(design, key, option)
+
+
+def _drops(design: Design, keys: list[str]) -> Iterator[Design]:
+    """Each non-sink projection dropped (its consumers take its inputs)."""
+    sinks = set(design.sinks.values())
     for key in keys:
         if key not in sinks:
             dropped = _drop(design, key)
             if dropped is not None:
                 yield dropped
-    for key in keys:
-        yield from _merges(pool, design, key)
+
+
+def _gathers(design: Design, keys: list[str]) -> Iterator[Design]:
+    """Each multi-node projection placed on a single node instead."""
     for key in keys:
         current = design.choices[key]
         if current.partition is not None:
             yield _with(design, key, replace(current, partition=None))
+
+
+def _flattens(pool: Mapping[str, Projection], design: Design, keys: list[str]) -> Iterator[Design]:
+    """Each projection taking its primitive types directly."""
     for key in keys:
         current = design.choices[key]
         flat = tuple(sorted(pool[key].types))
         if set(current.inputs) != set(flat) and all(t in design.choices for t in flat):
             yield _with(design, key, replace(current, inputs=flat, items={}))
-    for key in keys:
-        flipped = design.keep_matches ^ {key}
-        yield replace(design, keep_matches=frozenset(flipped))
-    singles = [k for k in keys if k in nodes]
+
+
+def _colocations(design: Design, singles: list[str], nodes: Mapping[str, Node]) -> Iterator[Design]:
+    """Each single-node projection pinned to another single-node projection's node."""
     for key in singles:
         for other in singles:
             if other != key and nodes[other] != nodes[key]:

@@ -73,6 +73,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.files import atomic_output, read_json_document, write_json_document
 from inev.common.validation import validate_document
+from inev.topologies.network import link_key
 
 FORMAT = "inev-plan/1"
 COMPACT_ABOVE = 32
@@ -81,15 +82,8 @@ MAX_LISTED_EDGES = 200_000
 """Above this many edges the file's ``edges`` is ``null``; the vertices' inputs define them."""
 Node = Hashable
 Link = tuple[Node, Node]
-
-
-def link(u: Node, v: Node) -> Link:
-    """The canonical (ordered) form of an undirected link."""
-    return (u, v) if _order(u) <= _order(v) else (v, u)
-
-
-def _order(node: Node) -> tuple[int, str]:
-    return (0, f"{node:020d}") if isinstance(node, int) else (1, str(node))
+link = link_key
+"""The canonical (ordered) form of an undirected link: one definition for every layer."""
 
 
 @dataclass(frozen=True)
@@ -302,45 +296,9 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
 
     validate_document(PlanDocument, document, origin)
     try:
-        projections = {
-            k: ProjectionInfo(
-                key=k,
-                pattern=str(p["pattern"]),
-                types=tuple(p["types"]),
-                negated=tuple(p.get("negated", ())),
-                rate=_float(p["rate"]),
-                single=tuple(
-                    sorted((str(a), float(b)) for a, b in p["single_selectivity"].items())
-                ),
-                queries=tuple(p.get("queries", ())),
-            )
-            for k, p in document["projections"].items()
-        }
+        projections = {k: _projection_from_dict(k, p) for k, p in document["projections"].items()}
         trees = tuple(tuple(link(e[0], e[1]) for e in t) for t in document.get("trees", ()))
-        members: dict[str, list[int]] = {}
-        for raw in document["vertices"]:
-            members.setdefault(str(raw["projection"]), []).append(int(raw["id"]))
-        vertices = []
-        for raw in document["vertices"]:
-            output = raw.get("output", "all")
-            vertices.append(
-                Vertex(
-                    id=int(raw["id"]),
-                    projection=str(raw["projection"]),
-                    node=raw["node"],
-                    inputs=_expand_inputs(raw.get("inputs", ()), members),
-                    forwarding=_expand_forwarding(raw.get("forwarding", ()), trees),
-                    tree=raw["forwarding"].get("tree")
-                    if isinstance(raw.get("forwarding"), dict)
-                    else None,
-                    destinations=tuple(raw.get("destinations", ())),
-                    hops=tuple(int(h) for h in raw.get("hops", ())),
-                    output=None if output == "all" else tuple(output),
-                    partition=raw.get("partition"),
-                    rate=_float(raw.get("rate", 0.0)),
-                    cost=_float(raw["cost"]),
-                )
-            )
+        vertices = _vertices_from_dict(document["vertices"], trees)
         for v in vertices:
             if v.projection not in projections:
                 raise InevError(
@@ -380,6 +338,49 @@ def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
     if problems:
         raise InevError(f"{origin}: {problems[0]}")
     return plan
+
+
+def _projection_from_dict(key: str, p: Mapping[str, Any]) -> ProjectionInfo:
+    """One ``projections`` entry of a plan file."""
+    return ProjectionInfo(
+        key=key,
+        pattern=str(p["pattern"]),
+        types=tuple(p["types"]),
+        negated=tuple(p.get("negated", ())),
+        rate=_float(p["rate"]),
+        single=tuple(sorted((str(a), float(b)) for a, b in p["single_selectivity"].items())),
+        queries=tuple(p.get("queries", ())),
+    )
+
+
+def _vertices_from_dict(
+    raws: list[Mapping[str, Any]], trees: tuple[tuple[Link, ...], ...]
+) -> list[Vertex]:
+    """A plan file's ``vertices`` (compact inputs and shared trees expanded)."""
+    members: dict[str, list[int]] = {}
+    for raw in raws:
+        members.setdefault(str(raw["projection"]), []).append(int(raw["id"]))
+    vertices = []
+    for raw in raws:
+        output = raw.get("output", "all")
+        forwarding = raw.get("forwarding", ())
+        vertices.append(
+            Vertex(
+                id=int(raw["id"]),
+                projection=str(raw["projection"]),
+                node=raw["node"],
+                inputs=_expand_inputs(raw.get("inputs", ()), members),
+                forwarding=_expand_forwarding(forwarding, trees),
+                tree=forwarding.get("tree") if isinstance(forwarding, dict) else None,
+                destinations=tuple(raw.get("destinations", ())),
+                hops=tuple(int(h) for h in raw.get("hops", ())),
+                output=None if output == "all" else tuple(output),
+                partition=raw.get("partition"),
+                rate=_float(raw.get("rate", 0.0)),
+                cost=_float(raw["cost"]),
+            )
+        )
+    return vertices
 
 
 def _num(value: float) -> float | None:

@@ -331,8 +331,48 @@ def repair_plan(
         return _replan_baseline(plan, new_net, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
-    broken = broken_plan(plan, new_net, combination)
     replanned = plan_workload(new_net, workload, options=options)
+    figures = {
+        "centralized_cost": replanned.centralized_cost,
+        "centralized_node": replanned.centralized_node,
+        "centralized_latency": replanned.centralized_latency,
+        "lower_bound": replanned.lower_bound,
+    }
+    local, harmful, invalid = _local_repair(plan, new_net, combination, topology)
+    local = replace(local, kept="local", **figures)
+    broken = replace(broken_plan(plan, new_net, combination), **figures)
+    candidates = [local]
+    if not topology:  # the old plan still evaluates the workload correctly
+        candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
+    central = centralized_plan(new_net, prepare(new_net, workload), replanned_xi(options))
+    candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
+    chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized
+    if chosen.kept != "local":
+        chosen = replace(
+            chosen, notes=(*chosen.notes, f"repair kept the {chosen.kept} plan: the cheapest")
+        )
+    result, written = chosen, "repaired"
+    if (replan or topology) and replanned.psi < chosen.psi:
+        result, written = replanned, "replanned"
+    return RepairResult(
+        broken=broken,
+        repaired=chosen,
+        replanned=replanned,
+        result=result,
+        harmful=tuple(harmful),
+        invalid_multi_node=tuple(invalid),
+        network=new_net,
+        local=local,
+        written=written,
+    )
+
+
+def _local_repair(
+    plan: Plan, new_net: Network, combination: Combination, topology: bool
+) -> tuple[Plan, list[str], list[str]]:
+    """§6.6's local repair of ``plan`` on ``new_net``: the plan (with notes), the harmful
+    projections dropped and the multi-node projections that Eq. 1 sends to their fall-back
+    node (both empty after a topology change, where only placements and trees move)."""
     pinned = {k: n for k, n in _nodes_of(plan).items() if n in new_net.node_index}
     notes: list[str] = []
     harmful: list[str] = []
@@ -358,38 +398,7 @@ def repair_plan(
         vertices, recomputed = _reuse_forwarding(plan, repaired.vertices, new_net)
         repaired = replace(repaired, vertices=tuple(vertices), psi=sum(v.cost for v in vertices))
         notes.append(f"recomputed {recomputed} forwarding graphs")
-    figures = {
-        "centralized_cost": replanned.centralized_cost,
-        "centralized_node": replanned.centralized_node,
-        "centralized_latency": replanned.centralized_latency,
-        "lower_bound": replanned.lower_bound,
-    }
-    local = replace(repaired, notes=tuple(notes), kept="local", **figures)
-    broken = replace(broken, **figures)
-    candidates = [local]
-    if not topology:  # the old plan still evaluates the workload correctly
-        candidates.append(replace(broken, method=plan.method, kept="old", notes=(*notes,)))
-    central = centralized_plan(new_net, prepare(new_net, workload), replanned_xi(options))
-    candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
-    chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized
-    if chosen.kept != "local":
-        chosen = replace(
-            chosen, notes=(*chosen.notes, f"repair kept the {chosen.kept} plan: the cheapest")
-        )
-    result, written = chosen, "repaired"
-    if (replan or topology) and replanned.psi < chosen.psi:
-        result, written = replanned, "replanned"
-    return RepairResult(
-        broken=broken,
-        repaired=chosen,
-        replanned=replanned,
-        result=result,
-        harmful=tuple(harmful),
-        invalid_multi_node=tuple(invalid),
-        network=new_net,
-        local=local,
-        written=written,
-    )
+    return replace(repaired, notes=tuple(notes)), harmful, invalid
 
 
 def replanned_xi(options: PlanOptions | None) -> float:

@@ -234,78 +234,99 @@ def reference_problems(plan: Any) -> list[str]:
     At most one problem per rule is listed (the first found), so a large broken plan does not
     produce a large list.
     """
-    problems: list[str] = []
-    projections = plan.projections
-    known_types = set(plan.type_rates)
+    checks = (
+        _vertex_problem,
+        _projection_problem,
+        _combination_problem,
+        _multi_node_problem,
+        _fallback_problem,
+        _sink_problem,
+    )
+    return [problem for check in checks if (problem := check(plan)) is not None]
+
+
+def _vertex_problem(plan: Any) -> str | None:
+    """The first vertex that repeats an id, takes a later input or disagrees with its projection."""
     seen: set[int] = set()
     for v in plan.vertices:
         if v.id in seen:
-            problems.append(f"vertex id {v.id} is used twice")
-            break
-        for u in v.inputs:
-            if u not in seen:
-                problems.append(
-                    f"vertex {v.id} takes input {u}, which is not a vertex listed before it"
-                )
-                break
+            return f"vertex id {v.id} is used twice"
+        later = next((u for u in v.inputs if u not in seen), None)
+        if later is not None:
+            return f"vertex {v.id} takes input {later}, which is not a vertex listed before it"
         seen.add(v.id)
-        info = projections.get(v.projection)
-        if info is None:
-            problems.append(f"vertex {v.id} names unknown projection {v.projection!r}")
-            break
-        if not v.inputs and not (len(info.types) == 1 and info.pattern == info.types[0]):
-            problems.append(f"vertex {v.id} of projection {v.projection!r} has no inputs")
-            break
-        if v.output is not None and not set(v.output) <= set(info.types):
-            problems.append(
-                f"vertex {v.id} outputs {sorted(set(v.output) - set(info.types))[0]}, "
-                f"not a type of {v.projection!r}"
-            )
-            break
-        if v.partition is not None and v.partition not in info.types:
-            problems.append(f"vertex {v.id} is partitioned by {v.partition}, not a type of it")
-            break
-        if len(v.hops) != len(v.destinations):
-            problems.append(f"vertex {v.id} has {len(v.hops)} hops for {len(v.destinations)} "
-                            "destinations")  # fmt: skip
-            break
-    for key, info in projections.items():
+        problem = _vertex_projection_problem(v, plan.projections.get(v.projection))
+        if problem is not None:
+            return problem
+    return None
+
+
+def _vertex_projection_problem(v: Any, info: Any) -> str | None:
+    """What is wrong between vertex ``v`` and its projection's record ``info`` (None: nothing)."""
+    if info is None:
+        return f"vertex {v.id} names unknown projection {v.projection!r}"
+    if not v.inputs and not (len(info.types) == 1 and info.pattern == info.types[0]):
+        return f"vertex {v.id} of projection {v.projection!r} has no inputs"
+    if v.output is not None and not set(v.output) <= set(info.types):
+        extra = sorted(set(v.output) - set(info.types))[0]
+        return f"vertex {v.id} outputs {extra}, not a type of {v.projection!r}"
+    if v.partition is not None and v.partition not in info.types:
+        return f"vertex {v.id} is partitioned by {v.partition}, not a type of it"
+    if len(v.hops) != len(v.destinations):
+        return f"vertex {v.id} has {len(v.hops)} hops for {len(v.destinations)} destinations"
+    return None
+
+
+def _projection_problem(plan: Any) -> str | None:
+    """The first projection record with types without rates or a pattern of other types."""
+    known_types = set(plan.type_rates)
+    for key, info in plan.projections.items():
         unknown = [t for t in (*info.types, *info.negated) if t not in known_types]
         if unknown:
-            problems.append(f"projection {key!r} names type {unknown[0]} without a rate")
-            break
+            return f"projection {key!r} names type {unknown[0]} without a rate"
         if not set(info.negated) <= set(info.types):
-            problems.append(f"projection {key!r} negates a type it does not have")
-            break
+            return f"projection {key!r} negates a type it does not have"
         try:
             pattern_types = event_types(parse_pattern(info.pattern))
         except InevError as exc:
-            problems.append(f"projection {key!r}: {exc}")
-            break
+            return f"projection {key!r}: {exc}"
         if set(pattern_types) != set(info.types):
-            problems.append(f"projection {key!r}: pattern {info.pattern!r} has other types")
-            break
+            return f"projection {key!r}: pattern {info.pattern!r} has other types"
+    return None
+
+
+def _combination_problem(plan: Any) -> str | None:
+    """The first combination entry naming an unknown projection or input."""
+    projections, known_types = plan.projections, set(plan.type_rates)
     for key, inputs in plan.combination.items():
         if key not in projections:
-            problems.append(f"combination names unknown projection {key!r}")
-            break
+            return f"combination names unknown projection {key!r}"
         missing = [i for i in inputs if i not in projections and i not in known_types]
         if missing:
-            problems.append(f"combination of {key!r} names unknown input {missing[0]!r}")
-            break
+            return f"combination of {key!r} names unknown input {missing[0]!r}"
+    return None
+
+
+def _multi_node_problem(plan: Any) -> str | None:
+    """The first multi-node entry whose partitioning type is not its projection's."""
     for key, part in plan.multi_node.items():
-        if key not in projections or part not in projections[key].types:
-            problems.append(f"multi_node {key!r}: {part!r} is not a type of a known projection")
-            break
-    for key in plan.fallback:
-        if key not in projections:
-            problems.append(f"fallback names unknown projection {key!r}")
-            break
+        if key not in plan.projections or part not in plan.projections[key].types:
+            return f"multi_node {key!r}: {part!r} is not a type of a known projection"
+    return None
+
+
+def _fallback_problem(plan: Any) -> str | None:
+    """The first fallback entry naming an unknown projection."""
+    unknown = next((key for key in plan.fallback if key not in plan.projections), None)
+    return None if unknown is None else f"fallback names unknown projection {unknown!r}"
+
+
+def _sink_problem(plan: Any) -> str | None:
+    """The first query whose sink projection is unknown or has no vertex."""
+    placed = {v.projection for v in plan.vertices}
     for query, key in plan.sinks.items():
-        if key not in projections:
-            problems.append(f"sink of query {query} names unknown projection {key!r}")
-            break
-        if not any(v.projection == key for v in plan.vertices):
-            problems.append(f"sink of query {query}: projection {key!r} has no vertex")
-            break
-    return problems
+        if key not in plan.projections:
+            return f"sink of query {query} names unknown projection {key!r}"
+        if key not in placed:
+            return f"sink of query {query}: projection {key!r} has no vertex"
+    return None

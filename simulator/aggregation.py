@@ -190,7 +190,7 @@ def match_cells(
             continue
         (group,) = groups
         values = [
-            e.attributes[agg.attribute] if agg.attribute else 1
+            e.attrs[agg.attribute] if agg.attribute else 1
             for e in events
             if agg.type is not None and e.type == agg.type
         ]
@@ -387,7 +387,7 @@ def aggregate_run(
 
 
 def result_fields(aggregations: Mapping[str, QueryAggregation]) -> dict[str, Any]:
-    """The :class:`~inev.simulator.result.SimulationResult` fields of a run's aggregates."""
+    """The :class:`~inev.simulator.simulation_result.SimulationResult` fields of a run's aggregates."""
     return {
         "aggregates": {q: a.rows() for q, a in aggregations.items() if a.checked},
         "centralized_aggregates": {

@@ -1,12 +1,13 @@
 """Processing capacity of simulated nodes: a FIFO server per node in front of its engines
-(issue 8; pSPICE paper 004 §III-A, §III-E; INEv paper §7.2 "Application performance").
+(pSPICE: Partial Match Shedding for Complex Event Processing, §III-A, §III-E; INEv:
+In-Network Evaluation for Event Stream Processing, §7.2 "Application performance").
 
 Without a capacity the simulator's engines work in zero time. With one, every node owns a
 :class:`NodeServer`: one FIFO server shared by the local engines of all plan vertices at the
 node. Every vertex keeps the reordering of :mod:`inev.simulator.execution` (an item waits until
 its time + D_v, the watermark bound), and then, in time order, the item enters the node's
 queue: its service time is ``work units × cost_per_unit / capacity``, the work being what the
-vertex's engine reports for it (:class:`inev.simulator.processing.Processor`, one per vertex,
+vertex's engine reports for it (:class:`inev.simulator.engine.processing.Processor`, one per vertex,
 all of a node sharing the server's clock), and its outputs (matches, forwarded events) leave
 when the service completes. Detection latency therefore includes queueing and processing, in
 simulated time (deterministic).
@@ -51,9 +52,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.stats import latency_summary
+from inev.simulator.engine.processing import Completion, Processor, parse_capacity
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.processing import Completion, Processor, parse_capacity
-from inev.simulator.result import latency_summary
 
 SLACK_RETRIES = 3
 """Runs repeated with a larger stage slack at most, when items came late."""
@@ -410,7 +411,7 @@ def shedding_report(
     late: int,
     truth: Mapping[str, Counter] | None = None,
 ) -> dict[str, Any]:
-    """The ``shedding`` entry of an ``inev-sim/1`` result (see the SPEC extension).
+    """The ``shedding`` entry of an ``inev-sim/1`` result (see docs/spec-extensions.md).
 
     Per query, ``bound_violations`` counts the query's matches whose item at the sink
     waited and was processed longer than the latency bound (queueing + service at the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -15,28 +16,80 @@ from inev.planner.plan import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
-from inev.simulator.engine.cli import engine_options
+from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
+from inev.simulator.engine.processing import shedding_strategy
 from inev.simulator.engine.replay import ordered_chunks, prepare
-from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.simulator.figures import simulation_figures
-from inev.simulator.result import SimulationResult, save_result
+from inev.simulator.options import SimulationOptions
 from inev.simulator.run import TraceStream, simulate
+from inev.simulator.simulation_result import SimulationResult, save_result
 from inev.simulator.sources import rescale_rates
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
+
+
+def simulation_options(command: Any) -> Any:
+    """How to simulate (:class:`~inev.simulator.options.SimulationOptions`) as click options;
+    :func:`options_of` turns their values into the options object."""
+    options = [
+        click.option(
+            "--duration",
+            default=100.0,
+            show_default=True,
+            help="Simulated time units (with --trace: the trace's last time, unless given).",
+        ),
+        click.option("--seed", default=0, show_default=True, help="Seed of the Poisson sources."),
+        click.option(
+            "--bandwidth", type=float, help="Messages per time unit a link carries (queueing)."
+        ),
+        engine_options,
+        size_check_option,
+        click.option(
+            "--capacity",
+            multiple=True,
+            help="Processing capacity: work units per time unit of every node, auto:F (F times "
+            "what the busiest node needs in an unlimited run), or NODE=C / NODE=auto:F for one "
+            "node (repeatable).",
+        ),
+        shedding_options,
+        click.option(
+            "--stage-slack",
+            type=float,
+            default=None,
+            help="Extra watermark wait per upstream processing stage (default: 2x the bound, "
+            "else one window).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def options_of(knobs: dict[str, Any]) -> SimulationOptions:
+    """The :class:`SimulationOptions` of :func:`simulation_options`' flag values."""
+    return SimulationOptions(
+        duration=knobs["duration"],
+        seed=knobs["seed"],
+        bandwidth=knobs["bandwidth"],
+        engine_plan=knobs["engine_plan"],
+        adaptation=knobs["adaptive"],
+        check=not knobs["no_size_check"],
+        capacity=capacity_options(
+            knobs["capacity"],
+            knobs["latency_bound"],
+            knobs["shed"],
+            knobs["cost_per_unit"],
+            knobs["safety"],
+            knobs["stage_slack"],
+            seed=knobs["seed"],
+        ),
+    )
 
 
 @click.command("simulate")
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
-@click.option(
-    "--duration",
-    default=100.0,
-    show_default=True,
-    help="Simulated time units (with --trace: the trace's last time, unless given).",
-)
-@click.option("--seed", default=0, show_default=True, help="Seed of the Poisson sources.")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Result JSON (inev-sim/1)."
 )
@@ -57,21 +110,11 @@ from inev.workloads.io import load_workload
     type=click.Path(dir_okay=False),
     help="Changes at run time (inev-changes/1): rates, links, nodes.",
 )
-@click.option("--bandwidth", type=float, help="Messages per time unit a link carries (queueing).")
-@engine_options
 @click.option(
     "--total-rate",
     type=float,
     help="Rescale the network's rates (same proportions) so the workload's types produce this "
     "many events per time unit in all; needs --method.",
-)
-@click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
-@click.option(
-    "--capacity",
-    multiple=True,
-    help="Processing capacity: work units per time unit of every node, auto:F (F times what "
-    "the busiest node needs in an unlimited run), or NODE=C / NODE=auto:F for one node "
-    "(repeatable).",
 )
 @click.option(
     "--force",
@@ -79,57 +122,18 @@ from inev.workloads.io import load_workload
     help="Run a plan made for another network or workload (rates, selectivities, clauses); it "
     "must still fit: its nodes, links, types and queries must exist.",
 )
-@click.option(
-    "--latency-bound", type=float, default=None, help="Latency bound per node (time units)."
-)
-@click.option(
-    "--shed",
-    type=click.Choice(list(STRATEGIES)),
-    default=None,
-    help="Load shedding strategy (needs --capacity; default pspice with a bound, else none).",
-)
-@click.option(
-    "--cost-per-unit",
-    type=float,
-    default=1.0,
-    show_default=True,
-    help="Service time per work unit, times the capacity.",
-)
-@click.option(
-    "--safety",
-    type=float,
-    default=None,
-    help="Safety buffer of the overload detector (default: 10% of the bound).",
-)
-@click.option(
-    "--stage-slack",
-    type=float,
-    default=None,
-    help="Extra watermark wait per upstream processing stage (default: 2x the bound, else "
-    "one window).",
-)
+@simulation_options
 def simulate_command(
     network_file: str,
     workload_file: str,
     plan_file: str | None,
-    duration: float,
-    seed: int,
     out: str,
     trace_file: str | None,
     method: str | None,
     changes_file: str | None,
-    bandwidth: float | None,
-    engine_plan: str,
-    adaptive: str,
     total_rate: float | None,
-    no_size_check: bool,
-    capacity: tuple[str, ...],
-    latency_bound: float | None,
-    shed: str | None,
-    cost_per_unit: float,
-    safety: float | None,
-    stage_slack: float | None,
     force: bool,
+    **knobs: Any,
 ) -> None:
     """Run a plan node by node; count messages, check matches against centralized evaluation.
 
@@ -148,63 +152,45 @@ def simulate_command(
         "changes": changes_file,
     }
     check_paths(inputs, out)
-    options = capacity_options(
-        capacity, latency_bound, shed, cost_per_unit, safety, stage_slack, seed=seed
-    )
+    options = options_of(knobs)
     network = load_network(network_file)
     workload = load_workload(workload_file)
     workload.check_network(network)
-    if plan_file and method:
-        raise InevError("give either a plan file or --method, not both")
     if total_rate is not None:
-        if not method:
-            raise InevError("--total-rate needs --method (a plan file was made for other rates)")
         network = rescale_rates(network, workload.split_or().types, total_rate)
     if plan_file:
         plan = load_plan(plan_file)
-        check_plan_for(
-            plan,
-            network,
-            workload,
-            names=(plan_file, network_file, workload_file),
-            force=force,
-            force_option="--force",
-        )
+        names = (plan_file, network_file, workload_file)
+        check_plan_for(plan, network, workload, names=names, force=force, force_option="--force")
     elif method:
         plan = plan_workload(network, workload, method)
     else:
         raise InevError("give a plan file or --method to plan on the fly")
     trace = None
     if trace_file:
-        prepared = prepare(workload, trace_file, check=not no_size_check)
-        scan = prepared.scan
-        trace = TraceStream(
-            lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start
-        )
+        trace, end = _trace_stream(workload, trace_file, options.check)
         given = click.get_current_context().get_parameter_source("duration")
         explicit = given is not None and given.name != "DEFAULT"
-        duration = max(duration, scan.end) if explicit else scan.end
+        options = replace(options, duration=max(options.duration, end) if explicit else end)
     changes = load_changes(changes_file) if changes_file else []
-    with time_progress("simulate", 0.0, duration) as update:
+    with time_progress("simulate", 0.0, options.duration) as update:
         result = simulate(
-            network,
-            workload,
-            plan,
-            duration=duration,
-            seed=seed,
-            trace=trace,
-            changes=changes,
-            bandwidth=bandwidth,
-            engine_plan=engine_plan,
-            adaptation=adaptive,
-            progress=update,
-            check=not no_size_check,
-            capacity=options,
+            network, workload, plan, options, trace=trace, changes=changes, progress=update
         )
     save_result(result, out)
     echo_summary(
         simulation_figures(result), title=f"simulation -> {out}", extra=[query_table(result)]
     )
+
+
+def _trace_stream(workload: Any, trace_file: str, check: bool) -> tuple[TraceStream, float]:
+    """A recorded trace, scanned and checked, as a stream; and its last time."""
+    prepared = prepare(workload, trace_file, check=check)
+    scan = prepared.scan
+    stream = TraceStream(
+        lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start
+    )
+    return stream, scan.end
 
 
 def query_table(result: SimulationResult) -> Any:
@@ -244,13 +230,9 @@ def capacity_options(
     seed: int = 0,
 ) -> CapacityOptions | None:
     """The :class:`CapacityOptions` of ``inev simulate``'s flags (``None`` without --capacity)."""
+    strategy = shedding_strategy(bool(capacity), shed, latency_bound)
     if not capacity:
-        if shed is not None or latency_bound is not None:
-            raise InevError("--shed and --latency-bound need --capacity")
         return None
-    strategy = shed or ("pspice" if latency_bound is not None else "none")
-    if strategy != "none" and latency_bound is None:
-        raise InevError(f"--shed {strategy} needs --latency-bound")
     share = 0.1
     if safety is not None:
         if latency_bound is None or not 0 <= safety < latency_bound:

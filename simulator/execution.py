@@ -1,6 +1,6 @@
 """One INEv plan executing on the simulated network: engines, dispatch, watermarks, outputs.
 
-:class:`PlanExecution` installs a plan on a :class:`~inev.simulator.network.SimNetwork`:
+:class:`PlanExecution` installs a plan on a :class:`~inev.simulator.simpy_network.SimNetwork`:
 every vertex that evaluates a projection gets its own local CEP engine at its node; event
 vertices are the sources. An item (an event, or a match of a projection) produced by vertex
 ``u`` is delivered to the consumers of ``u`` at ``u``'s node at once and travels over ``u``'s
@@ -51,90 +51,30 @@ events of its ``feed`` interval and records only matches whose first event lies 
 from __future__ import annotations
 
 import bisect
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
 from typing import Any
 
-from inev.common.errors import InevError
 from inev.planner.plan import Plan, Vertex
-from inev.simulator.aggregation import aggregates_alone
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.network import SimNetwork, forwarding_tree
 from inev.simulator.pull import PullRequest, PullStage, pull_stages
+from inev.simulator.simpy_network import SimNetwork, forwarding_tree
+from inev.simulator.tally import Tally, per_node
+from inev.simulator.vertex_runs import (
+    EPSILON,
+    VertexRun,
+    plan_layout,
+    tree_latency,
+    vertex_runs,
+    watermark_delays,
+)
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types
-from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Workload
-
-_EPSILON = 1e-9
-
-
-@dataclass
-class Tally:
-    """What every execution of a run adds to: matches at sinks, latencies, counters."""
-
-    sink_found: dict[str, Counter] = field(default_factory=dict)
-    latencies: dict[str, list[float]] = field(default_factory=dict)
-    processed: Counter = field(default_factory=Counter)
-    unused: Counter = field(default_factory=Counter)
-    late: int = 0
-
-
-@dataclass
-class _VertexRun:
-    """Run-time state of one projection vertex."""
-
-    vertex: Vertex
-    engine: Engine
-    delay: float
-    queries: tuple[str, ...]
-    emitted: dict[tuple[str, Any], float]
-    """Selected events sent so far (by type and id, with their time; purged past a window)."""
-    seen: dict[tuple[str, Any], float]
-    unfold: frozenset[int] = frozenset()
-    purge_at: int = 1024
-    emitted_at: int = 1024
-    stage: PullStage | None = None
-    arrivals: tuple[tuple[int, float], ...] = ()
-    """Per input vertex, how much older than its emission an item can be (0 or a window)."""
-    slack: float = 0.0
-    """Extra watermark wait for upstream processing (set by a capacity model)."""
-    alone: bool = False
-    """A sink that aggregates its queries GRETA-style and builds no trend (aggregation.py)."""
-    collect: list[Any] | None = None  # items received, for GRETA at sinks (aggregation.py)
-    lag: float = 0.0
-    """How long the engine may trail its release times (batched releases; 0: exact)."""
-    timer: float = float("inf")
-    """When the pending batched release fires."""
-    dedup: bool = True
-    """Whether an event can reach the vertex twice (see ``PlanExecution._needs_dedup``)."""
 
 
 def _time(event: Event) -> float:
     return event.time
-
-
-def tree_latency(
-    network: Network,
-    tree: dict,
-    root: Hashable,
-    latency: Callable[[Hashable, Hashable], float] | None = None,
-) -> dict[Hashable, float]:
-    """Latency from ``root`` to every node of a rooted forwarding tree.
-
-    ``latency(u, v)`` overrides the links' own latencies (a detour around a lost link).
-    """
-    out = {root: 0.0}
-    stack = [root]
-    edges = network.graph.edges
-    while stack:
-        u = stack.pop()
-        for v in tree.get(u, ()):
-            out[v] = out[u] + (edges[u, v]["latency"] if latency is None else latency(u, v))
-            stack.append(v)
-    return out
 
 
 class PlanExecution:
@@ -167,106 +107,22 @@ class PlanExecution:
         self.feed = feed
         self.record = record
         self.dead: set[Hashable] = set()
-        self.local_runs: dict[int, list[_VertexRun]] = {}  # event vertex -> runs at its node
-        self.by_id = {v.id: v for v in plan.vertices}
-        sinks: dict[str, list[str]] = defaultdict(list)
-        for q, key in plan.sinks.items():
-            sinks[key].append(q)
-            tally.sink_found.setdefault(q, Counter())
-            tally.latencies.setdefault(q, [])
-        self.event_vertex: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
-        event_ids: set[int] = set()
-        self.trees: dict[int, dict] = {}
-        reach: dict[int, dict[Hashable, float]] = {}
-        self.consumers: dict[int, dict[Hashable, list[int]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
-        for v in plan.vertices:
-            info = plan.projections.get(v.projection)
-            if info is None:
-                raise InevError(f"plan vertex {v.id} names unknown projection {v.projection!r}")
-            if not v.inputs and len(info.types) == 1:
-                self.event_vertex[(info.types[0], v.node)].append(v.id)
-                event_ids.add(v.id)
-            tree = forwarding_tree(v.node, v.forwarding) if v.forwarding else {v.node: ()}
-            self.trees[v.id] = tree
-            reach[v.id] = tree_latency(network, tree, v.node)
-            for u in v.inputs:
-                if u not in self.by_id:
-                    raise InevError(f"plan vertex {v.id} has unknown input {u}")
-                self.consumers[u][v.node].append(v.id)
-        self.runs: dict[int, _VertexRun] = {}
+        self.local_runs: dict[int, list[VertexRun]] = {}  # event vertex -> runs at its node
+        layout = plan_layout(network, plan)
+        self.by_id = layout.by_id
+        self.event_vertex = layout.event_vertex
+        self.trees = layout.trees
+        self.consumers = layout.consumers
+        tally.expect(plan.sinks)
         adapt = Adaptation(adaptation)
-        alone: dict[str, bool] = {}
-        for v in plan.vertices:  # inputs come first: a topological order
-            if v.id in event_ids:
-                continue
-            arrivals: list[tuple[int, float]] = []
-            inputs: list[str] = []
-            unfold: set[int] = set()
-            kleene = kleene_types(parse_pattern(plan.projections[v.projection].pattern))
-            for u_id in v.inputs:
-                u = self.by_id[u_id]
-                if v.node not in reach[u_id]:
-                    raise InevError(
-                        f"plan vertex {v.id} at node {v.node!r} is not on the forwarding graph "
-                        f"of its input {u_id} (Definition 2)"
-                    )
-                extra = 0.0
-                u_info = plan.projections[u.projection]
-                if u_id in event_ids:
-                    names = [u_info.types[0]]
-                elif u.output is None and not (kleene & set(u_info.types)):
-                    names = [u_info.pattern]
-                elif u.output is None:
-                    # A Kleene trend spans several matches of the input: unfold them into
-                    # events, each up to one window older than its match's time.
-                    unfold.add(u_id)
-                    names = [t for t in u_info.types if t != v.partition]
-                    extra = workload.window
-                else:
-                    # Selected events leave with their match, up to one window after their time.
-                    names = list(u.output)
-                    extra = workload.window
-                arrivals.append((u_id, extra))
-                for name in names:
-                    if name not in inputs:
-                        inputs.append(name)
-            info = plan.projections[v.projection]
-            query = workload.query(info.queries[0]) if info.queries else workload.queries[0]
-            engine = Engine.for_projection(
-                query,
-                workload,
-                info.pattern,
-                inputs=inputs,
-                output=None,
-                plan=engine_plan,
-                adaptation=adapt,
-                lateness=None if capacity is None else 0.0,
-            )
-            self.runs[v.id] = _VertexRun(
-                v,
-                engine,
-                0.0,
-                tuple(sinks.get(v.projection, ())),
-                {},
-                {},
-                frozenset(unfold),
-                arrivals=tuple(arrivals),
-            )
-            run = self.runs[v.id]
-            if any(workload.query(q).returns is not None for q in run.queries):
-                run.collect = []
-                # the members of a multi-node sink share inputs and consumers: decide once
-                if v.projection not in alone:
-                    alone[v.projection] = aggregate_only and aggregates_alone(
-                        workload, plan, self.by_id, v, run.queries, bool(self.consumers.get(v.id))
-                    )
-                run.alone = alone[v.projection]
-        for run in self.runs.values():
-            run.dedup = self._needs_dedup(run, event_ids)
+        lateness = None if capacity is None else 0.0
+        self.runs = vertex_runs(
+            layout, plan, workload, engine_plan, adapt, lateness, aggregate_only
+        )
         self._install_pulls(engine_plan, adapt)
-        delays, self.horizon = self._delays(reach)
+        delays, self.horizon = watermark_delays(
+            self.runs, self.stages, layout.reach, workload.window
+        )
         for vid, run in self.runs.items():
             run.delay = delays[vid]
         self.batched = batched and capacity is None
@@ -319,61 +175,6 @@ class PlanExecution:
         # an event nothing uses is handed over within a window, keeping the clock finite
         return min(slack, self.workload.window)
 
-    def _needs_dedup(self, run: _VertexRun, event_ids: set[int]) -> bool:
-        """Whether ``run`` can receive one event twice and must filter duplicates.
-
-        An event vertex's events reach a node once (its forwarding tree reaches each node
-        once), and a vertex with an output selector sends each event once. So duplicates
-        need two inputs that can carry the same event (two event vertices of one type and
-        node, or a selector of a type beside another input of that type), or an input
-        whose matches are unfolded into events.
-        """
-        sources: dict[str, set[Hashable | None]] = defaultdict(set)
-        for u, _ in run.arrivals:
-            if u in run.unfold:
-                return True
-            v = self.by_id[u]
-            if u in event_ids:
-                carried = [(self.plan.projections[v.projection].types[0], v.node)]
-            elif v.output is not None:
-                carried = [(t, None) for t in v.output]  # selected events of any node
-            else:
-                continue  # matches, which are not filtered
-            for t, node in carried:
-                known = sources[t]
-                if node in known or (known and (node is None or None in known)):
-                    return True
-                known.add(node)
-        return False
-
-    def _delays(self, reach: dict[int, dict[Hashable, float]]) -> tuple[dict[int, float], float]:
-        """D of every engine under the path latencies ``reach``, and the pull buffer horizon.
-
-        See the module docstring (watermarks) and :mod:`inev.simulator.pull` (pulled events).
-        """
-        window = self.workload.window
-        late: dict[int, float] = {}  # pulled vertices: lateness on arrival at the query's node
-        delays: dict[int, float] = {}
-        horizon = 0.0
-        for k, stage in enumerate(self.stages):
-            d = max(late.get(u, reach[u][stage.node]) for u in stage.inputs)
-            d += _EPSILON * (1.0 + d)
-            path = max((reach[u][stage.node] for u in stage.sources), default=0.0)
-            bound = max(d + 2.0 * path + window, 2.0 * window + path)
-            horizon = max(horizon, d + path + window)
-            for u in stage.sources:
-                late[u] = bound + 2.0 * _EPSILON * (1.0 + bound)
-            delays[-1 - k] = d
-        for vid, run in self.runs.items():  # plan order: inputs first
-            if run.stage is not None:
-                continue
-            node = run.vertex.node
-            d = 0.0
-            for u, extra in run.arrivals:
-                d = max(d, late[u] if u in late else delays.get(u, 0.0) + reach[u][node] + extra)
-            delays[vid] = d + _EPSILON * (1.0 + d)
-        return delays, horizon
-
     def reroute(self, latency: Callable[[Hashable, Hashable], float]) -> None:
         """Links now take ``latency(u, v)`` (detours): widen every D to the slower paths.
 
@@ -384,7 +185,7 @@ class PlanExecution:
             vid: tree_latency(self.network, tree, self.by_id[vid].node, latency)
             for vid, tree in self.trees.items()
         }
-        delays, horizon = self._delays(reach)
+        delays, horizon = watermark_delays(self.runs, self.stages, reach, self.workload.window)
         for vid, run in self.runs.items():
             run.delay = max(run.delay, delays[vid] + run.slack)
         self.horizon = max(self.horizon, horizon)
@@ -415,7 +216,7 @@ class PlanExecution:
                 lateness=None if self.capacity is None else 0.0,
             )
             vertex = Vertex(-1 - k, str(stage.prefix), stage.node)
-            self.runs[vertex.id] = _VertexRun(vertex, engine, 0.0, (), {}, {}, stage=stage)
+            self.runs[vertex.id] = VertexRun(vertex=vertex, engine=engine, stage=stage)
             for u in stage.inputs:
                 self.consumers[u][stage.node].append(vertex.id)
 
@@ -459,7 +260,7 @@ class PlanExecution:
     def _answer(self, request: PullRequest) -> None:
         """At the source: send the buffered events of the request's range once it is complete."""
         now = self.env.now
-        ready = request.high + _EPSILON * (1.0 + abs(request.high))
+        ready = request.high + EPSILON * (1.0 + abs(request.high))
         if now < ready:
             self.env.timeout(ready - now).callbacks.append(lambda _e: self._answer(request))
             return
@@ -524,7 +325,7 @@ class PlanExecution:
             else:
                 self._push(run, node, item)
 
-    def _push(self, run: _VertexRun, node: Hashable, item: Any) -> None:
+    def _push(self, run: VertexRun, node: Hashable, item: Any) -> None:
         if run.collect is not None:
             run.collect.append(item)
             if run.alone:
@@ -565,7 +366,7 @@ class PlanExecution:
         else:
             self.env.timeout(wait).callbacks.append(lambda _e, run=run, t=t: self._release(run, t))
 
-    def _release(self, run: _VertexRun, watermark: float) -> None:
+    def _release(self, run: VertexRun, watermark: float) -> None:
         # ``watermark`` is the released item's own time: recomputing it as now - delay could
         # round below the item's time and leave the item for a later release.
         wait = watermark + run.delay - self.env.now
@@ -576,7 +377,7 @@ class PlanExecution:
             return
         self._emit(run, run.engine.advance(max(watermark, self.env.now - run.delay)))
 
-    def _wake(self, run: _VertexRun, at: float) -> None:
+    def _wake(self, run: VertexRun, at: float) -> None:
         """A batched release (set for ``at``): process what is final, outputs at their times."""
         now = self.env.now
         if run.timer == at:  # the pending timer (not one superseded by an earlier one)
@@ -592,7 +393,7 @@ class PlanExecution:
         if heap:
             self._arm(run, heap[0][0] + delay + run.lag)
 
-    def _arm(self, run: _VertexRun, deadline: float) -> None:
+    def _arm(self, run: VertexRun, deadline: float) -> None:
         """Make sure a batched release of ``run`` fires by ``deadline``."""
         if deadline < run.timer:
             run.timer = deadline
@@ -601,7 +402,7 @@ class PlanExecution:
                 lambda _e, run=run, at=deadline: self._wake(run, at)
             )
 
-    def _emit(self, run: _VertexRun, outputs: list[Any], at: float | None = None) -> None:
+    def _emit(self, run: VertexRun, outputs: list[Any], at: float | None = None) -> None:
         v = run.vertex
         now = self.env.now if at is None else at
         tally = self.tally
@@ -611,14 +412,9 @@ class PlanExecution:
                 self._request(run.stage, match)
             return
         for match in outputs:
-            if run.queries and run.vertex.node not in self.dead:
-                first = min(e.time for e in match)
-                if low <= first < high:
-                    ids = tuple(e.id for e in match)
-                    last = max(e.time for e in match)
-                    for q in run.queries:
-                        tally.sink_found[q][ids] += 1
-                        tally.latencies[q].append(now - last)
+            recorded = run.queries and run.vertex.node not in self.dead
+            if recorded and low <= min(e.time for e in match) < high:
+                tally.record(run.queries, match, now)
             if not self.consumers.get(v.id):
                 continue
             if v.output is None:
@@ -643,14 +439,8 @@ class PlanExecution:
 
     def partial_matches(self) -> Counter:
         """Partial matches held per node."""
-        out: Counter = Counter()
-        for run in self.runs.values():
-            out[str(run.vertex.node)] += run.engine.partial_match_count()
-        return out
+        return per_node(self.runs.values(), "partial_matches")
 
     def reoptimizations(self) -> Counter:
         """Re-optimisations of the adaptive engines per node."""
-        out: Counter = Counter()
-        for run in self.runs.values():
-            out[str(run.vertex.node)] += run.engine.counters["reoptimizations"]
-        return out
+        return per_node(self.runs.values(), "reoptimizations")

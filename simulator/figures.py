@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from inev.common.figures import Figure
 
 if TYPE_CHECKING:
-    from inev.simulator.result import SimulationResult
+    from inev.simulator.simulation_result import SimulationResult
 
 TIME = "time units"
 

@@ -17,14 +17,16 @@ the matches that started before it (as an engine retires a replaced plan), so no
 counted twice. A match that needed a message over a lost link or node is lost and reported
 (``missing`` and, per change, ``lost``); nothing re-routes messages already under way.
 
->>> from inev.topologies.generate import generate_network
->>> from inev.workloads.generate import generate_workload
+>>> from inev.topologies.network import Network
+>>> from inev.workloads.workload import Query, Workload
 >>> from inev.planner.planning import plan_workload
->>> net = generate_network(nodes=8, seed=2)
->>> wl = generate_workload(net, queries=1, length=3, selectivity=0.5, seed=2)
->>> result = simulate(net, wl, plan_workload(net, wl), duration=5.0, seed=1)
->>> result.equal_to_centralized
-True
+>>> net = Network.build(
+...     range(4), [(0, 1), (1, 2), (2, 3)], {"A": (2.0, [0]), "B": (1.0, [3]), "C": (3.0, [1, 2])}
+... )
+>>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B, C)", {"A B": 0.5})])
+>>> result = simulate(net, wl, plan_workload(net, wl), duration=20.0, seed=1)
+>>> result.equal_to_centralized, result.matches
+(True, {'q': 65})
 """
 
 from __future__ import annotations
@@ -37,39 +39,41 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate, groupby
 from typing import Any
 
 import simpy
 
 from inev.common.errors import InevError
+from inev.common.stats import latency_summary
 from inev.planner.plan import Plan
 from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
 from inev.simulator.capacity import (
     SLACK_RETRIES,
     CapacityModel,
-    CapacityOptions,
     needed_node_capacity,
     node_work,
     resolve_capacities,
     shedding_report,
 )
-from inev.simulator.engine.engine import Engine
-from inev.simulator.engine.events import MASK64, Event, event_key
+from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.events import Event
+from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.estimate import MAX_EVENTS, check_size
-from inev.simulator.execution import PlanExecution, Tally
-from inev.simulator.network import SimNetwork, link_key
-from inev.simulator.result import (
+from inev.simulator.execution import PlanExecution
+from inev.simulator.options import SimulationOptions
+from inev.simulator.simpy_network import SimNetwork
+from inev.simulator.simulation_result import (
     MatchBalance,
     SimulationResult,
     compare_matches,
-    latency_summary,
 )
-from inev.simulator.sources import SourceEvent, poisson_trace, workload_attributes
-from inev.topologies.network import Network
+from inev.simulator.sources import poisson_trace, workload_attributes
+from inev.simulator.tally import Tally
+from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
 
 _TIME_ID = operator.attrgetter("time", "id")
@@ -95,17 +99,9 @@ def collector_paused() -> Iterator[None]:
 
 
 def _as_events(trace: Sequence[Any]) -> list[Event]:
-    out: list[Event] = []
-    append = out.append
-    new = tuple.__new__
-    for e in trace:
-        if isinstance(e, Event):
-            append(e)
-        elif isinstance(e, SourceEvent):
-            i = e.id  # make_event, inlined for the common integer id (half of the setup)
-            key = i & MASK64 if type(i) is int else event_key(i)
-            append(new(Event, (float(e.time), e.type, e.node, i, e.attrs, key)))
-        else:
+    out = list(trace)
+    for e in out:
+        if not isinstance(e, Event):
             raise InevError(f"trace item {e!r} is not an event")
     return out
 
@@ -113,27 +109,14 @@ def _as_events(trace: Sequence[Any]) -> list[Event]:
 def centralized_matches(
     workload: Workload,
     events: Sequence[Event],
+    engine_plan: str = "greedy",
     skip: Iterable[str] = (),
-    **options: Any,
 ) -> dict[str, Counter]:
-    """Matches of every query (but those in ``skip``) by one engine over the sorted trace."""
-    ordered = sorted(events, key=_TIME_ID)
-    out: dict[str, Counter] = {}
-    skipped = set(skip)
-    for query in workload.queries:
-        if query.name in skipped:
-            continue
-        engine = Engine.from_query(query, workload, **options)
-        found: Counter = Counter()
-        types = set(query.types)
-        for event in ordered:
-            if event.type in types:
-                for match in engine.push(event):
-                    found[tuple(e.id for e in match)] += 1
-        for match in engine.flush():
-            found[tuple(e.id for e in match)] += 1
-        out[query.name] = found
-    return out
+    """Matches of every query (but those in ``skip``) by one engine over the sorted trace:
+    :func:`inev.simulator.engine.matching.match_ids` with static plans (no re-optimisation:
+    the reference must not depend on when an engine re-plans)."""
+    options = MatchOptions(engine_plan, Adaptation("off"), aggregate=False, guard=False)
+    return match_ids(workload, sorted(events, key=_TIME_ID), options, skip=skip)
 
 
 Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
@@ -193,54 +176,79 @@ def _execute(
     wl: Workload,
     epochs: list[Epoch],
     feed: _Feed,
-    duration: float,
-    bandwidth: float | None,
-    engine_plan: str,
-    adaptation: str,
+    options: SimulationOptions,
     progress: Callable[[float], None] | None,
     capacity: CapacityModel | None,
     aggregate_only: bool = False,
-    batch: bool = True,
     on_event: Callable[[Event], None] | None = None,
     tally: Tally | None = None,
     installed: Callable[[list[PlanExecution]], None] | None = None,
 ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
     """Install the epochs' plans on a fresh SimPy network, hand over the ``feed``'s events
-    (and each to ``on_event``, after the sources), run to the end."""
+    (and each to ``on_event``, after the sources), run to ``options.duration``."""
     env = simpy.Environment()
-    sim = SimNetwork(env, network, bandwidth=bandwidth)
+    sim = SimNetwork(env, network, bandwidth=options.bandwidth)
     tally = Tally() if tally is None else tally
-    executions: list[PlanExecution] = []
     # Batched releases and sources (execution._set_lags): exact in every observable time, but
     # only where nothing else reads the clock: no changes, no capacity queues, no bandwidth.
-    batched = batch and len(epochs) == 1 and capacity is None and bandwidth is None
-    for k, (start, stop, net_k, plan_k, _) in enumerate(epochs):
-        for u, v, latency in net_k.links:
-            sim.latency.setdefault(link_key(u, v), latency)
-        last = k == len(epochs) - 1
-        executions.append(
-            PlanExecution(
-                k,
-                sim,
-                net_k,
-                wl,
-                plan_k,
-                tally,
-                feed=(start, math.inf if last else stop + wl.window),
-                record=(start, math.inf if last else stop),
-                engine_plan=engine_plan,
-                adaptation=adaptation,
-                capacity=capacity,
-                aggregate_only=aggregate_only,
-                batched=batched,
-            )
-        )
+    batched = options.batch and len(epochs) == 1 and capacity is None and options.bandwidth is None
+    executions = [
+        _install(sim, k, epochs, wl, tally, options, capacity, aggregate_only, batched)
+        for k in range(len(epochs))
+    ]
     for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
         sim.on_receive(
             node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
         )
     if installed is not None:
         installed(executions)
+    marks = _schedule_changes(sim, epochs, executions)
+    _start_sources(sim.env, feed, executions, batched, on_event, progress, options.duration)
+    env.run()
+    for execution in executions:
+        execution.flush()
+    return sim, tally, executions, marks
+
+
+def _install(
+    sim: SimNetwork,
+    k: int,
+    epochs: list[Epoch],
+    wl: Workload,
+    tally: Tally,
+    options: SimulationOptions,
+    capacity: CapacityModel | None,
+    aggregate_only: bool,
+    batched: bool,
+) -> PlanExecution:
+    """Epoch ``k``'s plan on ``sim``: it takes the events of its epoch (and one window more,
+    to finish the matches begun in it) and records the matches that begin in it."""
+    start, stop, net_k, plan_k, _ = epochs[k]
+    for u, v, latency in net_k.links:
+        sim.latency.setdefault(link_key(u, v), latency)
+    last = k == len(epochs) - 1
+    return PlanExecution(
+        k,
+        sim,
+        net_k,
+        wl,
+        plan_k,
+        tally,
+        feed=(start, math.inf if last else stop + wl.window),
+        record=(start, math.inf if last else stop),
+        engine_plan=options.engine_plan,
+        adaptation=options.adaptation,
+        capacity=capacity,
+        aggregate_only=aggregate_only,
+        batched=batched,
+    )
+
+
+def _schedule_changes(
+    sim: SimNetwork, epochs: list[Epoch], executions: list[PlanExecution]
+) -> list[int]:
+    """At each epoch's start: links and nodes go down or up, executions reroute. Returns the
+    list that will hold the message count at each change."""
     marks: list[int] = []
 
     def change_at(k: int) -> None:
@@ -257,8 +265,23 @@ def _execute(
                 execution.reroute(sim.link_latency)
 
     for k in range(1, len(epochs)):
-        env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
+        sim.env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
+    return marks
 
+
+def _start_sources(
+    env: simpy.Environment,
+    feed: _Feed,
+    executions: list[PlanExecution],
+    batched: bool,
+    on_event: Callable[[Event], None] | None,
+    progress: Callable[[float], None] | None,
+    duration: float,
+) -> None:
+    """The sources as a chain of timeout callbacks: hand every event whose time has come to
+    the executions, then wait until the next one must be handed over (a plain callback is
+    cheaper than resuming a SimPy process per event; batched, one callback serves every
+    event up to the smallest slack). ``progress`` hears the time every 1 % of ``duration``."""
     step = max(duration / 100.0, 1e-9)
     report = {"next": step}
     # the latest time at which each event can be handed over (times plus slacks)
@@ -277,10 +300,6 @@ def _execute(
         more = feed.start(None)
 
     def sources(_event: Any = None) -> None:
-        # The sources as a chain of timeout callbacks: hand every event whose time has come
-        # to the executions, then wait until the next one must be handed over (a plain
-        # callback is cheaper than resuming a SimPy process per event; batched, one callback
-        # serves every event up to the smallest slack).
         now = env.now
         while True:
             chunk, i, count = feed.chunk, feed.i, len(feed.chunk)
@@ -303,11 +322,6 @@ def _execute(
 
     if more:
         sources()
-    env.run()
-    for execution in executions:
-        execution.flush()
-
-    return sim, tally, executions, marks
 
 
 @dataclass
@@ -385,12 +399,8 @@ def _replay_stream(
     epoch: Epoch,
     stream: TraceStream,
     filtered: _TraceFilter,
-    duration: float,
-    bandwidth: float | None,
-    engine_plan: str,
-    adaptation: str,
+    options: SimulationOptions,
     progress: Callable[[float], None] | None,
-    batch: bool,
     started: float,
 ) -> SimulationResult:
     """A recorded trace streamed through the plan (no changes, no capacity, no ``return``).
@@ -406,7 +416,7 @@ def _replay_stream(
     for name in plan.sinks:
         tally.sink_found[name] = balances[name]
         tally.latencies[name] = array("d")
-    central = {q.name: Engine.from_query(q, wl, plan=engine_plan) for q in wl.queries}
+    central = {q.name: Engine.from_query(q, wl, plan=options.engine_plan) for q in wl.queries}
     routes: dict[str, list[tuple[MatchBalance, Engine]]] = {}
     for q in wl.queries:
         for t in dict.fromkeys(q.types):
@@ -427,8 +437,8 @@ def _replay_stream(
 
     feed = _Feed(filtered.chunks(stream.chunks()))
     sim, tally, executions, _ = _execute(
-        network, wl, [epoch], feed, duration, bandwidth, engine_plan, adaptation, progress,
-        None, False, batch, on_event=on_event, tally=tally, installed=guard.install,
+        network, wl, [epoch], feed, options, progress, None,
+        on_event=on_event, tally=tally, installed=guard.install,
     )  # fmt: skip
     checking = time.perf_counter()
     for name, engine in central.items():
@@ -440,36 +450,21 @@ def _replay_stream(
         m, x = balances[name].missing_extra()
         missing += m
         extra += x
-    partial: Counter = Counter()
-    reopt: Counter = Counter()
-    for execution in executions:
-        partial += execution.partial_matches()
-        reopt += execution.reoptimizations()
+    counted = _counted(sim, tally, executions)  # partial matches: before the release
     for group in engines.values():
         for engine in group:
             engine.release()
     return SimulationResult(
         method=plan.method,
-        duration=duration,
+        duration=options.duration,
         events=feed.count,
-        messages=sim.messages,
-        messages_by_type=dict(sim.by_kind),
-        messages_by_link={
-            f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
-        },
-        messages_by_vertex={int(k): c for k, c in sim.by_sender.items()},
+        **counted,
         centralized_messages=_gathering(network, plan, per_node),
         model_messages=plan.psi * (stream.end - min(stream.start, 0.0)),
         matches={q: balances[q].found for q in plan.sinks},
         centralized_matches={q: b.expected for q, b in balances.items()},
         missing=missing,
         extra=extra,
-        latency={q: latency_summary(values) for q, values in tally.latencies.items()},
-        events_processed={str(n): c for n, c in tally.processed.items()},
-        partial_matches=dict(partial),
-        reoptimizations=dict(reopt),
-        late=tally.late,
-        unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         trace_ignored=filtered.ignored,
@@ -482,142 +477,196 @@ def simulate(
     network: Network,
     workload: Workload,
     plan: Plan,
-    duration: float = 100.0,
-    seed: int = 0,
+    options: SimulationOptions | None = None,
+    *,
     trace: Sequence[Any] | None = None,
     changes: Sequence[Mapping[str, Any]] = (),
-    bandwidth: float | None = None,
-    engine_plan: str = "greedy",
-    adaptation: str = "invariant",
     progress: Callable[[float], None] | None = None,
-    check: bool = True,
-    capacity: CapacityOptions | None = None,
-    batch: bool = True,
+    **fields: Any,
 ) -> SimulationResult:
-    """Run ``plan`` on ``network`` for ``duration`` time units and measure it (module doc).
+    """Run ``plan`` on ``network`` and measure it (module doc); ``options`` says how.
 
-    ``trace`` replays given events (``SourceEvent`` or engine ``Event`` objects, any order)
-    instead of Poisson sources drawn with ``seed``. ``changes`` are ``inev-changes/1``
-    entries applied at their times. ``progress(t)`` is called with the simulation time as the
-    sources advance. With ``check`` (the default), a run whose estimated size would exhaust
-    memory is refused before it starts (:func:`inev.simulator.estimate.check_size`).
-    ``capacity`` gives the nodes a processing capacity (and load shedding): the trace is run
-    once with unlimited capacity as the reference, then with the capacity; the result's
-    ``shedding`` entry compares the two (:mod:`inev.simulator.capacity`).
+    ``options`` is a :class:`~inev.simulator.options.SimulationOptions`; its fields may also
+    be given by name (``simulate(net, wl, plan, duration=5.0, seed=1)``), alone or on top of
+    ``options``. ``trace`` replays given events (engine ``Event``
+    objects, any order, or a :class:`TraceStream`) instead of Poisson sources drawn with
+    ``options.seed``. ``changes`` are ``inev-changes/1`` entries applied at their times.
+    ``progress(t)`` is called with the simulation time as the sources advance. With
+    ``options.check`` (the default), a run whose estimated size would exhaust memory is
+    refused before it starts (:func:`inev.simulator.estimate.check_size`). A
+    ``options.capacity`` gives the nodes a processing capacity (and load shedding): the
+    trace is run once with unlimited capacity as the reference, then with the capacity; the
+    result's ``shedding`` entry compares the two (:mod:`inev.simulator.capacity`).
 
     Without a capacity and without changes, the sinks of ``return`` queries that GRETA can
     aggregate exactly build no trends (:func:`inev.simulator.aggregation.aggregates_alone`):
     such a query has no ``matches`` entry and is checked by its aggregates.
 
-    ``batch`` lets engines and sources work in batches where no one can observe it (see
-    :mod:`inev.simulator.execution`, batched releases): every message, match and latency is
-    the same as with ``batch=False``, which releases each item by its own SimPy event.
+    ``options.batch`` lets engines and sources work in batches where no one can observe it
+    (see :mod:`inev.simulator.execution`, batched releases): every message, match and
+    latency is the same as with ``batch=False``, which releases each item by its own SimPy
+    event.
     """
+    options = SimulationOptions.of(options, fields)
     started = time.perf_counter()
     wl = workload.split_or()
     wl.check_network(network)
     for name in plan.sinks:
         wl.query(name)
     if isinstance(trace, TraceStream):
-        duration = max(duration, trace.end)
-    trace_skipped = trace.skipped if isinstance(trace, TraceStream) else 0
-    epochs = _epochs(network, wl, plan, changes, duration)
+        options = replace(options, duration=max(options.duration, trace.end))
+    epochs = _epochs(network, wl, plan, changes, options.duration)
     # sinks of return queries aggregate instead of building trends, unless the run needs
     # their matches (capacity: false negatives; changes: matches per epoch)
-    aggregate_only = capacity is None and not changes
-    sized = size_workload(workload) if aggregate_only else workload
+    aggregate_only = options.capacity is None and not changes
+    filtered = None
     if trace is None:
-        events = []
-        for k, (start, stop, net_k, _, _) in enumerate(epochs):
-            if check:
-                check_size(net_k, sized, duration)
-            drawn = poisson_trace(
-                net_k,
-                stop,
-                seed + 7919 * k,
-                types=wl.types,
-                attributes=workload_attributes(wl),
-                start=start,
-            )
-            events.extend(drawn)
-        events.sort(key=_TIME_ID)
-        # renumbered in time order (ids of different epochs' draws would collide)
-        events = [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
+        sized = size_workload(workload) if aggregate_only else workload
+        events = _draw(epochs, wl, sized, options)
     else:
         filtered = _TraceFilter(network, wl)
-        if isinstance(trace, TraceStream):
-            streamable = (
-                not changes
-                and capacity is None
-                and not any(q.returns is not None for q in wl.queries)
+        if isinstance(trace, TraceStream) and _streamable(wl, changes, options):
+            return _replay_stream(
+                network, wl, plan, epochs[0], trace, filtered, options, progress, started
             )
-            if streamable:
-                return _replay_stream(
-                    network, wl, plan, epochs[0], trace, filtered, duration, bandwidth,
-                    engine_plan, adaptation, progress, batch, started,
-                )  # fmt: skip
-            if trace.rows > MAX_EVENTS:
-                raise InevError(
-                    f"a trace of {trace.rows:,} events is held in memory with changes, a "
-                    f"capacity or return queries (limit {MAX_EVENTS:,}): replay a part of it"
-                )
-            trace = [e for chunk in trace.chunks() for e in chunk]
-        events = [e for chunk in filtered.chunks([_as_events(trace)]) for e in chunk]
-        events.sort(key=_TIME_ID)
+        events = _replayed(trace, filtered, bool(changes), options)
         if events:
-            duration = max(duration, events[-1].time)
+            options = replace(options, duration=max(options.duration, events[-1].time))
+    run = _run(network, wl, plan, epochs, events, options, progress, aggregate_only)
+    return _measure(run, plan, wl, epochs, events, changes, options, started, trace, filtered)
+
+
+def _draw(
+    epochs: list[Epoch], wl: Workload, sized: Workload, options: SimulationOptions
+) -> list[Event]:
+    """Poisson sources of every epoch (its network's rates), renumbered in time order."""
+    events = []
+    for k, (start, stop, net_k, _, _) in enumerate(epochs):
+        if options.check:
+            check_size(net_k, sized, options.duration)
+        drawn = poisson_trace(
+            net_k,
+            stop,
+            options.seed + 7919 * k,
+            types=wl.types,
+            attributes=workload_attributes(wl),
+            start=start,
+        )
+        events.extend(drawn)
+    events.sort(key=_TIME_ID)
+    # renumbered in time order (ids of different epochs' draws would collide)
+    return [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
+
+
+def _streamable(
+    wl: Workload, changes: Sequence[Mapping[str, Any]], options: SimulationOptions
+) -> bool:
+    """Whether a recorded trace can stream (no changes, no capacity, no ``return`` query)."""
+    return (
+        not changes
+        and options.capacity is None
+        and not any(q.returns is not None for q in wl.queries)
+    )
+
+
+def _replayed(
+    trace: Sequence[Any], filtered: _TraceFilter, changes: bool, options: SimulationOptions
+) -> list[Event]:
+    """A given trace in memory: the network's and workload's events, in time order."""
+    if isinstance(trace, TraceStream):
+        if trace.rows > MAX_EVENTS:
+            raise InevError(
+                f"a trace of {trace.rows:,} events is held in memory with changes, a "
+                f"capacity or return queries (limit {MAX_EVENTS:,}): replay a part of it"
+            )
+        trace = [e for chunk in trace.chunks() for e in chunk]
+    events = [e for chunk in filtered.chunks([_as_events(trace)]) for e in chunk]
+    events.sort(key=_TIME_ID)
+    return events
+
+
+@dataclass
+class _Run:
+    """The executed run: the network's counters, the tally, the executions, the message
+    counts at each change, and with a capacity its model and the unlimited reference."""
+
+    sim: SimNetwork
+    tally: Tally
+    executions: list[PlanExecution]
+    marks: list[int]
+    capacity: CapacityModel | None = None
+    reference: tuple[Tally, Counter] | None = None
+
+
+def _run(
+    network: Network,
+    wl: Workload,
+    plan: Plan,
+    epochs: list[Epoch],
+    events: list[Event],
+    options: SimulationOptions,
+    progress: Callable[[float], None] | None,
+    aggregate_only: bool,
+) -> _Run:
+    """Execute the epochs; with a capacity, first the unlimited reference, then the capacity
+    run (again with a wider stage slack while it is later than the reference)."""
 
     def execute(
         model: CapacityModel | None, report: Callable[[float], None] | None, alone: bool = False
     ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
-        guard = _Guarded(plan, wl.window) if check else None
+        guard = _Guarded(plan, wl.window) if options.check else None
         return _execute(
             network,
             wl,
             epochs,
             _Feed([events]),
-            duration,
-            bandwidth,
-            engine_plan,
-            adaptation,
+            options,
             report,
             model,
             alone,
-            batch,
             on_event=None if guard is None else guard.tick,
             installed=None if guard is None else guard.install,
         )
 
-    reference: tuple[Tally, Counter] | None = None
-    capacity_model = None
-    if capacity is not None:
-        _, ref_tally, ref_executions, _ = execute(None, None)
-        work = node_work(ref_executions)
-        needed = needed_node_capacity(work, duration)
-        reference = (ref_tally, work)
-        nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
-        capacities = resolve_capacities(capacity, nodes, needed)
-        capacity_model = CapacityModel(capacity, capacities, wl.window)
-    sim, tally, executions, marks = execute(capacity_model, progress, aggregate_only)
-    for _ in range(SLACK_RETRIES if capacity is not None and capacity.stage_slack is None else 0):
-        if capacity_model is None or reference is None or tally.late <= reference[0].late:
+    capacity = options.capacity
+    if capacity is None:
+        return _Run(*execute(None, progress, aggregate_only))
+    _, ref_tally, ref_executions, _ = execute(None, None)
+    work = node_work(ref_executions)
+    needed = needed_node_capacity(work, options.duration)
+    nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
+    capacities = resolve_capacities(capacity, nodes, needed)
+    model = CapacityModel(capacity, capacities, wl.window)
+    run = _Run(*execute(model, progress, aggregate_only), model, (ref_tally, work))
+    for _ in range(SLACK_RETRIES if capacity.stage_slack is None else 0):
+        if run.tally.late <= ref_tally.late:
             break
-        slack = capacity_model.next_slack()
-        capacity_model = CapacityModel(capacity, capacities, wl.window, slack=slack)
-        sim, tally, executions, marks = execute(capacity_model, None)
+        model = CapacityModel(capacity, capacities, wl.window, slack=model.next_slack())
+        run = _Run(*execute(model, None), model, (ref_tally, work))
+    return run
+
+
+def _measure(
+    run: _Run,
+    plan: Plan,
+    wl: Workload,
+    epochs: list[Epoch],
+    events: list[Event],
+    changes: Sequence[Mapping[str, Any]],
+    options: SimulationOptions,
+    started: float,
+    trace: Any,
+    filtered: _TraceFilter | None,
+) -> SimulationResult:
+    """The run against centralized evaluation and the model: the :class:`SimulationResult`."""
+    sim, tally, executions, duration = run.sim, run.tally, run.executions, options.duration
     # queries whose sinks aggregated alone have no matches: they are checked by aggregates
-    alone = {
-        q
-        for execution in executions
-        for run in execution.runs.values()
-        if run.alone
-        for q in run.queries
-    }
+    alone = {q for x in executions for r in x.runs.values() if r.alone for q in r.queries}
     for q in alone:
         tally.sink_found.pop(q, None)
         tally.latencies.pop(q, None)
     checking = time.perf_counter()
-    central = centralized_matches(wl, events, plan=engine_plan, skip=alone)
+    central = centralized_matches(wl, events, options.engine_plan, skip=alone)
     aggregations = aggregate_run(wl, executions, tally.sink_found, events, bool(changes))
     check_seconds = time.perf_counter() - checking
     missing, extra = compare_matches(tally.sink_found, central)
@@ -625,55 +674,66 @@ def simulate(
         _centralized_messages(net_k, wl, plan_k, [e for e in events if start <= e.time < stop])
         for start, stop, net_k, plan_k, _ in epochs
     )
-    report = _change_report(epochs, events, marks, sim.messages, wl, tally, central)
-    partial: Counter = Counter()
-    reopt: Counter = Counter()
-    for execution in executions:
-        partial += execution.partial_matches()
-        reopt += execution.reoptimizations()
+    report = _change_report(epochs, events, run.marks, sim.messages, wl, tally, central)
     model = sum(plan_k.psi * (min(stop, duration) - start) for start, stop, _, plan_k, _ in epochs)
+    shedding = None
+    if run.capacity is not None and run.reference is not None:
+        ref_tally, ref_work = run.reference
+        shedding = shedding_report(
+            run.capacity,
+            tally.sink_found,
+            ref_tally.sink_found,
+            {q.name: q.weight for q in wl.queries},
+            tally.latencies,
+            ref_work,
+            duration,
+            tally.late,
+            central,
+        )
     return SimulationResult(
         method=plan.method,
         duration=duration,
         events=len(events),
-        messages=sim.messages,
-        messages_by_type=dict(sim.by_kind),
-        messages_by_link={
-            f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
-        },
-        messages_by_vertex={int(k): c for k, c in sim.by_sender.items()},
+        **_counted(sim, tally, executions),
         centralized_messages=centralized_messages,
         model_messages=model,
         matches={q: sum(c.values()) for q, c in tally.sink_found.items()},
         centralized_matches={q: sum(c.values()) for q, c in central.items()},
         missing=missing,
         extra=extra,
-        latency={q: latency_summary(values) for q, values in tally.latencies.items()},
-        events_processed={str(n): c for n, c in tally.processed.items()},
-        partial_matches=dict(partial),
-        reoptimizations=dict(reopt),
-        late=tally.late,
-        unused_events=dict(tally.unused),
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         changes=report,
-        trace_ignored=filtered.ignored if trace is not None else 0,
-        trace_skipped=trace_skipped,
-        shedding=None
-        if capacity_model is None or reference is None
-        else shedding_report(
-            capacity_model,
-            tally.sink_found,
-            reference[0].sink_found,
-            {q.name: q.weight for q in wl.queries},
-            tally.latencies,
-            reference[1],
-            duration,
-            tally.late,
-            central,
-        ),
+        trace_ignored=filtered.ignored if filtered is not None else 0,
+        trace_skipped=trace.skipped if isinstance(trace, TraceStream) else 0,
+        shedding=shedding,
         **result_fields(aggregations),
     )
+
+
+def _counted(sim: SimNetwork, tally: Tally, executions: list[PlanExecution]) -> dict[str, Any]:
+    """The result's counters: messages (by type, link and sending vertex; links keyed as
+    plan files write them), latencies, items processed per node, partial matches and
+    re-optimisations per node, late items and unused events."""
+    partial: Counter = Counter()
+    reopt: Counter = Counter()
+    for execution in executions:
+        partial += execution.partial_matches()
+        reopt += execution.reoptimizations()
+    return {
+        "messages": sim.messages,
+        "messages_by_type": dict(sim.by_kind),
+        "messages_by_link": {
+            f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
+        },
+        "messages_by_vertex": {int(k): c for k, c in sim.by_sender.items()},
+        "latency": {q: latency_summary(values) for q, values in tally.latencies.items()},
+        "events_processed": {str(n): c for n, c in tally.processed.items()},
+        "partial_matches": dict(partial),
+        "reoptimizations": dict(reopt),
+        "late": tally.late,
+        "unused_events": dict(tally.unused),
+    }
 
 
 def _epochs(

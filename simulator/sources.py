@@ -21,28 +21,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from inev.common.errors import InevError
+from inev.simulator.engine.events import Event, make_event
 from inev.topologies.network import Network
 from inev.workloads.expressions import condition_attributes
 from inev.workloads.workload import Workload
 
 ATTRIBUTE_RANGE = 100
-
-
-@dataclass(frozen=True)
-class SourceEvent:
-    """One generated event: time, type, source node, id and attributes."""
-
-    time: float
-    type: str
-    node: Any
-    id: int
-    attrs: Mapping[str, Any] = field(default_factory=dict)
 
 
 def workload_attributes(workload: Workload) -> dict[str, tuple[str, ...]]:
@@ -74,7 +63,7 @@ def poisson_trace(
     attributes: Mapping[str, tuple[str, ...]] | None = None,
     rates: Mapping[str, float] | None = None,
     start: float = 0.0,
-) -> list[SourceEvent]:
+) -> list[Event]:
     """The global trace over ``[start, duration)`` (see the module docstring).
 
     ``types`` limits generation to the types a workload uses; ``rates`` overrides local rates
@@ -105,7 +94,7 @@ def poisson_trace(
                 rows.append((t, t_i, n_i, name, node, attrs))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     return [
-        SourceEvent(t, name, node, i, attrs) for i, (t, _, _, name, node, attrs) in enumerate(rows)
+        make_event(t, name, node, i, attrs) for i, (t, _, _, name, node, attrs) in enumerate(rows)
     ]
 
 

@@ -7,18 +7,18 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from inev.experiments.scene import aliases, canonical, plan_scene, simulation_scene
+from inev.experiments.scene import aliases, plan_scene, simulation_scene
 from inev.experiments.scene_figure import element_id, save_scene
 from inev.experiments.scene_html import scene_html
 from inev.experiments.scene_text import scene_text
 from inev.planner.plan import save_plan
 from inev.planner.planning import plan_workload
-from inev.simulator.result import save_result
 from inev.simulator.run import simulate
+from inev.simulator.simulation_result import save_result
 from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.io import save_network
-from inev.topologies.network import Network
+from inev.topologies.network import Network, link_key
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import save_workload, workload_from_dict
 
@@ -124,7 +124,7 @@ def test_text_lists_every_link_and_placement_in_full(multi_node):
     alias = aliases(plan)
     for v in plan.vertices:
         if v.forwarding:
-            links = ", ".join(f"{u}-{w}" for u, w in sorted(canonical(*e) for e in v.forwarding))
+            links = ", ".join(f"{u}-{w}" for u, w in sorted(link_key(*e) for e in v.forwarding))
             assert f"from node {v.node} to " in text
             assert links in text
     for key, short in alias.items():

@@ -14,8 +14,8 @@ from inev.simulator.engine.adaptivity import (
     ThresholdDecision,
     average_distance,
 )
+from inev.simulator.engine.evaluation_plans import all_trees
 from inev.simulator.engine.greedy import greedy_plan
-from inev.simulator.engine.plans import all_trees
 from inev.simulator.engine.statistics import Stats
 from inev.simulator.engine.zstream import tree_cost, zstream_plan
 
@@ -210,8 +210,8 @@ def test_invariant_adaptation_follows_a_rate_swap():
 
 def test_old_plan_retires_after_one_window_and_memory_stays_bounded():
     from inev.simulator.engine.engine import Engine
+    from inev.simulator.engine.evaluation_plans import OrderPlan
     from inev.simulator.engine.events import make_event
-    from inev.simulator.engine.plans import OrderPlan
 
     engine = Engine("SEQ(A, B, C)", 2.0)
     branch = engine.branches[0]

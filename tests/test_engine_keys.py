@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 import inev.simulator.engine.keys as keys_module
 from inev.simulator.engine.engine import Engine
+from inev.simulator.engine.evaluation_plans import OrderPlan, TreePlan, all_orders, all_trees
 from inev.simulator.engine.events import make_event
 from inev.simulator.engine.keys import equality_classes, join_keys
-from inev.simulator.engine.plans import OrderPlan, TreePlan, all_orders, all_trees
 from inev.workloads.expressions import conjuncts, parse_condition
 from inev.workloads.syntax import parse_pattern
 
@@ -167,7 +167,7 @@ def test_greta_key_partitions_give_the_unpartitioned_aggregates(seed):
     from dataclasses import replace
 
     from inev.simulator.engine.greta import GretaQuery, compile_query
-    from inev.simulator.engine.greta.events import as_event
+    from inev.simulator.engine.greta.event_rows import as_event
     from inev.workloads.workload import Query
 
     rng = random.Random(seed)

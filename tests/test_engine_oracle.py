@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.simulator.engine.engine import Adaptation, Engine
-from inev.simulator.engine.plans import OrderPlan, TreePlan, all_orders, all_trees
+from inev.simulator.engine.evaluation_plans import OrderPlan, TreePlan, all_orders, all_trees
 from inev.workloads.expressions import parse_condition
 from inev.workloads.query import event_types, has_operator
 

@@ -7,14 +7,14 @@ import pytest
 
 from inev.experiments.commands import preset_names, resolve_spec
 from inev.experiments.measure import measure, swap_rates, task_inputs
-from inev.experiments.spec import DEFAULTS, parse_spec
+from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
 from inev.experiments.sweep import run_sweep
 from inev.topologies.generate import generate_network
 
 
 def shrunk(document):
-    """The preset with one seed and at most two values per axis."""
-    small = dict(document, seeds=1)
+    """The preset at its [quick] scale with one seed and at most two values per axis."""
+    small = dict(quick_document(document), seeds=1)
     small["axes"] = {
         k: (v[:2] if isinstance(v, list) else v) for k, v in document.get("axes", {}).items()
     }
@@ -26,10 +26,6 @@ def shrunk(document):
 
 @pytest.mark.parametrize("name", preset_names())
 def test_every_preset_runs_at_small_size_and_plots(name, tmp_path, run_cli):
-    if name == "fig9":
-        pytest.importorskip(
-            "inev.planner.repair", reason="rate-swap sweeps need the planner's repair"
-        )
     _, document = resolve_spec(name)
     spec = parse_spec(shrunk(document))
     outcome = run_sweep(spec, tmp_path / "r", master="serial")

@@ -8,12 +8,12 @@ import pytest
 
 from inev.common.errors import InevError
 from inev.simulator.engine.greta import (
-    Event,
     GretaQuery,
     TrendLimitExceeded,
     build_template,
     compile_query,
     greta_aggregates,
+    greta_event,
     two_step_aggregates,
 )
 from inev.simulator.engine.trace import read_trace
@@ -22,7 +22,7 @@ from inev.workloads.workload import Query
 
 # Figure 4's stream I = {a1, b2, c2, a3, e3, a4, c5, d6, b7, a8, b9}
 FIGURE4 = [
-    Event(float(t), ty, i)
+    greta_event(float(t), ty, i)
     for i, (ty, t) in enumerate(
         [
             *[("A", 1), ("B", 2), ("C", 2), ("A", 3), ("E", 3), ("A", 4)],
@@ -99,7 +99,7 @@ def test_figure6_sliding_windows_share_one_graph() -> None:
 
 def test_figure7_edge_predicate_and_all_aggregates() -> None:
     # KL(A) with A.v < NEXT(A).v over values 3, 1, 2, 4: increasing subsequences
-    events = [Event(float(i + 1), "A", i, None, {"v": v}) for i, v in enumerate([3, 1, 2, 4])]
+    events = [greta_event(float(i + 1), "A", i, None, {"v": v}) for i, v in enumerate([3, 1, 2, 4])]
     trends = [(3,), (1,), (2,), (4,), (3, 4), (1, 2), (1, 4), (2, 4), (1, 2, 4)]
     where = "A.v < NEXT(A).v"
     flat = [v for t in trends for v in t]
@@ -115,7 +115,7 @@ def test_grouping_partitions_the_stream() -> None:
     # Q1 style: count down-trends per sector
     prices = {"x": [5, 4, 3], "y": [1, 2, 0]}
     events = [
-        Event(float(t), "S", None, None, {"sector": s, "price": p})
+        greta_event(float(t), "S", None, None, {"sector": s, "price": p})
         for s, ps in prices.items()
         for t, p in enumerate(ps)
     ]
@@ -129,29 +129,29 @@ def test_grouping_partitions_the_stream() -> None:
 
 
 def test_equal_time_stamps_are_never_adjacent() -> None:
-    events = [Event(1.0, "A"), Event(1.0, "A"), Event(2.0, "A")]
+    events = [greta_event(1.0, "A"), greta_event(1.0, "A"), greta_event(2.0, "A")]
     # trends: each single a (3), and (a, a3) for both a's at time 1
     assert values("KL(A)", events) == [5]
 
 
 def test_trend_count_beyond_10_to_15_is_exact() -> None:
     n = 400
-    events = [Event(float(i), "A", i, None, {"v": i}) for i in range(n)]
+    events = [greta_event(float(i), "A", i, None, {"v": i}) for i in range(n)]
     # KL(A): 2^n - 1 trends; each event lies in 2^(n-1) of them
     assert values("KL(A)", events, 1000.0) == [2**n - 1]
     assert values("KL(A)", events, 1000.0, returns="SUM(A.v)") == [2 ** (n - 1) * sum(range(n))]
     # SEQ(A, KL(B), C) over a^k b^m c^l (in that order): k * (2^m - 1) * l
     k, m, l_ = 50, 120, 30
-    stream = [Event(float(i), "A") for i in range(k)]
-    stream += [Event(float(k + i), "B") for i in range(m)]
-    stream += [Event(float(k + m + i), "C") for i in range(l_)]
+    stream = [greta_event(float(i), "A") for i in range(k)]
+    stream += [greta_event(float(k + i), "B") for i in range(m)]
+    stream += [greta_event(float(k + m + i), "C") for i in range(l_)]
     assert values("SEQ(A, KL(B), C)", stream, 1000.0) == [k * (2**m - 1) * l_]
     assert 2**n - 1 > 10**15
 
 
 def test_kleene_under_a_range_predicate_counts_chains() -> None:
     # A.v * 2 <= NEXT(A).v over values 1, 2, 3, 4, 8: chains where each at least doubles
-    events = [Event(float(i), "A", i, None, {"v": v}) for i, v in enumerate([1, 2, 3, 4, 8])]
+    events = [greta_event(float(i), "A", i, None, {"v": v}) for i, v in enumerate([1, 2, 3, 4, 8])]
     pairs = [(1, 2), (1, 3), (1, 4), (1, 8), (2, 4), (2, 8), (3, 8), (4, 8)]
     triples = [(1, 2, 4), (1, 2, 8), (1, 3, 8), (1, 4, 8), (2, 4, 8)]
     quads = [(1, 2, 4, 8)]
@@ -161,7 +161,7 @@ def test_kleene_under_a_range_predicate_counts_chains() -> None:
 
 def test_two_step_stops_cleanly_past_its_limit() -> None:
     query = Query.build("q", "KL(A)", returns="COUNT(*)")
-    events = [Event(float(i), "A") for i in range(30)]
+    events = [greta_event(float(i), "A") for i in range(30)]
     with pytest.raises(TrendLimitExceeded):
         list(two_step_aggregates(query, events, 100.0, limit=1000))
     assert [r["value"] for r in two_step_aggregates(query, events[:10], 100.0)] == [1023]
@@ -228,9 +228,9 @@ def test_predicates_greta_cannot_place_are_refused(where: str, message: str) -> 
 
 def test_events_out_of_time_order_are_refused() -> None:
     runner = GretaQuery(compile_query(Query.build("q", "KL(A)", returns="COUNT(*)"), 10.0))
-    runner.push(Event(2.0, "A"))
+    runner.push(greta_event(2.0, "A"))
     with pytest.raises(InevError, match="arrives after"):
-        runner.push(Event(1.0, "A"))
+        runner.push(greta_event(1.0, "A"))
 
 
 def test_csv_trace_and_result_lines(tmp_path: Path) -> None:
@@ -250,7 +250,9 @@ def test_csv_trace_and_result_lines(tmp_path: Path) -> None:
 
 def test_binomial_count_for_seq_of_kleene() -> None:
     # SEQ(KL(A), KL(B)) over 3 a's then 4 b's: (2^3 - 1) * (2^4 - 1)
-    events = [Event(float(i), "A") for i in range(3)] + [Event(float(3 + i), "B") for i in range(4)]
+    events = [greta_event(float(i), "A") for i in range(3)] + [
+        greta_event(float(3 + i), "B") for i in range(4)
+    ]
     assert values("SEQ(KL(A), KL(B))", events) == [7 * 15]
     # COUNT(B): each b is in half of the non-empty B-subsets containing it: 7 * 4 * 2^3
     assert values("SEQ(KL(A), KL(B))", events, returns="COUNT(B)") == [7 * 4 * 2**3]
@@ -265,7 +267,7 @@ def test_memory_stays_bounded_by_the_window() -> None:
     sizes = []
     results = []
     for i in range(2000):
-        event = Event(float(i), "ACB"[i % 3], i, None, {"v": (i * 7) % 11, "g": i % 2})
+        event = greta_event(float(i), "ACB"[i % 3], i, None, {"v": (i * 7) % 11, "g": i % 2})
         results += runner.push(event)
         sizes.append(sum(g.size() for g in runner.groups.values()))
     results += runner.finish()
@@ -291,10 +293,10 @@ def test_workload_runs_every_aggregation_query_with_its_slide() -> None:
         ],
     )
     events = [
-        Event(1.0, "A"),
-        Event(2.0, "B", None, None, {"x": 5}),
-        Event(3.0, "A"),
-        Event(5.0, "B", None, None, {"x": 7}),
+        greta_event(1.0, "A"),
+        greta_event(2.0, "B", None, None, {"x": 5}),
+        greta_event(3.0, "A"),
+        greta_event(5.0, "B", None, None, {"x": 7}),
     ]
     got = {(r["query"], r["window_start"]): r["value"] for r in greta_workload(workload, events)}
     # windows [0,4): a1 b2 a3; [2,6): b2 a3 b5; [4,8): b5
@@ -310,8 +312,8 @@ def test_workload_runs_every_aggregation_query_with_its_slide() -> None:
 def test_q3_leading_negation_per_sliding_window() -> None:
     # Q3 style: slowing cars with no accident before them in the window
     speeds = {1: 50, 2: 40, 4: 30, 5: 20}
-    events = [Event(float(t), "P", None, None, {"speed": v}) for t, v in speeds.items()]
-    events.insert(2, Event(3.0, "A"))
+    events = [greta_event(float(t), "P", None, None, {"speed": v}) for t, v in speeds.items()]
+    events.insert(2, greta_event(3.0, "A"))
     query = Query.build(
         "q3", "SEQ(NOT(A), KL(P))", where="P.speed > NEXT(P).speed", returns="COUNT(*)"
     )

@@ -22,6 +22,7 @@ from inev.simulator.engine.greta import (
     Event,
     compile_query,
     greta_aggregates,
+    greta_event,
     two_step_aggregates,
 )
 from inev.workloads.expressions import condition_attributes, conjuncts, evaluate
@@ -52,13 +53,13 @@ def _adjacent_ok(query: Query, trend: tuple[Event, ...]) -> bool:
             types = {a.type for a in attrs}
             if any(a.next for a in attrs):
                 if x.type == y.type and types == {x.type}:
-                    ok = evaluate(item, {x.type: x.attributes}, {x.type: y.attributes})
+                    ok = evaluate(item, {x.type: x.attrs}, {x.type: y.attrs})
                     if not ok:
                         return False
             elif (
                 len(types) == 2
                 and types == {x.type, y.type}
-                and not evaluate(item, {x.type: x.attributes, y.type: y.attributes})
+                and not evaluate(item, {x.type: x.attrs, y.type: y.attrs})
             ):
                 return False
     return True
@@ -68,7 +69,7 @@ def _locally_ok(query: Query, e: Event) -> bool:
     for item in conjuncts(query.where) if query.where is not None else ():
         attrs = condition_attributes(item)
         local = {a.type for a in attrs} == {e.type} and not any(a.next for a in attrs)
-        if local and not evaluate(item, {e.type: e.attributes}):
+        if local and not evaluate(item, {e.type: e.attrs}):
             return False
     return True
 
@@ -155,10 +156,10 @@ def brute_force_results(
 
     def usable(e: Event) -> bool:
         if agg.attribute is not None and e.type == agg.type:
-            return isinstance(e.attributes.get(agg.attribute), int | float)
+            return isinstance(e.attrs.get(agg.attribute), int | float)
         return True
 
-    events = [e for e in events if usable(e) and all(g in e.attributes for g in query.group_by)]
+    events = [e for e in events if usable(e) and all(g in e.attrs for g in query.group_by)]
     last = max((e.time for e in events), default=0)
     out = []
     k = 0
@@ -167,17 +168,17 @@ def brute_force_results(
         inside = [e for e in events if start <= e.time < end]
         groups = sorted(
             {
-                tuple(e.attributes[g] for g in query.group_by)
+                tuple(e.attrs[g] for g in query.group_by)
                 for e in inside
                 if e.type in positive and _locally_ok(query, e)
             },
             key=repr,
         )
         for group in groups:
-            mine = [e for e in inside if tuple(e.attributes[g] for g in query.group_by) == group]
+            mine = [e for e in inside if tuple(e.attrs[g] for g in query.group_by) == group]
             trends = brute_force_trends(query, mine)
             picked = [e for t in trends for e in t if e.type == agg.type]
-            values = [e.attributes[agg.attribute] for e in picked] if agg.attribute else []
+            values = [e.attrs[agg.attribute] for e in picked] if agg.attribute else []
             if agg.function == "COUNT":
                 value: Any = len(trends) if agg.type is None else len(picked)
             elif agg.function == "SUM":
@@ -301,7 +302,7 @@ def random_events(rng: random.Random, types: tuple[str, ...], n: int) -> list[Ev
     """A small random stream with repeated time stamps, attributes v, w and group g."""
     times = sorted(rng.randint(0, 9) for _ in range(n))
     return [
-        Event(
+        greta_event(
             float(t),
             rng.choice(types),
             i,
@@ -338,7 +339,7 @@ def test_greta_equals_two_step_on_longer_streams(seed: int) -> None:
         query = random_query(rng, grouped=rng.random() < 0.5)
         events = random_events(rng, query.types, 30)
         events = [
-            Event(e.time * 3 + i % 3, e.type, e.id, None, e.attributes)
+            greta_event(e.time * 3 + i % 3, e.type, e.id, None, e.attrs)
             for i, e in enumerate(events)
         ]
         events.sort(key=lambda e: e.time)
@@ -429,7 +430,7 @@ def test_range_store_with_tiny_blocks(seed: int, monkeypatch: pytest.MonkeyPatch
         query = Query.build("q", pattern, where=where, returns=returns)
         events = random_events(rng, query.types, 40)
         events = [
-            Event(float(i), e.type, i, None, {**e.attributes, "v": rng.randint(0, 30)})
+            greta_event(float(i), e.type, i, None, {**e.attrs, "v": rng.randint(0, 30)})
             for i, e in enumerate(events)
         ]
         got = list(greta_aggregates(query, events, 25.0, 5.0))

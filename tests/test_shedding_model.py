@@ -10,15 +10,15 @@ import pytest
 
 from inev.simulator.engine.engine import Engine, OrderPlan
 from inev.simulator.engine.events import make_event
+from inev.simulator.engine.processing import Processor, parse_capacity
 from inev.simulator.engine.shedding.markov import (
     completion_table,
     interpolate,
     transition_matrix,
 )
-from inev.simulator.engine.shedding.model import PatternModel
+from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.utility import UtilityTable
-from inev.simulator.processing import Processor, parse_capacity
 
 
 def seq3_chain(p: float) -> np.ndarray:

@@ -8,8 +8,8 @@ import pytest
 
 from inev.planner.plan import save_plan
 from inev.planner.planning import plan_workload
-from inev.simulator.result import save_result
 from inev.simulator.run import simulate
+from inev.simulator.simulation_result import save_result
 from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.io import save_network

@@ -7,11 +7,13 @@ import statistics
 
 import pytest
 import simpy
+from hypothesis import given
+from hypothesis import strategies as st
 
 from inev.common.errors import InevError
-from inev.simulator.network import SimNetwork, forwarding_tree, link_key
+from inev.simulator.simpy_network import SimNetwork, forwarding_tree
 from inev.simulator.sources import expected_events, poisson_trace, workload_attributes
-from inev.topologies.network import Network
+from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Query, Workload
 
 PATH = Network.build([0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3, 2.0), (3, 4)], {"A": (1.0, [0])})
@@ -114,3 +116,23 @@ def test_attributes_are_drawn_for_what_the_workload_reads():
 def test_bad_source_parameters(duration, seed):
     with pytest.raises(InevError):
         poisson_trace(PATH, duration, seed)
+
+
+def test_message_counts_key_links_as_plan_files_write_them():
+    # nodes 9 and 10: the plan file writes [9, 10]; the result file says "9 10", not "10 9"
+    line = Network.build(list(range(12)), [(i, i + 1) for i in range(11)], {"A": (1.0, [11])})
+    env = simpy.Environment()
+    sim = SimNetwork(env, line)
+    sim.send(11, forwarding_tree(11, [(11, 10), (10, 9)]), payload="a", kind="A")
+    env.run()
+    assert sim.by_link == {(10, 11): 1, (9, 10): 1}
+
+
+@given(
+    st.one_of(st.integers(-5, 20), st.sampled_from(["a", "b", "10", "n9"])),
+    st.one_of(st.integers(-5, 20), st.sampled_from(["a", "b", "10", "n9"])),
+)
+def test_the_link_key_is_the_plan_files_link(u, v):
+    from inev.planner.plan import link
+
+    assert link_key(u, v) == link(u, v) == link_key(v, u)

@@ -9,7 +9,7 @@ import pytest
 
 import inev.simulator.engine.replay as replay_module
 import inev.simulator.engine.size as size_module
-import inev.simulator.result as result_module
+import inev.simulator.simulation_result as result_module
 from inev.common.errors import InevError
 from inev.common.traces import scan_trace
 from inev.planner.planning import plan_workload

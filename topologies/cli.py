@@ -131,7 +131,7 @@ def network_table(network: Any) -> Any:
     return table
 
 
-# measured from a trace (issue 14); the command lives with the trace commands
+# measured from a trace; the command lives with the trace commands
 network_group.add_command(from_trace_command)
 
 __all__ = ["build_topology", "network_group"]

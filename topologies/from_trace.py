@@ -45,42 +45,10 @@ def network_from_scan(
 ) -> Network:
     """The event network of a scanned trace (module docstring); a generated topology's
     links get ``link_latency`` (in the trace's time unit)."""
-    if scan.rows == 0:
-        raise InevError(f"{name}: the trace holds no events")
-    span = scan.duration if duration is None else duration
-    if not (isinstance(span, int | float) and math.isfinite(span) and span > 0):
-        if duration is None:
-            raise InevError(
-                f"{name}: all events have the same time, so no rate can be measured; "
-                "give --duration"
-            )
-        raise InevError(f"duration must be a positive number, got {duration!r}")
-    if duration is not None and duration < scan.duration:
-        raise InevError(
-            f"{name}: --duration {duration:g} is shorter than the trace's span {scan.duration:g}"
-        )
-    if len(scan.counts) > MAX_TYPES:
-        raise InevError(f"{name}: more than {MAX_TYPES:,} event types (a network's most)")
-    for t in scan.counts:
-        check_type_name(t, where=f"{name}: event type")
-    nodes = list(scan.nodes) or sorted({n for _, n in scan.sources}, key=str)
-    if len(nodes) > MAX_NODES:
-        raise InevError(f"{name}: more than {MAX_NODES:,} nodes (a network's most)")
-    for n in nodes:
-        check_node_id(n, where=f"{name}: node")
+    span = _span(scan, duration, name)
+    nodes = _trace_nodes(scan, name)
     if topology is None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
-        if not (isinstance(out_degree, int | float) and 0 < out_degree < 2**31):
-            raise InevError(f"out-degree must be a positive finite number, got {out_degree}")
-        ordered = sorted(
-            nodes, key=lambda n: (isinstance(n, str), str(n) if isinstance(n, str) else n)
-        )
-        if not (math.isfinite(link_latency) and 0 < link_latency <= MAX_NUMBER):
-            raise InevError(f"link latency must be a positive number, got {link_latency!r}")
-        graph = build_topology("degree", len(ordered), out_degree, np.random.default_rng(seed))
-        topology = nx.relabel_nodes(graph, dict(enumerate(ordered)))
-        nx.set_edge_attributes(topology, float(link_latency), "latency")
+        topology = _generated_topology(nodes, out_degree, seed, link_latency)
     else:
         unknown = [n for n in nodes if n not in topology]
         if unknown:
@@ -100,3 +68,53 @@ def network_from_scan(
         return Network.build(list(topology.nodes), links, spec)
     except InevError as exc:
         raise InevError(f"{name}: {exc}") from None
+
+
+def _span(scan: TraceScan, duration: float | None, name: str) -> float:
+    """The time span the rates are measured over: ``duration`` or the trace's own, checked."""
+    if scan.rows == 0:
+        raise InevError(f"{name}: the trace holds no events")
+    span = scan.duration if duration is None else duration
+    if not (isinstance(span, int | float) and math.isfinite(span) and span > 0):
+        if duration is None:
+            raise InevError(
+                f"{name}: all events have the same time, so no rate can be measured; "
+                "give --duration"
+            )
+        raise InevError(f"duration must be a positive number, got {duration!r}")
+    if duration is not None and duration < scan.duration:
+        raise InevError(
+            f"{name}: --duration {duration:g} is shorter than the trace's span {scan.duration:g}"
+        )
+    return span
+
+
+def _trace_nodes(scan: TraceScan, name: str) -> list[Any]:
+    """The trace's nodes (those of the scan, else its sources), its types checked on the way."""
+    if len(scan.counts) > MAX_TYPES:
+        raise InevError(f"{name}: more than {MAX_TYPES:,} event types (a network's most)")
+    for t in scan.counts:
+        check_type_name(t, where=f"{name}: event type")
+    nodes = list(scan.nodes) or sorted({n for _, n in scan.sources}, key=str)
+    if len(nodes) > MAX_NODES:
+        raise InevError(f"{name}: more than {MAX_NODES:,} nodes (a network's most)")
+    for n in nodes:
+        check_node_id(n, where=f"{name}: node")
+    return nodes
+
+
+def _generated_topology(
+    nodes: list[Any], out_degree: float, seed: int, link_latency: float
+) -> nx.Graph:
+    """A generated topology over ``nodes`` (integers first, then names), links of one latency."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
+    if not (isinstance(out_degree, int | float) and 0 < out_degree < 2**31):
+        raise InevError(f"out-degree must be a positive finite number, got {out_degree}")
+    ordered = sorted(nodes, key=lambda n: (isinstance(n, str), str(n) if isinstance(n, str) else n))
+    if not (math.isfinite(link_latency) and 0 < link_latency <= MAX_NUMBER):
+        raise InevError(f"link latency must be a positive number, got {link_latency!r}")
+    graph = build_topology("degree", len(ordered), out_degree, np.random.default_rng(seed))
+    topology = nx.relabel_nodes(graph, dict(enumerate(ordered)))
+    nx.set_edge_attributes(topology, float(link_latency), "latency")
+    return topology

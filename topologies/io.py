@@ -3,7 +3,7 @@
 An event type may carry per-source rates (an inev extension, docs/spec-extensions.md):
 ``"rates": [r(e, n) for n in sources]``, aligned with ``"sources"``. ``"rate"`` may then be
 left out; when present it must be their mean, and it is always written as their mean, so a
-reader that knows only the SPEC still sees the right global rate R(e) = |f(e)| · r(e).
+reader that knows only the shared file format still sees the right global rate R(e) = |f(e)| · r(e).
 """
 
 from __future__ import annotations

@@ -89,6 +89,25 @@ def check_node_id(node: object, where: str = "node") -> Node:
     return node
 
 
+def link_key(u: Node, v: Node) -> tuple[Node, Node]:
+    """The canonical form of the undirected link ``{u, v}``: its ends in node order.
+
+    Node order puts integers first, by value, then strings, by text (the order plan files
+    write their links in, and the order of the simulator's ``messages_by_link`` keys). One
+    definition for every layer; the integer case is the simulator's per-hop hot path.
+
+    >>> link_key(10, 9), link_key("b", "a"), link_key("x", 3)
+    ((9, 10), ('a', 'b'), (3, 'x'))
+    """
+    if type(u) is int and type(v) is int and u >= 0 and v >= 0:
+        return (u, v) if u <= v else (v, u)
+    return (u, v) if _node_order(u) <= _node_order(v) else (v, u)
+
+
+def _node_order(node: Node) -> tuple[int, str]:
+    return (0, f"{node:020d}") if isinstance(node, int) else (1, str(node))
+
+
 @dataclass(frozen=True)
 class EventType:
     """An event type with its local rate r(e), its source nodes f(e) and, optionally, one
@@ -169,57 +188,12 @@ class Network:
         if graph.number_of_nodes() == 0:
             raise InevError("network: no nodes")
         for link in links:
-            if not isinstance(link, list | tuple) or len(link) not in (2, 3):
-                raise InevError(f"network: link {link!r} must be [u, v] or [u, v, latency]")
-            u, v = link[0], link[1]
-            for end in (u, v):
-                if isinstance(end, bool) or not isinstance(end, int | str) or end not in graph:
-                    raise InevError(f"network: link {list(link)!r} names unknown node {end!r}")
-            if u == v:
-                raise InevError(f"network: link {list(link)!r} is a self-loop")
-            if graph.has_edge(u, v):
-                raise InevError(f"network: link {list(link)!r} is listed twice")
-            latency = link[2] if len(link) == 3 else DEFAULT_LATENCY
-            if (
-                isinstance(latency, bool)
-                or not isinstance(latency, int | float)
-                or (isinstance(latency, int) and latency > 1e300)
-                or not math.isfinite(latency)
-                or latency <= 0
-            ):
-                raise InevError(f"network: link {list(link)!r} latency must be a positive number")
-            graph.add_edge(u, v, latency=float(latency))
+            u, v, latency = _checked_link(graph, link)
+            graph.add_edge(u, v, latency=latency)
         if not nx.is_connected(graph):
             parts = nx.number_connected_components(graph)
             raise InevError(f"network: topology is disconnected ({parts} components)")
-        types: dict[str, EventType] = {}
-        for name, spec in event_types.items():
-            check_type_name(name)
-            rate, sources = spec[0], spec[1]
-            per_source = spec[2] if len(spec) > 2 else None
-            if per_source is None:
-                _check_rate(name, rate)
-            src = tuple(sources)
-            if not src:
-                raise InevError(f"network: event type {name} has no source node")
-            for node in src:
-                if isinstance(node, bool) or not isinstance(node, int | str) or node not in graph:
-                    raise InevError(f"network: event type {name} names unknown source {node!r}")
-            if len(set(src)) != len(src):
-                raise InevError(f"network: event type {name} lists a source twice")
-            if per_source is None:
-                types[name] = EventType(name, float(rate), src)
-                continue
-            rates = tuple(per_source)
-            if len(rates) != len(src):
-                raise InevError(
-                    f"network: event type {name} has {len(rates)} per-source rates"
-                    f" for {len(src)} sources"
-                )
-            for value in rates:
-                _check_rate(name, value)
-            floats = tuple(float(r) for r in rates)
-            types[name] = EventType(name, math.fsum(floats) / len(floats), src, floats)
+        types = {name: _checked_type(graph, name, spec) for name, spec in event_types.items()}
         if not types:
             raise InevError("network: no event types")
         return cls(graph=graph, event_types=types)
@@ -598,6 +572,58 @@ class Network:
             total += sum(distance)
             longest = max(longest, max(distance))
         return longest, total / (len(roots) * (n - 1))
+
+
+def _checked_link(graph: nx.Graph, link: Any) -> tuple[Node, Node, float]:
+    """``(u, v, latency)`` of a link entry of :meth:`Network.build`, checked against ``graph``."""
+    if not isinstance(link, list | tuple) or len(link) not in (2, 3):
+        raise InevError(f"network: link {link!r} must be [u, v] or [u, v, latency]")
+    u, v = link[0], link[1]
+    for end in (u, v):
+        if isinstance(end, bool) or not isinstance(end, int | str) or end not in graph:
+            raise InevError(f"network: link {list(link)!r} names unknown node {end!r}")
+    if u == v:
+        raise InevError(f"network: link {list(link)!r} is a self-loop")
+    if graph.has_edge(u, v):
+        raise InevError(f"network: link {list(link)!r} is listed twice")
+    latency = link[2] if len(link) == 3 else DEFAULT_LATENCY
+    if (
+        isinstance(latency, bool)
+        or not isinstance(latency, int | float)
+        or (isinstance(latency, int) and latency > 1e300)
+        or not math.isfinite(latency)
+        or latency <= 0
+    ):
+        raise InevError(f"network: link {list(link)!r} latency must be a positive number")
+    return u, v, float(latency)
+
+
+def _checked_type(graph: nx.Graph, name: str, spec: tuple[Any, ...]) -> EventType:
+    """The :class:`EventType` of a ``(rate, sources[, rates])`` entry, checked."""
+    check_type_name(name)
+    rate, sources = spec[0], spec[1]
+    per_source = spec[2] if len(spec) > 2 else None
+    if per_source is None:
+        _check_rate(name, rate)
+    src = tuple(sources)
+    if not src:
+        raise InevError(f"network: event type {name} has no source node")
+    for node in src:
+        if isinstance(node, bool) or not isinstance(node, int | str) or node not in graph:
+            raise InevError(f"network: event type {name} names unknown source {node!r}")
+    if len(set(src)) != len(src):
+        raise InevError(f"network: event type {name} lists a source twice")
+    if per_source is None:
+        return EventType(name, float(rate), src)
+    rates = tuple(per_source)
+    if len(rates) != len(src):
+        raise InevError(
+            f"network: event type {name} has {len(rates)} per-source rates for {len(src)} sources"
+        )
+    for value in rates:
+        _check_rate(name, value)
+    floats = tuple(float(r) for r in rates)
+    return EventType(name, math.fsum(floats) / len(floats), src, floats)
 
 
 def _check_rate(name: str, rate: object) -> None:

@@ -107,5 +107,5 @@ def workload_table(workload: Any, network: Any | None = None) -> Any:
     return table
 
 
-# measured on a trace (issue 14)
+# measured on a trace
 workload_group.add_command(estimate_command)

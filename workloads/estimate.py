@@ -38,7 +38,7 @@ evaluation leaves them to the ``where`` clause (:mod:`inev.workloads.workload`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -202,24 +202,27 @@ def _load(trace: TraceFile, wanted: Mapping[str, set[str]]) -> dict[str, _Events
                 )
             )
     ids.check()
-    out: dict[str, _Events] = {}
-    for t, chunks in parts.items():
-        if not chunks:
-            out[t] = _Events(np.empty(0), [], [], {a: [] for a in wanted[t] if a not in REQUIRED})
-            continue
-        time = np.concatenate([c[0] for c in chunks])
-        order = np.argsort(time, kind="stable")
-        nodes = [n for c in chunks for n in c[1]]
-        ids = [i for c in chunks for i in c[2]]
-        attrs = {a: [v for c in chunks for v in c[3][a]] for a in chunks[0][3]}
-        take = order.tolist()
-        out[t] = _Events(
-            time[order],
-            [nodes[i] for i in take],
-            [ids[i] for i in take],
-            {a: [v[i] for i in take] for a, v in attrs.items()},
-        )
-    return out
+    return {t: _merged(chunks, wanted[t]) for t, chunks in parts.items()}
+
+
+def _merged(
+    chunks: list[tuple[np.ndarray, list, list, dict[str, list]]], names: set[str]
+) -> _Events:
+    """One type's events of every batch in one time-ordered :class:`_Events`."""
+    if not chunks:
+        return _Events(np.empty(0), [], [], {a: [] for a in names if a not in REQUIRED})
+    time = np.concatenate([c[0] for c in chunks])
+    order = np.argsort(time, kind="stable")
+    nodes = [n for c in chunks for n in c[1]]
+    ids = [i for c in chunks for i in c[2]]
+    attrs = {a: [v for c in chunks for v in c[3][a]] for a in chunks[0][3]}
+    take = order.tolist()
+    return _Events(
+        time[order],
+        [nodes[i] for i in take],
+        [ids[i] for i in take],
+        {a: [v[i] for i in take] for a, v in attrs.items()},
+    )
 
 
 def _windows(x: np.ndarray, y: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:
@@ -380,6 +383,39 @@ def _holds(
     return all(evaluate(c, binding) for c in conditions)
 
 
+def _measured_pairs(q: Any, notes: list[str]) -> dict[Pair, list[Condition]]:
+    """The type pairs of ``q``'s where conjuncts to measure, with their conjuncts; what is
+    not measured (a conjunct not between two types, a declared selectivity) goes to notes."""
+    if q.where is None:
+        return {}
+    by_pair, skipped = _pair_conditions(conjuncts(q.where), set(q.types))
+    for text in skipped:
+        notes.append(f"{q.name}: '{text}' is not between two types; not measured")
+    for p in list(by_pair):
+        if p in q.selectivity and p not in q.measured:
+            notes.append(f"{q.name}: {p[0]} {p[1]} keeps its declared selectivity")
+            del by_pair[p]
+    return by_pair
+
+
+def _with_measured(
+    q: Any,
+    by_pair: Mapping[Pair, list[Condition]],
+    measure: Callable[[Any, str, str, list[Condition]], PairEstimate],
+) -> Any:
+    """``q`` with the selectivities ``measure`` finds for its pairs (declared ones kept)."""
+    if not by_pair:
+        return q
+    measured: dict[Pair, float] = {}
+    for (a, b), conditions in sorted(by_pair.items()):
+        found = measure(q, a, b, conditions)
+        if found.selectivity is not None:
+            measured[(a, b)] = found.selectivity
+    declared = {k: v for k, v in q.selectivities if k not in q.measured}
+    sel = tuple(sorted({**declared, **measured}.items()))
+    return replace(q, selectivities=sel, measured=frozenset(measured))
+
+
 def estimate_selectivities(
     workload: Workload,
     trace: str | os.PathLike[str],
@@ -393,46 +429,29 @@ def estimate_selectivities(
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise InevError(f"seed must be a non-negative integer (64 bits), got {seed!r}")
     source = TraceFile(trace)
-    wanted: dict[str, set[str]] = {}
-    plans: list[tuple[Any, dict[Pair, list[Condition]]]] = []
     notes: list[str] = []
-    for q in workload.queries:
-        if q.where is None:
-            plans.append((q, {}))
-            continue
-        by_pair, skipped = _pair_conditions(conjuncts(q.where), set(q.types))
-        for text in skipped:
-            notes.append(f"{q.name}: '{text}' is not between two types; not measured")
-        for p in list(by_pair):
-            if p in q.selectivity and p not in q.measured:
-                notes.append(f"{q.name}: {p[0]} {p[1]} keeps its declared selectivity")
-                del by_pair[p]
+    plans = [(q, _measured_pairs(q, notes)) for q in workload.queries]
+    wanted: dict[str, set[str]] = {}
+    for _, by_pair in plans:
         for conditions in by_pair.values():
             for c in conditions:
                 for attr in condition_attributes(c):
                     wanted.setdefault(attr.type, set()).add(attr.name)
-        plans.append((q, by_pair))
     data = _load(source, wanted) if wanted else {}
     rng = np.random.default_rng(seed)
     result = Estimate(workload, notes=notes, events=sum(len(d.time) for d in data.values()))
-    queries = []
     seen: dict[tuple[str, str, tuple[str, ...]], PairEstimate] = {}
-    for q, by_pair in plans:
-        measured: dict[Pair, float] = {}
-        for (a, b), conditions in sorted(by_pair.items()):
-            key = (a, b, tuple(sorted(str(c) for c in conditions)))
-            if key not in seen:  # queries sharing a predicate share its measurement
-                seen[key] = _measure(
-                    q.name, a, b, conditions, data, workload.window, sample, exact_limit, rng
-                )
-            found = replace(seen[key], query=q.name)
-            result.pairs.append(found)
-            if found.selectivity is not None:
-                measured[(a, b)] = found.selectivity
-        if by_pair:
-            declared = {k: v for k, v in q.selectivities if k not in q.measured}
-            sel = tuple(sorted({**declared, **measured}.items()))
-            q = replace(q, selectivities=sel, measured=frozenset(measured))
-        queries.append(q)
+
+    def measure(q: Any, a: str, b: str, conditions: list[Condition]) -> PairEstimate:
+        key = (a, b, tuple(sorted(str(c) for c in conditions)))
+        if key not in seen:  # queries sharing a predicate share its measurement
+            seen[key] = _measure(
+                q.name, a, b, conditions, data, workload.window, sample, exact_limit, rng
+            )
+        found = replace(seen[key], query=q.name)
+        result.pairs.append(found)
+        return found
+
+    queries = [_with_measured(q, by_pair, measure) for q, by_pair in plans]
     result.workload = replace(workload, queries=tuple(queries))
     return result

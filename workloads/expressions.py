@@ -403,13 +403,15 @@ def conjuncts(condition: Condition) -> tuple[Condition, ...]:
 
 # --------------------------------------------------------------------------- evaluation
 
-_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add,
     "-": operator.sub,
     "*": operator.mul,
     "/": operator.truediv,
     "%": operator.mod,
 }
+"""The arithmetic operators of ``where`` clauses and what they compute (the one table; GRETA's
+compiled predicates use it too)."""
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
     "!=": operator.ne,
@@ -443,7 +445,7 @@ def _evaluate(node: Any, binding: Mapping, following: Mapping) -> Any:
     if isinstance(node, Attr):
         return (following if node.next else binding)[node.type][node.name]
     if isinstance(node, Arith):
-        return _ARITH[node.op](
+        return ARITHMETIC[node.op](
             _evaluate(node.left, binding, following), _evaluate(node.right, binding, following)
         )
     if isinstance(node, Negate):

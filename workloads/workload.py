@@ -58,6 +58,26 @@ def _positive_number(value: object, what: str) -> float:
     return float(value)
 
 
+def _check_where(label: str, condition: Condition, tree: Pattern) -> None:
+    """A where clause names only the pattern's types, and NEXT only of Kleene types."""
+    types, kleene = set(event_types(tree)), kleene_types(tree)
+    for attribute in condition_attributes(condition):
+        if attribute.type not in types:
+            raise InevError(f"{label}: where clause names type {attribute.type} not in the pattern")
+        if attribute.next and attribute.type not in kleene:
+            raise InevError(f"{label}: NEXT({attribute.type}) needs {attribute.type} under KL")
+
+
+def _check_return(label: str, aggregate: Aggregate, tree: Pattern) -> None:
+    """A return clause aggregates a type of the pattern that is not negated."""
+    if aggregate.type is None:
+        return
+    if aggregate.type not in set(event_types(tree)):
+        raise InevError(f"{label}: return clause names type {aggregate.type} not in the pattern")
+    if aggregate.type in negated_types(tree):
+        raise InevError(f"{label}: return clause aggregates the negated type {aggregate.type}")
+
+
 def _selectivities(
     label: str, given: Mapping[Any, float] | None, types: set[str]
 ) -> dict[Pair, float]:
@@ -152,29 +172,10 @@ class Query:
             raise InevError(f"{where_label}: where_selectivity needs a where clause")
         pairs.update(measured)
         if condition is not None:
-            kleene = kleene_types(tree)
-            for attribute in condition_attributes(condition):
-                if attribute.type not in types:
-                    raise InevError(
-                        f"{where_label}: where clause names type {attribute.type} not in the pattern"
-                    )
-                if attribute.next and attribute.type not in kleene:
-                    raise InevError(
-                        f"{where_label}: NEXT({attribute.type}) needs {attribute.type} under KL"
-                    )
+            _check_where(where_label, condition, tree)
         aggregate = parse_aggregate(returns) if isinstance(returns, str) else returns
-        if aggregate is not None and aggregate.type is not None and aggregate.type not in types:
-            raise InevError(
-                f"{where_label}: return clause names type {aggregate.type} not in the pattern"
-            )
-        if (
-            aggregate is not None
-            and aggregate.type is not None
-            and aggregate.type in negated_types(tree)
-        ):
-            raise InevError(
-                f"{where_label}: return clause aggregates the negated type {aggregate.type}"
-            )
+        if aggregate is not None:
+            _check_return(where_label, aggregate, tree)
         groups = tuple(group_by)
         for g in groups:
             if not isinstance(g, str) or not g:

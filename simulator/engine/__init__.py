@@ -2,7 +2,7 @@
 
 The public entry point is :class:`inev.simulator.engine.engine.Engine`; the modules are:
 ``events`` (event model, deterministic selectivity predicate), ``constraints`` (a pattern as
-slots and constraints), ``predicates`` (compiled checks), ``plans`` (order- and tree-based
+slots and constraints), ``predicates`` (compiled checks), ``evaluation_plans`` (order- and tree-based
 plans), ``evaluation`` (running one plan), ``greedy`` / ``zstream`` (plan generation),
 ``statistics``, ``adaptivity`` (invariants and baselines), ``engine``, ``trace`` and ``cli``;
 the sub-package ``greta`` aggregates Kleene trends without building them (GRETA).

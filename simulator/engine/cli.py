@@ -17,16 +17,18 @@ from inev.common.progress import time_progress
 from inev.common.words import plural
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.engine.greta import GretaQuery, compile_query
-from inev.simulator.engine.replay import ordered_chunks, prepare, replay
+from inev.simulator.engine.matching import (
+    ADAPTIVE,
+    ENGINE_PLANS,
+    MatchOptions,
+    adaptation_of,
+    match_workload,
+)
+from inev.simulator.engine.processing import parse_capacity, shedding_strategy
+from inev.simulator.engine.replay import ordered_chunks, prepare
 from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
-from inev.simulator.engine.size import SizeGuard
-from inev.simulator.processing import parse_capacity
 from inev.workloads.io import load_workload
-
-ENGINE_PLANS = ("greedy", "zstream")
-ADAPTIVE = ("invariant", "always", "threshold", "off")
 
 
 def engine_options(command: Any) -> Any:
@@ -46,6 +48,48 @@ def engine_options(command: Any) -> Any:
         default="greedy",
         show_default=True,
         help="How the engines order a pattern's evaluation (greedy or ZStream cost model).",
+    )(command)
+
+
+def shedding_options(command: Any) -> Any:
+    """``--latency-bound``, ``--shed``, ``--cost-per-unit`` and ``--safety``: load shedding
+    under a capacity, the same for ``inev match`` (one node) and ``inev simulate`` (each)."""
+    options = [
+        click.option(
+            "--latency-bound",
+            type=float,
+            default=None,
+            help="Latency bound per node (time units).",
+        ),
+        click.option(
+            "--shed",
+            type=click.Choice(list(STRATEGIES)),
+            default=None,
+            help="Load shedding strategy (needs --capacity; default pspice with a bound, else none).",
+        ),
+        click.option(
+            "--cost-per-unit",
+            type=float,
+            default=1.0,
+            show_default=True,
+            help="Service time per work unit, times the capacity.",
+        ),
+        click.option(
+            "--safety",
+            type=float,
+            default=None,
+            help="Safety buffer of the overload detector (default: 10% of the bound).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def size_check_option(command: Any) -> Any:
+    """``--no-size-check``: run even when the size estimate says the run would not fit."""
+    return click.option(
+        "--no-size-check", is_flag=True, help="Run even when the estimated size is too big."
     )(command)
 
 
@@ -71,22 +115,9 @@ def engine_options(command: Any) -> Any:
     default=None,
     help="Work units per time unit of the node, or auto:F (F times what the unshedded run needs).",
 )
-@click.option("--latency-bound", type=float, default=None, help="Latency bound (time units).")
-@click.option(
-    "--shed",
-    type=click.Choice(list(STRATEGIES)),
-    default=None,
-    help="Load shedding strategy (needs --capacity; default pspice with a bound, else none).",
-)
-@click.option("--cost-per-unit", type=float, default=1.0, show_default=True)
-@click.option(
-    "--safety",
-    type=float,
-    default=None,
-    help="Safety buffer of the overload detector (default: 10% of the bound).",
-)
+@shedding_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random shedders.")
-@click.option("--no-size-check", is_flag=True, help="Run even when the estimated size is too big.")
+@size_check_option
 def match_command(
     workload_file: str,
     trace_file: str,
@@ -115,63 +146,22 @@ def match_command(
     a scan first checks it and estimates the partial matches per window (per key for
     equality joins), refusing a run that would exhaust memory."""
     check_paths({"workload": workload_file, "trace": trace_file}, out)
-    plan = engine_plan
-    if distance != "auto":
-        try:
-            d: float | str = float(distance)
-        except ValueError:
-            raise InevError(f"--distance must be a number or 'auto', got {distance!r}") from None
-        if d < 0:
-            raise InevError(f"--distance must not be negative, got {distance}")
-    else:
-        d = "auto"
-    if k < 1 or check_every < 1:
-        raise InevError("--invariants and --check-every must be at least 1")
-    adaptation = Adaptation(adaptive, k=k, distance=d, check_every=check_every)
-    if capacity is None and (shed is not None or latency_bound is not None):
-        raise InevError("--shed and --latency-bound need --capacity")
+    adaptation = adaptation_of(adaptive, k, distance, check_every)
+    strategy = shedding_strategy(capacity is not None, shed, latency_bound)
     if capacity is not None:
         parse_capacity(capacity)
-        strategy = shed or ("pspice" if latency_bound is not None else "none")
-        if strategy != "none" and latency_bound is None:
-            raise InevError(f"--shed {strategy} needs --latency-bound")
         if latency_bound is not None and not latency_bound > 0:
             raise InevError(f"--latency-bound must be positive, got {latency_bound}")
         if not cost_per_unit > 0:
             raise InevError(f"--cost-per-unit must be positive, got {cost_per_unit}")
     workload = load_workload(workload_file)
-    console = Console(stderr=True)
     prepared = prepare(workload, trace_file, check=not no_size_check)
     if capacity is not None:
         events = [e for chunk in ordered_chunks(prepared) for e in chunk]
-        _match_overloaded(
-            workload,
-            events,
-            out,
-            plan,
-            adaptation,
-            capacity,
-            latency_bound,
-            strategy,
-            cost_per_unit,
-            safety,
-            seed,
-        )
+        shed_run = (capacity, latency_bound, strategy, cost_per_unit, safety, seed)
+        _match_overloaded(workload, events, out, engine_plan, adaptation, *shed_run)
         return
-    aggregated: dict[str, Any] = {}
-    for q in workload.queries:
-        if q.returns is None:
-            continue
-        try:
-            aggregated[q.name] = GretaQuery(compile_query(q, workload.window, workload.slide))
-        except InevError as exc:
-            console.print(f"note: {exc}; its matches are written instead")
-    engines = {
-        q.name: Engine.from_query(q, workload, plan=plan, adaptation=adaptation)
-        for q in workload.queries
-        if q.name not in aggregated
-    }
-    guard = None if no_size_check else SizeGuard(engines, workload.window)
+    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
     scan = prepared.scan
     start = clock.perf_counter()
     with atomic_output(out) as handle, time_progress("match", scan.start, scan.end) as update:
@@ -183,18 +173,19 @@ def match_command(
         def write_result(result: dict[str, Any]) -> None:
             handle.write(json.dumps(result) + "\n")
 
-        counts = replay(
+        run = match_workload(
             workload,
             ordered_chunks(prepared),
-            engines,
-            aggregated,
-            write,
-            write_result,
+            options,
+            write=write,
+            write_result=write_result,
             progress=update,
-            guard=guard,
         )
     seconds = clock.perf_counter() - start
+    for note in run.notes:
+        Console(stderr=True).print(f"note: {note}")
     table = Table("query", "matches", "reoptimizations", "plan changes")
+    counts, engines, aggregated = run.counts, run.engines, run.aggregated
     for name, engine in engines.items():
         c = engine.counters
         table.add_row(
@@ -278,6 +269,12 @@ def _match_overloaded(
         f"({result['false_negative_share']:.1%} weighted), false positives "
         f"{result['false_positives']}, bound violations {result['bound_violations']}, "
         f"shed {result['shed_partial_matches']} partial matches and {result['shed_events']} "
-        f"events, latency mean {lat['mean']:.4g} p99 {lat['p99']:.4g} max {lat['max']:.4g}, "
+        f"events, latency mean {_figure(lat['mean'])} p99 {_figure(lat['p99'])} "
+        f"max {_figure(lat['max'])}, "
         f"{len(events)} events in {seconds:.2f}s -> {out}"
     )
+
+
+def _figure(value: float | None) -> str:
+    """A summary figure for the terminal: four significant digits, ``n/a`` for none."""
+    return "n/a" if value is None else f"{value:.4g}"

@@ -106,62 +106,76 @@ def build_constraints(
     _collect(pattern, order, raw_negations)
     negated = {n for n, _, _ in raw_negations}
     types = tuple(t for t in event_types(pattern) if t not in negated)
-    kleene = frozenset(
-        n.children[0].type
-        for n in _walk(pattern)
-        if isinstance(n, Operator) and n.kind == "KL" and isinstance(n.children[0], Primitive)
-    )
+    kleene = _kleene_types(pattern)
     if kleene & negated:
         raise InevError(f"pattern {pattern}: a negated type cannot be under KL")
     all_types = set(types) | negated
-    pairs: list[tuple[str, str, float]] = []
-    for (a, b), s in sorted((selectivities or {}).items()):
-        if a in all_types and b in all_types and s < 1.0:
-            if a in negated and b in negated:
-                continue
-            pairs.append((a, b, float(s)))
+    pairs = _selective_pairs(selectivities or {}, all_types, negated)
     # a conjunct naming a type outside this (OR-free) branch does not apply to it
     items = tuple(
         c
         for c in (conjuncts(where) if where is not None else ())
-        if {x.type for x in condition_attributes(c)} <= all_types
+        if condition_scope(c) <= all_types
     )
-    negations: list[Negation] = []
-    for n, first, last in raw_negations:
-        npairs = tuple(
-            (b if a == n else a, s) for a, b, s in pairs if n in (a, b) and not {a, b} <= negated
-        )
-        # a conjunct naming two negated types never applies: no match binds both
-        nconds = tuple(
-            c
-            for c in items
-            if n in {x.type for x in condition_attributes(c)}
-            and not any(x.type in negated and x.type != n for x in condition_attributes(c))
-        )
-        for c in nconds:
-            if any(x.next for x in condition_attributes(c) if x.type == n):
-                raise InevError(f"where conjunct {c}: NEXT of a negated type")
-        negations.append(
-            Negation(
-                n,
-                frozenset(event_types(first)) - negated,
-                frozenset(event_types(last)) - negated,
-                npairs,
-                nconds,
-            )
-        )
-    positive_pairs = tuple(p for p in pairs if p[0] not in negated and p[1] not in negated)
-    positive_conditions = tuple(
-        c for c in items if not ({x.type for x in condition_attributes(c)} & negated)
-    )
+    negations = [_negation(raw, pairs, items, negated) for raw in raw_negations]
     return Constraints(
         types=types,
         kleene=kleene,
         window=float(window),
         order=tuple(dict.fromkeys(o for o in order if o[0] not in negated and o[1] not in negated)),
-        pairs=positive_pairs,
-        conditions=positive_conditions,
+        pairs=tuple(p for p in pairs if p[0] not in negated and p[1] not in negated),
+        conditions=tuple(c for c in items if not (condition_scope(c) & negated)),
         negations=tuple(negations),
+    )
+
+
+def _kleene_types(pattern: Pattern) -> frozenset[str]:
+    """The types directly under a KL operator."""
+    return frozenset(
+        n.children[0].type
+        for n in _walk(pattern)
+        if isinstance(n, Operator) and n.kind == "KL" and isinstance(n.children[0], Primitive)
+    )
+
+
+def _selective_pairs(
+    selectivities: Mapping[Pair, float], all_types: set[str], negated: set[str]
+) -> list[tuple[str, str, float]]:
+    """The pairs with selectivity below 1 among the pattern's types (not two negated ones)."""
+    pairs: list[tuple[str, str, float]] = []
+    for (a, b), s in sorted(selectivities.items()):
+        if a in all_types and b in all_types and s < 1.0 and not (a in negated and b in negated):
+            pairs.append((a, b, float(s)))
+    return pairs
+
+
+def _negation(
+    raw: tuple[str, Pattern, Pattern],
+    pairs: list[tuple[str, str, float]],
+    items: tuple[Condition, ...],
+    negated: set[str],
+) -> Negation:
+    """The :class:`Negation` of NSEQ(first, ¬n, last): its pairs and where conjuncts."""
+    n, first, last = raw
+    npairs = tuple(
+        (b if a == n else a, s) for a, b, s in pairs if n in (a, b) and not {a, b} <= negated
+    )
+    # a conjunct naming two negated types never applies: no match binds both
+    nconds = tuple(
+        c
+        for c in items
+        if n in condition_scope(c)
+        and not any(x.type in negated and x.type != n for x in condition_attributes(c))
+    )
+    for c in nconds:
+        if any(x.next for x in condition_attributes(c) if x.type == n):
+            raise InevError(f"where conjunct {c}: NEXT of a negated type")
+    return Negation(
+        n,
+        frozenset(event_types(first)) - negated,
+        frozenset(event_types(last)) - negated,
+        npairs,
+        nconds,
     )
 
 

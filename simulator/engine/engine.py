@@ -28,7 +28,7 @@ API for the simulator (one engine per projection placed on a node)::
     engine.push((b_event, c_event))                   # a match of the input SEQ(B, C)
     engine.advance(watermark)                         # -> outputs final up to watermark
     engine.flush()                                    # end of input
-    engine.counters, engine.last_work, engine.partial_match_count(), engine.plans
+    engine.counters, engine.last_work, engine.partial_match_count(), engine.evaluation_plans
 
 Outputs are tuples of events (full matches, to push into a downstream engine as a
 sub-projection match) or single events (output selector: push them downstream as primitive
@@ -65,9 +65,9 @@ from inev.simulator.engine.evaluation import (
     checks_for,
     compile_plan,
 )
+from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, Tree, TreePlan, check_tree
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greedy import greedy_plan
-from inev.simulator.engine.plans import OrderPlan, Plan, Tree, TreePlan, check_tree
 from inev.simulator.engine.predicates import CodeGen
 from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
 from inev.simulator.engine.zstream import cardinality, zstream_plan
@@ -84,6 +84,43 @@ from inev.workloads.rates import pair
 from inev.workloads.syntax import parse_pattern
 
 INF = math.inf
+
+
+COUNTERS = (
+    "events",
+    "matches_in",
+    "late",
+    "filtered",
+    "matches",
+    "outputs",
+    "partial_matches",
+    "work",
+    "checks",
+    "violations",
+    "reoptimizations",
+    "plan_changes",
+)
+"""The engine's counters (``Engine.counters``), in the order they are reported."""
+
+
+def _plan_choice(plan: str | Plan) -> tuple[str, Plan | None]:
+    """The plan generator's name, and the explicit plan if one is given instead."""
+    if isinstance(plan, str):
+        if plan not in ("greedy", "zstream"):
+            raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
+        return plan, None
+    return ("zstream" if isinstance(plan, TreePlan) else "greedy"), plan
+
+
+def _output_selector(output: str | Iterable[str] | None, tree: Pattern) -> frozenset[str] | None:
+    """The output selector's types (``None``: whole matches), checked against the pattern."""
+    if output is None or output == "all":
+        return None
+    selected = frozenset([output] if isinstance(output, str) else output)
+    unknown = selected - set(event_types(tree))
+    if unknown:
+        raise InevError(f"output selector names types {sorted(unknown)} not in {tree}")
+    return selected
 
 
 @dataclass(frozen=True)
@@ -310,23 +347,9 @@ class Engine:
         self.lateness = lateness
         self.initial_rates = dict(rates or {})
         self.estimated = _pairs(estimated)
-        if isinstance(plan, str):
-            if plan not in ("greedy", "zstream"):
-                raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
-            self.plan_kind = plan
-            explicit: Plan | None = None
-        else:
-            self.plan_kind = "zstream" if isinstance(plan, TreePlan) else "greedy"
-            explicit = plan
+        self.plan_kind, explicit = _plan_choice(plan)
         all_types = event_types(tree)
-        if output is None or output == "all":
-            self.output: frozenset[str] | None = None
-        else:
-            selected = frozenset([output] if isinstance(output, str) else output)
-            unknown = selected - set(all_types)
-            if unknown:
-                raise InevError(f"output selector names types {sorted(unknown)} not in {tree}")
-            self.output = selected
+        self.output = _output_selector(output, tree)
         self.input_patterns = self._inputs(inputs, all_types)
         self.neg_buffers: dict[str, tuple[list, list]] = {}
         self.branches: list[_Branch] = []
@@ -347,37 +370,29 @@ class Engine:
         self.emitted: dict[tuple[str, Any], float] = {}
         self.last_event: dict[str, Event] = {}
         self.type_counts: dict[str, int] = {}
-        self.counters: dict[str, int] = {
-            "events": 0,
-            "matches_in": 0,
-            "late": 0,
-            "filtered": 0,
-            "matches": 0,
-            "outputs": 0,
-            "partial_matches": 0,
-            "work": 0,
-            "checks": 0,
-            "violations": 0,
-            "reoptimizations": 0,
-            "plan_changes": 0,
-        }
+        self.counters: dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self.last_work = 0
         self.last_cost = 0
         for branch in self.branches:
-            stats = self._initial_stats(branch)
-            plan_now, conditions = branch.generate(stats)
-            if explicit is not None:
-                plan_now = explicit
-            branch.plan = plan_now
-            branch.runners = [branch.runner(plan_now, 0)]
-            branch.decision = make_decision(
-                self.adaptation.kind,
-                self.adaptation.k,
-                self.adaptation.distance,
-                self.adaptation.threshold,
-            )
-            branch.decision.reset(conditions, stats)
-            branch.since_check = 0
+            self._start(branch, explicit)
+
+    def _start(self, branch: _Branch, explicit: Plan | None) -> None:
+        """A branch's first plan (``explicit``, or generated from the initial statistics),
+        its runner and its re-optimisation decision."""
+        stats = self._initial_stats(branch)
+        plan_now, conditions = branch.generate(stats)
+        if explicit is not None:
+            plan_now = explicit
+        branch.plan = plan_now
+        branch.runners = [branch.runner(plan_now, 0)]
+        branch.decision = make_decision(
+            self.adaptation.kind,
+            self.adaptation.k,
+            self.adaptation.distance,
+            self.adaptation.threshold,
+        )
+        branch.decision.reset(conditions, stats)
+        branch.since_check = 0
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -603,6 +618,11 @@ class Engine:
 
     # ---------------------------------------------------------------- processing
     def _process(self, item: Any, t: float) -> list[Any]:
+        """Evaluate one released item against every branch; return the new matches.
+
+        Kept whole (radon complexity about 25): the engine's per-item path, whose throughput
+        ``benchmarks/bench_engine.py`` prints; locals are bound once per call on purpose.
+        """
         self.seq += 1
         seq = self.seq
         self.now = t

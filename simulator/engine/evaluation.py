@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from inev.simulator.engine.constraints import Constraints
+from inev.simulator.engine.evaluation_plans import Tree
 from inev.simulator.engine.keys import join_keys
-from inev.simulator.engine.plans import Tree
 from inev.simulator.engine.predicates import _ERRORS, CodeGen
 
 Item = tuple[float, float, int, tuple]

@@ -109,18 +109,29 @@ def join_keys(
         if ls and rs:
             out.append((ls[0], rs[0]))
     for c in conditions:
-        if not (isinstance(c, Compare) and c.op == "=="):
-            continue
-        if _plain(c.left, excluded) and _plain(c.right, excluded):
-            continue  # in a class above
-        if not (_usable(c.left, excluded) and _usable(c.right, excluded)):
-            continue
-        lt, rt = _types(c.left), _types(c.right)
-        if lt <= left and rt <= right and not (lt & right) and not (rt & left):
-            out.append((c.left, c.right))
-        elif lt <= right and rt <= left and not (lt & left) and not (rt & right):
-            out.append((c.right, c.left))
+        pair = _keyed_pair(c, left, right, excluded)
+        if pair is not None:
+            out.append(pair)
     return out
+
+
+def _keyed_pair(
+    c: Condition, left: frozenset[str], right: frozenset[str], excluded: Collection[str]
+) -> tuple[Expr, Expr] | None:
+    """A ``==`` conjunct of expressions (not plain attributes, which form the classes) with
+    one side over each side's types, oriented (left, right); None otherwise."""
+    if not (isinstance(c, Compare) and c.op == "=="):
+        return None
+    if _plain(c.left, excluded) and _plain(c.right, excluded):
+        return None  # in an equality class
+    if not (_usable(c.left, excluded) and _usable(c.right, excluded)):
+        return None
+    lt, rt = _types(c.left), _types(c.right)
+    if lt <= left and rt <= right and not (lt & right) and not (rt & left):
+        return (c.left, c.right)
+    if lt <= right and rt <= left and not (lt & left) and not (rt & right):
+        return (c.right, c.left)
+    return None
 
 
 def key_types(conditions: Sequence[Condition], excluded: Collection[str] = ()) -> frozenset[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inev.simulator.engine.adaptivity import DecidingCondition
-from inev.simulator.engine.plans import Tree, TreePlan
+from inev.simulator.engine.evaluation_plans import Tree, TreePlan
 from inev.simulator.engine.statistics import Stats
 
 

@@ -1,10 +1,10 @@
 """GRETA: aggregation of Kleene event trends without constructing them (GRETA paper, PVLDB 2017).
 
-Modules: :mod:`.template` (§4.1, §5.1 static template), :mod:`.predicates` (§6 vertex and
+Modules: :mod:`.template` (§4.1, §5.1 static template), :mod:`.trend_predicates` (§6 vertex and
 edge predicates), :mod:`.aggregates` (§2 Def. 2 and §4.2 propagation), :mod:`.predecessors`
 (§7 vertex stores), :mod:`.graph` (§4.2, §5.2, §6 runtime graph), :mod:`.windows`,
 :mod:`.runtime` (grouping, windows, results), :mod:`.two_step` (the SASE-style baseline),
-:mod:`.events` (a minimal event model and CSV reader).
+:mod:`.event_rows` (events from trace rows; the record is the engine's).
 
 Calling it (``inev match``, query sinks of the simulator)::
 
@@ -19,7 +19,7 @@ Calling it (``inev match``, query sinks of the simulator)::
 ``runner.push(event)`` (returns results of the windows that closed) and ``runner.finish()``.
 """
 
-from .events import Event, as_event
+from .event_rows import Event, as_event, greta_event
 from .runtime import CompiledQuery, GretaQuery, compile_query, greta_aggregates, greta_workload
 from .template import Template, Transition, build_template
 from .two_step import TrendLimitExceeded, two_step_aggregates
@@ -35,6 +35,7 @@ __all__ = [
     "build_template",
     "compile_query",
     "greta_aggregates",
+    "greta_event",
     "greta_workload",
     "two_step_aggregates",
 ]

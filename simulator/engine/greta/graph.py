@@ -41,8 +41,8 @@ from typing import Any
 
 from .aggregates import LATEST_START, SUM, AggregateSpec, Vector
 from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
-from .predicates import Predicates
 from .template import Template
+from .trend_predicates import Predicates
 
 Store = TotalStore | RangeStore | ScanStore | PartitionStore
 LEADING, TRAILING = -1, -2  # guards of the outermost SEQ's first and last negation

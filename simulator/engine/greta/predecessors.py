@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .aggregates import MIN, SUM, AggregateSpec, Vector
-from .predicates import EdgePredicate, EqualKey, RangeKey
+from .trend_predicates import EdgePredicate, EqualKey, RangeKey
 
 # Smallest block size of the range store. A block splits when it holds more than twice
 # max(LOAD, sqrt(n)) keys (n: the store's size at the last split), so a query adds up
@@ -224,7 +224,11 @@ class RangeStore:
         self.maxes[b : b + 1] = [keys[half - 1], keys[-1]]
 
     def query(self, attributes: Mapping[str, Any]) -> Vector:
-        """The combined vector of the stored vertices whose key is in range of the event's."""
+        """The combined vector of the stored vertices whose key is in range of the event's.
+
+        Kept whole (radon complexity about 25): once per event and range predicate, the
+        lookup ``benchmarks/bench_greta.py`` times against a linear scan.
+        """
         x = self.next_key(attributes)
         if x is None or not self.keys:
             return self.spec.identity

@@ -3,8 +3,8 @@
 :func:`greta_aggregates` is the entry point for ``inev match`` and the simulator's query
 sinks: given a :class:`~inev.workloads.workload.Query` with a ``return`` clause, the
 workload's window and slide, and events in time-stamp order, it yields one result per
-window and group, ``{"query", "window_start", "window_end", "group", "value"}`` (SPEC.md,
-"Matches"), as soon as a window closes (when an event at or after its end arrives, or at
+window and group, ``{"query", "window_start", "window_end", "group", "value"}`` (a line of
+``inev match``'s output), as soon as a window closes (when an event at or after its end arrives, or at
 the end of the stream). :class:`GretaQuery` is the same as a push-based object.
 
 Choices, and why:
@@ -17,7 +17,7 @@ Choices, and why:
 - An event of the aggregated type whose attribute is not a real number is ignored, as
   if it failed a local predicate.
 - Results of one window are emitted in the order of the groups' ``repr``.
-- **Key partitions** (keyed joins, issue 14): when every transition of the template
+- **Key partitions** (keyed joins): when every transition of the template
   equates one attribute name between its two events (``A.bid == B.bid``,
   ``B.bid == NEXT(B).bid``: :func:`trend_key`), every trend lies within one value of that
   attribute, so each group can be split further by it: each value gets its own small
@@ -26,7 +26,7 @@ Choices, and why:
   event without the attribute can join no other event and gets a partition of its own.
   Not with negation (a negated event of one value may block trends of another). Only
   where some transition scans its predecessors (its edge predicates are more than one
-  equality and one range predicate, see :mod:`.predicates`): measured on 100,000 events
+  equality and one range predicate, see :mod:`.trend_predicates`): measured on 100,000 events
   with 5,000 keys, partitions made ``SEQ(A, B, C)`` with a scanning edge 10x faster and
   ``SEQ(A, KL(B), C)`` 150x, but made fully indexed edges 4-5x slower (the per-value graphs
   cost more than an index lookup).
@@ -48,10 +48,10 @@ from inev.workloads.query import has_operator, validate_pattern
 from inev.workloads.workload import Query, Workload
 
 from .aggregates import AggregateSpec, aggregate_spec
-from .events import Event, as_event
+from .event_rows import Event, as_event
 from .graph import CompiledPattern, GroupGraphs
-from .predicates import classify_predicates
 from .template import build_template
+from .trend_predicates import classify_predicates
 from .windows import first_open_window, window_bounds, windows_of
 
 _INF = float("inf")
@@ -79,17 +79,17 @@ class CompiledQuery:
         """Whether an event enters the graphs (its type, local predicates, aggregate attribute)."""
         return (
             event.type in self.all_types
-            and self.pattern.predicates.admits(event.type, event.attributes)
-            and self.pattern.spec.accepts(event.type, event.attributes)
+            and self.pattern.predicates.admits(event.type, event.attrs)
+            and self.pattern.spec.accepts(event.type, event.attrs)
         )
 
     def group_of(self, event: Event) -> tuple[Any, ...] | None:
         """The group key of an event, ``None`` when it lacks a ``group_by`` attribute."""
         key = []
         for name in self.query.group_by:
-            if name not in event.attributes:
+            if name not in event.attrs:
                 return None
-            key.append(event.attributes[name])
+            key.append(event.attrs[name])
         return tuple(key)
 
 
@@ -149,27 +149,31 @@ def trend_key(template: Any, predicates: Any) -> str | None:
     common: set[str] | None = None
     for tr in template.transitions:
         edge = predicates.edges.get((tr.source, tr.target))
-        names: set[str] = set()
-        for c in edge.conditions if edge is not None else ():
-            left, right = getattr(c, "left", None), getattr(c, "right", None)
-            if not (
-                getattr(c, "op", None) == "=="
-                and isinstance(left, Attr)
-                and isinstance(right, Attr)
-                and left.name == right.name
-            ):
-                continue
-            if tr.source == tr.target:
-                if left.type == right.type == tr.source and left.next != right.next:
-                    names.add(left.name)
-            elif {left.type, right.type} == {tr.source, tr.target} and not (
-                left.next or right.next
-            ):
-                names.add(left.name)
+        names = _equated_names(tr, edge.conditions if edge is not None else ())
         common = names if common is None else common & names
         if not common:
             return None
     return min(common) if common else None
+
+
+def _equated_names(tr: Any, conditions: Any) -> set[str]:
+    """Attribute names a transition's ``==`` conjuncts equate between its two events."""
+    names: set[str] = set()
+    for c in conditions:
+        left, right = getattr(c, "left", None), getattr(c, "right", None)
+        if not (
+            getattr(c, "op", None) == "=="
+            and isinstance(left, Attr)
+            and isinstance(right, Attr)
+            and left.name == right.name
+        ):
+            continue
+        if tr.source == tr.target:
+            if left.type == right.type == tr.source and left.next != right.next:
+                names.add(left.name)
+        elif {left.type, right.type} == {tr.source, tr.target} and not (left.next or right.next):
+            names.add(left.name)
+    return names
 
 
 class GretaQuery:
@@ -214,6 +218,9 @@ class GretaQuery:
         Admitted events wait in per-group lists and enter the graphs group by group when a
         window closes (or at :meth:`finish`): groups are independent, so the results are
         those of processing each event at once, at less cost per event.
+
+        Kept whole (radon complexity about 25): once per event of every aggregated query,
+        timed by ``benchmarks/bench_greta.py`` and ``bench_trace_replay.py``.
         """
         out: list[dict[str, Any]] = []
         time = event.time
@@ -226,7 +233,7 @@ class GretaQuery:
         type_name = event.type
         if type_name not in self.all_types:
             return out
-        attributes = event.attributes
+        attributes = event.attrs
         if (
             self.local
             and type_name in self.local

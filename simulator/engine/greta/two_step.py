@@ -25,10 +25,10 @@ from typing import Any
 
 from inev.workloads.workload import Query
 
-from .events import Event, as_event
-from .predicates import Predicates
+from .event_rows import Event, as_event
 from .runtime import CompiledQuery, compile_query
 from .template import Template
+from .trend_predicates import Predicates
 from .windows import window_bounds, windows_of
 
 
@@ -64,7 +64,12 @@ def _trends(
     events: list[Event],
     budget: _Budget,
 ) -> Iterator[list[Event]]:
-    """Every trend of ``template`` among ``events`` (time-ordered), built by DFS."""
+    """Every trend of ``template`` among ``events`` (time-ordered), built by DFS.
+
+    Kept as one loop (radon complexity about 30): the two-step baseline's inner search,
+    timed against GRETA by ``benchmarks/bench_greta.py``; helpers per step would add calls
+    per partial trend to the figure that benchmark compares.
+    """
     mine = [e for e in events if e.type in template.types]
     negative = [
         [(t[0].time, t[-1].time) for t in _trends(n, predicates, events, budget)]
@@ -85,7 +90,7 @@ def _trends(
                 if p.type != source:
                     continue
                 edge = predicates.edges.get((p.type, e.type))
-                if edge is not None and not edge.holds(p.attributes, e.attributes):
+                if edge is not None and not edge.holds(p.attrs, e.attrs):
                     continue
                 if guard is not None and any(
                     p.time < s and end < e.time for s, end in negative[guard]
@@ -133,7 +138,7 @@ def _aggregate(compiled: CompiledQuery, trends: Iterable[list[Event]]) -> Any:
                 continue
             count_e += 1
             if agg.attribute is not None:
-                v = e.attributes[agg.attribute]
+                v = e.attrs[agg.attribute]
                 total += v
                 if best is None or (v < best if agg.function == "MIN" else v > best):
                     best = v

@@ -1,4 +1,4 @@
-"""Sliding and tumbling windows of aggregation queries (GRETA paper §6; SPEC "Workload").
+"""Sliding and tumbling windows of aggregation queries (GRETA paper §6; the workload file's ``window`` and ``slide``).
 
 Window ``k`` is ``[k*slide, k*slide + window)`` for ``k = 0, 1, …`` (time starts at 0, so
 no window starts before it); without a slide the windows tumble (``slide = window``). An

@@ -1,8 +1,9 @@
-"""Load shedding for the local CEP engine under overload (pSPICE, paper 004 §III; issue 8).
+"""Load shedding for the local CEP engine under overload (pSPICE: Partial Match Shedding for
+Complex Event Processing, §III).
 
 Modules follow the paper: :mod:`.markov` (completion probability, §III-C1), :mod:`.reward`
 (remaining processing time, §III-C2), :mod:`.utility` (utility table, §III-B/C3),
-:mod:`.model` (model builder and observed transitions), :mod:`.detector` (overload
+:mod:`.pspice_model` (model builder and observed transitions), :mod:`.detector` (overload
 detector, §III-E), :mod:`.shedders` (pSPICE and the baselines, §III-F) and
 :mod:`.quality` (quality of results against an unshedded run).
 """

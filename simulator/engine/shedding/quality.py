@@ -1,4 +1,4 @@
-"""Quality of results under load shedding (pSPICE paper §IV metrics; issue 8 item 4).
+"""Quality of results under load shedding (the pSPICE paper's §IV metrics).
 
 :func:`run_overload` evaluates a workload over a trace twice on one node: an unshedded run
 with unlimited capacity (the reference, and the work it needs: ``auto:F`` capacity is F times
@@ -18,23 +18,10 @@ import time as clock
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
+from inev.common.stats import latency_summary
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.processing import Processor, needed_capacity, parse_capacity
-
-
-def _latency(values: Sequence[float]) -> dict[str, float]:
-    if not values:
-        return {"mean": 0.0, "p50": 0.0, "p99": 0.0, "max": 0.0}
-    a = np.asarray(values, dtype=float)
-    return {
-        "mean": float(a.mean()),
-        "p50": float(np.percentile(a, 50)),
-        "p99": float(np.percentile(a, 99)),
-        "max": float(a.max()),
-    }
+from inev.simulator.engine.processing import Processor, needed_capacity, parse_capacity
 
 
 def _key(out: Any) -> Any:
@@ -154,8 +141,8 @@ def run_overload(
         "processed": stats.processed,
         "throughput": stats.processed / span if span > 0 else float(stats.processed),
         "work": stats.work,
-        "latency": _latency(stats.match_latencies),
-        "item_latency": _latency(stats.latencies),
+        "latency": latency_summary(stats.match_latencies),
+        "item_latency": latency_summary(stats.latencies),
         "max_service": stats.max_service,
         "shedder_seconds": shed_seconds,
         "wall_seconds": wall,

@@ -1,6 +1,6 @@
-"""Load shedders: pSPICE (paper §III-F, Algorithm 2) and the baselines of issue 8.
+"""Load shedders: pSPICE (paper §III-F, Algorithm 2) and baselines (random partial matches, random events, type utility).
 
-Every shedder is called by :class:`inev.simulator.processing.Processor` with the same
+Every shedder is called by :class:`inev.simulator.engine.processing.Processor` with the same
 overload detector (:mod:`.detector`) and the same amount:
 
 * ``pspice`` drops partial matches of lowest utility (utility-table lookups, O(1) each,
@@ -32,7 +32,7 @@ import numpy as np
 from inev.common.errors import InevError
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.shedding.detector import BufferCost
-from inev.simulator.engine.shedding.model import PatternModel
+from inev.simulator.engine.shedding.pspice_model import PatternModel
 
 STRATEGIES = ("none", "pspice", "random-pm", "random-event", "type-utility")
 

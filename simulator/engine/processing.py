@@ -1,4 +1,6 @@
-"""Processing capacity of one node: a FIFO queue in front of its CEP engines (issue 8; pSPICE §III-A, §III-E).
+"""Processing capacity of one node: a FIFO queue in front of its CEP engines.
+
+The model of pSPICE: Partial Match Shedding for Complex Event Processing (§III-A, §III-E).
 
 Every item (an event, or a match of a sub-projection) that reaches a node waits in a FIFO
 queue; its service time is ``work units × cost_per_unit / capacity`` where the work units
@@ -20,7 +22,7 @@ the items' own work exceeds the capacity, which no partial-match shedding can cu
 item is dropped as a last resort and counted in ``shed_events`` (unless it is of a negated
 type: dropping it could produce a false positive; then the bound gives way, and the item
 is counted in ``forced``). Every
-``sample_every``-th item is observed for the state models (:mod:`.engine.shedding.model`)
+``sample_every``-th item is observed for the state models (:mod:`.shedding.pspice_model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
 A simulated node (SimPy) uses it like this; ``deliver`` forwards outputs or records sinks::
@@ -59,7 +61,7 @@ from inev.common.errors import InevError
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.shedding.detector import BufferCost, OverloadDetector
-from inev.simulator.engine.shedding.model import PatternModel
+from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.shedders import Shedder, make_shedder
 from inev.workloads.query import Primitive, event_types, negated_types
 
@@ -115,6 +117,26 @@ def parse_capacity(text: str | float) -> tuple[str, float]:
     if not (value > 0 and math.isfinite(value)):
         raise InevError(f"capacity must be positive and finite, got {text!r}")
     return kind, value
+
+
+def shedding_strategy(has_capacity: bool, shed: str | None, latency_bound: float | None) -> str:
+    """The shedding strategy of the flags ``--capacity``, ``--shed`` and ``--latency-bound``
+    (``inev match`` and ``inev simulate`` alike): pSPICE when a bound is given, else none.
+
+    >>> shedding_strategy(True, None, 2.0), shedding_strategy(True, None, None)
+    ('pspice', 'none')
+    >>> shedding_strategy(False, "random", None)
+    Traceback (most recent call last):
+    inev.common.errors.InevError: --shed and --latency-bound need --capacity
+    """
+    if not has_capacity:
+        if shed is not None or latency_bound is not None:
+            raise InevError("--shed and --latency-bound need --capacity")
+        return "none"
+    strategy = shed or ("pspice" if latency_bound is not None else "none")
+    if strategy != "none" and latency_bound is None:
+        raise InevError(f"--shed {strategy} needs --latency-bound")
+    return strategy
 
 
 def needed_capacity(work: float, duration: float) -> float:
@@ -214,7 +236,12 @@ class Processor:
         return total, out
 
     def arrive(self, item: Any, time: float) -> Completion:
-        """Queue ``item`` arriving at ``time``; process it and return its completion."""
+        """Queue ``item`` arriving at ``time``; process it and return its completion.
+
+        Kept whole although long (radon complexity about 30): it runs once per item of a
+        capacity run (``benchmarks/bench_shedding.py`` and ``bench_capacity.py`` time it),
+        and its branches are the detector's steps in the pSPICE paper's order (§III-E).
+        """
         if time < self.last_arrival:
             raise InevError(f"arrival times must not decrease ({time} < {self.last_arrival})")
         self.last_arrival = time

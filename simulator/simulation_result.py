@@ -2,6 +2,7 @@
 
 >>> compare_matches({"q": Counter({(1, 2): 2})}, {"q": Counter({(1, 2): 1, (3, 4): 1})})
 (1, 1)
+>>> from inev.common.stats import latency_summary
 >>> latency_summary([1.0, 2.0, 3.0])["p50"]
 2.0
 """
@@ -11,11 +12,9 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
-
-import numpy as np
 
 from inev.common.files import write_json_document
 
@@ -87,23 +86,9 @@ class MatchBalance(dict):
         return missing, sum(v for v in self.values() if v > 0)
 
 
-def latency_summary(values: Sequence[float]) -> dict[str, float | None]:
-    """Mean, median, 99th percentile and maximum (``None`` for no values)."""
-    if not values:
-        return {"count": 0, "mean": None, "p50": None, "p99": None, "max": None}
-    array = np.asarray(values, dtype=float)
-    return {
-        "count": len(values),
-        "mean": float(array.mean()),
-        "p50": float(np.percentile(array, 50)),
-        "p99": float(np.percentile(array, 99)),
-        "max": float(array.max()),
-    }
-
-
 @dataclass
 class SimulationResult:
-    """Everything one simulation measured (see ``inev-sim/1`` in the SPEC)."""
+    """Everything one simulation measured (the ``inev-sim/1`` file; docs/spec-extensions.md lists what inev adds)."""
 
     method: str
     duration: float

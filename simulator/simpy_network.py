@@ -12,7 +12,7 @@ same event ordering, without a generator per message (measured in
 ``benchmarks/bench_simulator.py``).
 
 >>> import networkx as nx
-import simpy
+>>> import simpy
 >>> from inev.topologies.network import Network
 >>> net = Network.build([0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3), (3, 4)], {"A": (1.0, [0])})
 >>> env = simpy.Environment()
@@ -37,16 +37,11 @@ import networkx as nx
 import simpy
 
 from inev.common.errors import InevError
-from inev.topologies.network import Network
+from inev.topologies.network import Network, link_key
 
 Node = Hashable
 Tree = Mapping[Node, tuple[Node, ...]]
 Handler = Callable[[Node, Any, Hashable], None]
-
-
-def link_key(u: Node, v: Node) -> tuple[Node, Node]:
-    """The undirected key of a link (its two ends in a fixed order)."""
-    return (u, v) if (type(u).__name__, str(u)) <= (type(v).__name__, str(v)) else (v, u)
 
 
 def forwarding_tree(root: Node, links: Iterable[tuple[Node, Node]]) -> dict[Node, tuple[Node, ...]]:

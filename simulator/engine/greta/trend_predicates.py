@@ -27,13 +27,13 @@ no such edge.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.workloads.expressions import (
+    ARITHMETIC,
     Arith,
     Attr,
     Compare,
@@ -49,13 +49,6 @@ from inev.workloads.expressions import (
 from .template import Template
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_ARITH: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "%": operator.mod,
-}
 KeyFunction = Callable[[Mapping[str, Any]], Any]
 
 
@@ -263,7 +256,7 @@ def _source(expr: Expr, constants: dict[str, Any]) -> str:
         return f"a[{name}]"
     if isinstance(expr, Negate):
         return f"(-{_source(expr.operand, constants)})"
-    if isinstance(expr, Arith) and expr.op in _ARITH:
+    if isinstance(expr, Arith) and expr.op in ARITHMETIC:
         left, right = _source(expr.left, constants), _source(expr.right, constants)
         return f"({left} {expr.op} {right})"
     raise TypeError(f"not an expression: {expr!r}")

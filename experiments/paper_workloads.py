@@ -1,0 +1,159 @@
+"""Workloads of the INEv paper's figures that the plain generator does not make (§7.2).
+
+- **Fig. 7** (``operator_type`` max / min): the child of the KL operator, or the negated type
+  of the NSEQ operator, is the network's event type of highest (``max``) or lowest (``min``)
+  global rate; :func:`counterpart` gives the same workload without the operator (KL removed
+  as §6.1 does for q_nKL, NSEQ replaced by SEQ over the same three children), which the
+  paper compares each query with.
+- **Fig. 8a** (``operator_share`` < 1): only the first ``round(share × queries)`` queries carry
+  the ``kleene`` KL and ``negation`` NSEQ operators ("a third of the workload queries").
+
+Both draw from their own random stream (tag :data:`STREAM`), using the workload generator's
+pieces (:func:`inev.workloads.generate.draw_selectivities` and
+:func:`~inev.workloads.generate.random_pattern`), so their workloads are not the ones
+``inev workload generate --seed`` writes; every other configuration uses that generator
+unchanged. Where the chosen type already occurs in the query, the two types trade places in
+the pattern, so the query keeps its length and types.
+
+>>> from inev.topologies.generate import generate_network
+>>> net = generate_network(seed=3, event_types=8)
+>>> config = {"queries": 1, "length": 5, "kleene": 1, "negation": 0, "selectivity": 0.1,
+...           "window": 1.0, "operator_type": "max", "operator_share": 1.0}
+>>> wl = paper_workload(net, config, seed=3)
+>>> top = max(net.types, key=net.global_rate)
+>>> [str(p) for p in walk(wl.queries[0].pattern) if getattr(p, "kind", "") == "KL"] == [f"KL({top})"]
+True
+>>> "KL" in str(counterpart(wl).queries[0].pattern)
+False
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from inev.topologies.network import Network
+from inev.workloads.generate import draw_selectivities, generate_workload, random_pattern
+from inev.workloads.query import Operator, Pattern, Primitive, walk
+from inev.workloads.rates import pair, strip_kleene
+from inev.workloads.workload import Query, Workload
+
+STREAM = 0xF16
+"""Tag of this module's random stream (independent of the network's and the generator's)."""
+
+
+def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workload:
+    """The workload of a task: the plain generator unless ``operator_type`` or
+    ``operator_share`` ask for a figure's construction (module docstring)."""
+    kind = config.get("operator_type", "random")
+    share = config.get("operator_share", 1.0)
+    if kind == "random" and share >= 1.0:
+        return generate_workload(
+            network,
+            queries=config["queries"],
+            length=config["length"],
+            kleene=config["kleene"],
+            negation=config["negation"],
+            selectivity=config["selectivity"],
+            window=config["window"],
+            seed=seed,
+        )
+    return _figure_workload(network, config, seed, kind, share)
+
+
+def _figure_workload(
+    network: Network, config: dict[str, Any], seed: int, kind: str, share: float
+) -> Workload:
+    from inev.common.errors import InevError
+
+    available = list(network.types)
+    length = config["length"]
+    if length > len(available):
+        raise InevError(f"query length {length} exceeds the network's {len(available)} event types")
+    rng = np.random.default_rng([STREAM, seed])
+    shared = draw_selectivities(available, config["selectivity"], rng)
+    ranked = sorted(available, key=lambda t: (-network.global_rate(t), t))
+    target = ranked[0] if kind == "max" else ranked[-1] if kind == "min" else None
+    with_operators = round(share * config["queries"])
+    queries = []
+    for i in range(config["queries"]):
+        picked = [available[j] for j in rng.choice(len(available), size=length, replace=False)]
+        if target is not None and target not in picked:
+            picked[0] = target
+        chosen = sorted(picked)
+        operators = i < with_operators
+        pattern = random_pattern(
+            chosen,
+            config["kleene"] if operators else 0,
+            config["negation"] if operators else 0,
+            rng,
+        )
+        if target is not None and operators:
+            placed = _operator_type(pattern)
+            if placed is not None and placed != target:
+                pattern = _renamed(pattern, {placed: target, target: placed})
+        pairs = {
+            pair(a, b): shared[pair(a, b)]
+            for x, a in enumerate(chosen)
+            for b in chosen[x + 1 :]
+            if shared[pair(a, b)] < 1.0
+        }
+        queries.append(Query.build(f"q{i + 1}", pattern, selectivity=pairs))
+    return Workload.build(
+        window=config["window"],
+        queries=queries,
+        selectivity_seed=int(rng.integers(0, 2**31 - 1)),
+    )
+
+
+def _operator_type(pattern: Pattern) -> str | None:
+    """The type under the first KL operator, else the negated type of the first NSEQ."""
+    for node in walk(pattern):
+        if isinstance(node, Operator) and node.kind == "KL":
+            child = node.children[0]
+            return child.type if isinstance(child, Primitive) else None
+    for node in walk(pattern):
+        if isinstance(node, Operator) and node.kind == "NSEQ":
+            middle = node.children[1]
+            return middle.type if isinstance(middle, Primitive) else None
+    return None
+
+
+def _renamed(pattern: Pattern, names: dict[str, str]) -> Pattern:
+    if isinstance(pattern, Primitive):
+        return Primitive(names.get(pattern.type, pattern.type))
+    return Operator(pattern.kind, tuple(_renamed(c, names) for c in pattern.children))
+
+
+def _without_negation(pattern: Pattern) -> Pattern:
+    if isinstance(pattern, Primitive):
+        return pattern
+    kind = "SEQ" if pattern.kind == "NSEQ" else pattern.kind
+    children = tuple(_without_negation(c) for c in pattern.children)
+    flat: list[Pattern] = []
+    for child in children:  # SEQ(SEQ(a, b), c) is SEQ(a, b, c): keep the tree canonical
+        if kind == "SEQ" and isinstance(child, Operator) and child.kind == "SEQ":
+            flat.extend(child.children)
+        else:
+            flat.append(child)
+    return Operator(kind, tuple(flat))
+
+
+def counterpart(workload: Workload) -> Workload:
+    """The workload without KL and NSEQ operators: KL(X) becomes X (q_nKL of §6.1) and NSEQ a
+    SEQ of the same children (§7.2, Fig. 7); names, selectivities and window are kept."""
+    queries = [
+        Query.build(
+            q.name,
+            _without_negation(strip_kleene(q.pattern)),
+            selectivity=dict(q.selectivities),
+        )
+        for q in workload.queries
+    ]
+    return Workload.build(
+        window=workload.window,
+        queries=queries,
+        slide=workload.slide,
+        selectivity_seed=workload.selectivity_seed,
+    )

@@ -1,0 +1,157 @@
+"""A workload's matches over a trace, by one engine per query on one node (``inev match``).
+
+:func:`match_workload` is the library behind ``inev match`` and the simulator's centralized
+check (the reference every distributed run is compared with): it builds one
+:class:`~.engine.Engine` per query, and a GRETA aggregator (:mod:`.greta`) per ``return``
+query GRETA can evaluate exactly, and streams the events through them in one pass
+(:func:`.replay.replay`). :class:`MatchOptions` holds the knobs; the flags of the command
+line map onto it one to one.
+
+>>> from inev.workloads.workload import Query, Workload
+>>> from inev.simulator.engine.events import make_event
+>>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)")])
+>>> events = [make_event(0.0, "A", 0, 1), make_event(1.0, "B", 0, 2), make_event(2.0, "B", 0, 3)]
+>>> found = []
+>>> run = match_workload(wl, [events], write=lambda q, ms: found.extend(ms))
+>>> run.counts.matches, [tuple(e.id for e in m) for m in found]
+({'q': 2}, [(1, 2), (1, 3)])
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.events import Event
+from inev.simulator.engine.replay import ReplayCounts, replay
+from inev.simulator.engine.size import SizeGuard
+from inev.workloads.workload import Workload
+
+ENGINE_PLANS = ("greedy", "zstream")
+ADAPTIVE = ("invariant", "always", "threshold", "off")
+
+
+@dataclass(frozen=True)
+class MatchOptions:
+    """How one node's engines evaluate: plan generation, re-optimisation, GRETA, size guard.
+
+    ``plan`` is ``greedy`` or ``zstream``; ``adaptation`` the re-optimisation policy;
+    ``aggregate`` lets ``return`` queries that GRETA evaluates exactly aggregate without
+    building trends (their results go to ``write_result``); ``guard`` watches the partial
+    matches the engines hold and refuses a run that would exhaust memory.
+    """
+
+    plan: str = "greedy"
+    adaptation: Adaptation = field(default_factory=lambda: Adaptation("invariant"))
+    aggregate: bool = True
+    guard: bool = True
+
+
+def adaptation_of(
+    kind: str, k: int = 1, distance: str = "auto", check_every: int = 256
+) -> Adaptation:
+    """The :class:`Adaptation` of the command line's ``--adaptive``, ``--invariants``,
+    ``--distance`` and ``--check-every`` (checked: bad values raise one-line errors).
+
+    >>> adaptation_of("invariant", distance="0.5").distance
+    0.5
+    >>> adaptation_of("invariant", distance="far")
+    Traceback (most recent call last):
+    inev.common.errors.InevError: --distance must be a number or 'auto', got 'far'
+    """
+    d: float | str = "auto"
+    if distance != "auto":
+        try:
+            d = float(distance)
+        except ValueError:
+            raise InevError(f"--distance must be a number or 'auto', got {distance!r}") from None
+        if d < 0:
+            raise InevError(f"--distance must not be negative, got {distance}")
+    if k < 1 or check_every < 1:
+        raise InevError("--invariants and --check-every must be at least 1")
+    return Adaptation(kind, k=k, distance=d, check_every=check_every)
+
+
+@dataclass
+class Matching:
+    """One run of :func:`match_workload`: its counts, engines, aggregators and notes."""
+
+    counts: ReplayCounts
+    engines: dict[str, Engine]
+    aggregated: dict[str, Any]
+    notes: list[str]
+
+
+def match_workload(
+    workload: Workload,
+    chunks: Iterable[Sequence[Event]],
+    options: MatchOptions | None = None,
+    *,
+    write: Callable[[str, list], None] | None = None,
+    write_result: Callable[[dict[str, Any]], None] | None = None,
+    skip: Iterable[str] = (),
+    progress: Callable[[float], None] | None = None,
+) -> Matching:
+    """Evaluate every query of ``workload`` (but those in ``skip``) over time-ordered chunks.
+
+    ``write(query, matches)`` receives matches as they become final, ``write_result`` each
+    GRETA result after all matches. A ``return`` query that GRETA cannot evaluate exactly
+    builds matches instead; the reason is kept in ``notes``.
+    """
+    options = options or MatchOptions()
+    skipped = set(skip)
+    queries = [q for q in workload.queries if q.name not in skipped]
+    aggregated: dict[str, Any] = {}
+    notes: list[str] = []
+    if options.aggregate:
+        from inev.simulator.engine.greta import GretaQuery, compile_query
+
+        for q in queries:
+            if q.returns is None:
+                continue
+            try:
+                aggregated[q.name] = GretaQuery(compile_query(q, workload.window, workload.slide))
+            except InevError as exc:
+                notes.append(f"{exc}; its matches are written instead")
+    engines = {
+        q.name: Engine.from_query(q, workload, plan=options.plan, adaptation=options.adaptation)
+        for q in queries
+        if q.name not in aggregated
+    }
+    guard = SizeGuard(engines, workload.window) if options.guard else None
+    counts = replay(
+        workload,
+        iter(chunks),
+        engines,
+        aggregated,
+        write or (lambda _name, _matches: None),
+        write_result or (lambda _result: None),
+        progress=progress,
+        guard=guard,
+    )
+    return Matching(counts, engines, aggregated, notes)
+
+
+def match_ids(
+    workload: Workload,
+    events: Sequence[Event],
+    options: MatchOptions | None = None,
+    skip: Iterable[str] = (),
+) -> dict[str, Counter]:
+    """How often each match (the tuple of its events' ids) is found, per query: the
+    centralized reference of the simulator. ``events`` must be in time order; every query
+    builds its matches (no GRETA aggregation) unless ``options`` says otherwise."""
+    found: dict[str, Counter] = {q.name: Counter() for q in workload.queries}
+
+    def count(name: str, matches: list) -> None:
+        tally = found[name]
+        for match in matches:
+            tally[tuple(e.id for e in match)] += 1
+
+    options = options or MatchOptions(aggregate=False, guard=False)
+    run = match_workload(workload, [events], options, write=count, skip=skip)
+    return {name: found[name] for name in run.engines}

@@ -1,0 +1,72 @@
+"""How to simulate, in one immutable object passed whole from the CLI to the library.
+
+``inev simulate``'s flags map onto :class:`SimulationOptions` (the CLI builds it once and
+hands it to :func:`inev.simulator.run.simulate`), as :class:`inev.planner.options.PlanOptions`
+does for ``inev plan``. The run's data (network, workload, plan, a trace, changes) and its
+progress callback stay arguments of ``simulate``.
+
+>>> SimulationOptions(duration=5.0).seed
+0
+>>> SimulationOptions(engine_plan="left-deep")
+Traceback (most recent call last):
+inev.common.errors.InevError: engine plan must be one of greedy, zstream, got 'left-deep'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.simulator.capacity import CapacityOptions
+from inev.simulator.engine.matching import ADAPTIVE, ENGINE_PLANS
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    """How to run a plan: simulated time, sources, links, engines, size check, capacity.
+
+    ``duration``: simulated time units (a replayed trace extends it to its last event);
+    ``seed``: the Poisson sources' seed; ``bandwidth``: messages per time unit a link
+    carries (``None``: no queueing); ``engine_plan`` and ``adaptation``: the local engines'
+    plan generation and re-optimisation; ``check``: refuse a run whose size estimate would
+    exhaust memory; ``capacity``: node capacities and load shedding (``None``: unlimited);
+    ``batch``: batched releases where nothing can observe them (same figures, faster; see
+    :mod:`inev.simulator.execution`).
+    """
+
+    duration: float = 100.0
+    seed: int = 0
+    bandwidth: float | None = None
+    engine_plan: str = "greedy"
+    adaptation: str = "invariant"
+    check: bool = True
+    capacity: CapacityOptions | None = None
+    batch: bool = True
+
+    def __post_init__(self) -> None:
+        if self.engine_plan not in ENGINE_PLANS:
+            raise InevError(
+                f"engine plan must be one of {', '.join(ENGINE_PLANS)}, got {self.engine_plan!r}"
+            )
+        if self.adaptation not in ADAPTIVE:
+            raise InevError(
+                f"adaptation must be one of {', '.join(ADAPTIVE)}, got {self.adaptation!r}"
+            )
+
+    @classmethod
+    def of(cls, options: SimulationOptions | None, changed: dict[str, Any]) -> SimulationOptions:
+        """``options`` (default: the defaults) with the named fields ``changed``.
+
+        >>> SimulationOptions.of(None, {"seed": 3}).seed
+        3
+        >>> SimulationOptions.of(None, {"speed": 3})
+        Traceback (most recent call last):
+        TypeError: simulate() got unexpected keyword arguments: speed
+        """
+        unknown = set(changed) - {f.name for f in fields(cls)}
+        if unknown:
+            raise TypeError(
+                f"simulate() got unexpected keyword arguments: {', '.join(sorted(unknown))}"
+            )
+        return replace(options or cls(), **changed)

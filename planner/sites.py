@@ -18,8 +18,8 @@ minimum over them only (our choice; the paper does not plan at this scale):
 
 A site's distances to every node come from one search, so the distance table is
 |sites| x nodes (about 60 x 100,000 as ``uint16``: 12 MB). The centralized node is the best
-site; its cost is exact for that node, and on the sizes where both run it matches the exact
-centralized node's cost closely (``benchmarks/bench_planner_scale.py --check-sites``).
+site; its cost is exact for that node but may exceed the best node's (not measured yet
+against the exact centralized node above 2,000 nodes).
 
 >>> from inev.topologies.network import Network
 >>> net = Network.build(range(4), [(0, 1), (1, 2), (2, 3)], {"A": (1.0, [0, 3])})

@@ -27,7 +27,7 @@ against the exact centralized node above 2,000 nodes).
 >>> s.nodes, s.dense
 ((0, 1, 2, 3), True)
 >>> s.weighted("A", [1.0, 2.0]).tolist()
-[6.0, 4.0, 3.0, 3.0]
+[6.0, 5.0, 4.0, 3.0]
 """
 
 from __future__ import annotations

@@ -31,32 +31,41 @@ from inev.planner.projections import (
     primitive_projection,
     projection_rate,
 )
+from inev.planner.sites import sites
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Query, Workload
 
 
 def gather_costs(network: Network, types: Iterable[str]) -> np.ndarray:
-    """Per node m: Σ_e Σ_{n ∈ f(e)} r(e, n) · hops(n, m), the cost of gathering ``types`` at m."""
-    total = np.zeros(len(network.nodes))
+    """Per site m: Σ_e Σ_{n ∈ f(e)} r(e, n) · hops(n, m), the cost of gathering ``types`` at m.
+
+    Sites are every node of a small network and a set of central nodes of a large one
+    (:mod:`inev.planner.sites`); ``sites(network).nodes`` names them.
+    """
+    total = np.zeros(len(sites(network).nodes))
     for e in dict.fromkeys(types):
         total += weighted_hops(network, e, network.source_rates(e))
     return total
 
 
 def weighted_hops(network: Network, name: str, weights: Sequence[float]) -> np.ndarray:
-    """Per node m: Σ_{n ∈ f(e)} w(n) · hops(n, m), one weight per source of ``name``."""
-    index = network.node_index
-    rows = [index[n] for n in network.sources(name)]
-    w = np.asarray(weights, dtype=np.float64)
-    return w @ network.hop_matrix[rows, :].astype(np.float64)
+    """Per site m: Σ_{n ∈ f(e)} w(n) · hops(n, m), one weight per source of ``name``."""
+    where = sites(network)
+    if where.dense:
+        index = network.node_index
+        rows = [index[n] for n in network.sources(name)]
+        w = np.asarray(weights, dtype=np.float64)
+        return w @ network.hop_matrix[rows, :].astype(np.float64)
+    return where.weighted(name, weights)
 
 
 def centralized_node(network: Network, types: Iterable[str]) -> tuple[Node, float]:
-    """The best single node for gathering ``types`` and its cost (ties: first node)."""
+    """The best single node (site, on a large network) for gathering ``types`` and its cost
+    (ties: first node)."""
     costs = gather_costs(network, types)
     best = int(np.argmin(costs))
-    return network.nodes[best], float(costs[best])
+    return sites(network).nodes[best], float(costs[best])
 
 
 def sink_projection(
@@ -165,20 +174,21 @@ def push_pull(
         )
     else:
         orders = [tuple(sorted(types, key=lambda e: (e in negated, glob[e], e)))]
-    best = PushPullPlan(query.name, network.nodes[0], tuple(types), len(types), math.inf)
+    site_nodes = sites(network).nodes
+    best = PushPullPlan(query.name, site_nodes[0], tuple(types), len(types), math.inf)
     for order in orders:
         push = [push_hops[e] for e in order]
         pull = [np.zeros(0)] * len(order)
         for i in range(1, len(order)):
             pull[i] = prefix_rate(frozenset(order[:i])) * pull_hops[order[i]]
         # cost with j pushed: sum(push[:j]) + sum(pull[j:])
-        suffix = np.zeros(len(network.nodes))
+        suffix = np.zeros(len(site_nodes))
         suffix_list = [suffix]
         for i in range(len(order) - 1, 0, -1):
             suffix = suffix + pull[i]
             suffix_list.append(suffix)
         suffix_list.reverse()  # suffix_list[j-1] = sum(pull[j:]) for j = 1..k
-        prefix = np.zeros(len(network.nodes))
+        prefix = np.zeros(len(site_nodes))
         for j in range(1, len(order) + 1):
             prefix = prefix + push[j - 1]
             total = prefix + suffix_list[j - 1]
@@ -192,7 +202,7 @@ def push_pull(
                     for i in range(j, len(order))
                 ]
                 best = PushPullPlan(
-                    query.name, network.nodes[m], order, j, float(total[m]), tuple(rates)
+                    query.name, site_nodes[m], order, j, float(total[m]), tuple(rates)
                 )
     return best
 
@@ -249,15 +259,12 @@ def push_pull_cost(
     1.2
     """
     glob = network.global_rates()
-    m = network.node_index[node]
+    row = network.hops_row(node)
 
     def hops(e: str, weights: Iterable[float]) -> float:
         index = network.node_index
         return float(
-            sum(
-                w * float(network.hop_matrix[index[n], m])
-                for n, w in zip(network.sources(e), weights, strict=True)
-            )
+            sum(w * float(row[index[n]]) for n, w in zip(network.sources(e), weights, strict=True))
         )
 
     base = make_projection(query, order, glob, window)

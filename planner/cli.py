@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -10,6 +11,7 @@ import click
 from inev.common.figures import echo_summary
 from inev.common.paths import check_paths
 from inev.common.words import listing, plural
+from inev.planner import progress
 from inev.planner.figures import plan_figures
 from inev.planner.fingerprint import check_plan_for, stamp
 from inev.planner.latency import DEFAULT_XI
@@ -82,13 +84,55 @@ def plan_command(
     check_paths({"network": network_file, "workload": workload_file}, out)
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    plan = plan_workload(network, workload, method, PlanOptions(**knobs))
+    with progress_on_stderr():
+        plan = plan_workload(network, workload, method, PlanOptions(**knobs))
     plan = stamp(plan, network, workload)
     save_plan(plan, out)
     echo_summary(plan_figures(plan), title=f"plan -> {out}")
     if explain:
         for line in explain_lines(plan):
             click.echo(f"  {line}")
+
+
+@contextmanager
+def progress_on_stderr(after: float = 1.0) -> Iterator[None]:
+    """Show the planner's stages (:mod:`inev.planner.progress`) on stderr with rich, from
+    ``after`` seconds into the run and only on a terminal; the bar vanishes when done."""
+    import sys
+    import time
+
+    if not sys.stderr.isatty():  # piped or in a file: no bar, and no rich import
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    bar = Progress(
+        TextColumn("planning: {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+    task = bar.add_task("starting", total=None)
+    shown = False
+
+    def listener(name: str, total: int, done: int) -> None:
+        nonlocal shown
+        if not shown and time.perf_counter() - start >= after:
+            bar.start()
+            shown = True
+        bar.update(task, description=name, total=total or None, completed=done)
+
+    try:
+        with progress.reporting(listener):
+            yield
+    finally:
+        if shown:
+            bar.stop()
 
 
 def explain_lines(plan: Plan) -> list[str]:

@@ -172,9 +172,7 @@ def multi_node_hops(network: Network, part: str) -> float:
     """
     cache = _HOPS.setdefault(network, {})
     if part not in cache:
-        index = network.node_index
-        cols = [index[n] for n in network.sources(part)]
-        near = network.hop_matrix[:, cols].min(axis=1).mean()
+        near = network.hops_from(network.sources(part)).mean()
         cache[part] = float(steiner_size(network, network.sources(part))) + float(near)
     return cache[part]
 

@@ -35,6 +35,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
+from inev.planner import progress
 from inev.planner.combination import Choice
 from inev.planner.model import Combination
 from inev.planner.placement import placement_cost
@@ -119,6 +120,7 @@ class Evaluator:
         if found is None:
             if budget is not None:
                 budget.used += 1
+            progress.advance()
             found, nodes = placement_cost(
                 self.network,
                 design.combination(self.pool),

@@ -56,7 +56,7 @@ import math
 import numpy as np
 
 from inev.planner.projections import all_projections
-from inev.topologies.network import Network
+from inev.topologies.network import DENSE_UP_TO, Network
 from inev.workloads.query import negated_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
@@ -84,7 +84,8 @@ def query_lower_bound(network: Network, query: Query, window: float = 1.0) -> fl
     info = information_rates(network, query, window)
     index = network.node_index
     n = len(network.nodes)
-    at_node = np.zeros(n)
+    dense = n <= DENSE_UP_TO
+    at_node = np.zeros(n) if dense else 0.0
     per_type: dict[str, tuple[list[int], np.ndarray]] = {}
     for e in query.types:
         rows = [index[s] for s in network.sources(e)]
@@ -92,8 +93,11 @@ def query_lower_bound(network: Network, query: Query, window: float = 1.0) -> fl
             info[e] / network.global_rate(e)
         )
         per_type[e] = (rows, phi)
-        at_node += phi @ network.hop_matrix[rows, :].astype(np.float64)
-    best = float(at_node.min())
+        if dense:
+            at_node += phi @ network.hop_matrix[rows, :].astype(np.float64)
+        else:
+            at_node += ball_bound(network, phi)
+    best = float(np.min(at_node))
     positive = set(query.types) - negated_types(strip_kleene(query.pattern))
     for c in sorted(positive):
         c_rows = set(per_type[c][0])
@@ -105,6 +109,34 @@ def query_lower_bound(network: Network, query: Query, window: float = 1.0) -> fl
             total += float(phi @ need)
         best = min(best, total)
     return max(best, 0.0)
+
+
+def ball_bound(network: Network, weights: np.ndarray) -> float:
+    """A floor under min over m of Σ_i w_i · hops(n_i, m) for weights at distinct nodes n_i,
+    without all pairs (used above :data:`~inev.topologies.network.DENSE_UP_TO` nodes).
+
+    With Δ the largest degree, at most B(k) = 1 + Δ · Σ_{j<k} (Δ − 1)^j nodes lie within k
+    hops of any node, so the i-th largest weight (from 0) is at least the smallest k with
+    B(k) > i hops away. The floor of each type is taken apart (a sum of minima is at most
+    the minimum of the sum), so it is weaker than the exact minimum but still a bound.
+
+    >>> net = Network.build(range(4), [(0, 1), (1, 2), (2, 3)], {"A": (1.0, [0])})
+    >>> ball_bound(net, np.array([1.0, 1.0, 1.0, 1.0]))  # Δ = 2: distances 0, 1, 1, 2
+    4.0
+    """
+    w = np.sort(np.asarray(weights, dtype=np.float64))[::-1]
+    degree = max((d for _, d in network.graph.degree()), default=0)
+    total, reach, k, shell, i = 0.0, 1, 0, float(degree), 0
+    while i < len(w):
+        upto = min(len(w), reach)
+        total += k * float(w[i:upto].sum())
+        i = upto
+        k += 1
+        reach += int(min(shell, len(w)))
+        shell *= max(degree - 1, 1) if degree > 1 else 0
+        if shell == 0 and i < len(w):
+            reach = len(w)  # a path or a single node: no more shells, a floor of k is kept
+    return total
 
 
 def lower_bound(network: Network, workload: Workload) -> float:

@@ -42,6 +42,7 @@ from inev.planner.costs import vertex_rate
 from inev.planner.model import Combination, inputs_first
 from inev.planner.plan import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
+from inev.planner.sites import sites
 from inev.planner.steiner import bfs, steiner_links, tree_nodes
 from inev.topologies.network import Network
 
@@ -131,15 +132,34 @@ class _Reach:
     """The forwarding graph of one vertex, grown as its consumers are placed.
 
     ``base`` is the shared Steiner tree over the sources of its multi-node consumers (empty if
-    none); ``links`` and ``nodes`` are the whole graph so far (the vertex's node included);
-    ``targets`` the nodes of its consumers. Links and nodes are frozen sets, replaced when
-    the graph grows: vertices start from shared, cached graphs.
+    none) and ``tree`` its nodes; ``own_links`` and ``own_nodes`` are the rest of the graph so
+    far (the path joining the vertex's node to the tree, then the paths to single-node
+    consumers; the vertex's node is in ``tree`` or ``own_nodes``); ``targets`` the nodes of
+    its consumers. The tree is shared by every vertex with the same consumers, so nothing
+    that grows with it is copied per vertex (on large networks trees have thousands of links).
     """
 
     base: frozenset[Link]
-    links: frozenset[Link]
-    nodes: frozenset[Node]
+    tree: frozenset[Node]
+    own_links: frozenset[Link]
+    own_nodes: frozenset[Node]
     targets: set[Node]
+    path: tuple[Node, ...] = ()
+    """The shortest path from the vertex's node to the tree ``base`` (its node alone if on it)."""
+
+    @property
+    def size(self) -> int:
+        """|E_v|: the links of the graph (the own links are never tree links)."""
+        return len(self.base) + len(self.own_links)
+
+    @property
+    def links(self) -> frozenset[Link]:
+        """Every link of the graph."""
+        return self.base | self.own_links
+
+    def holds(self, node: Node) -> bool:
+        """Whether ``node`` is on the graph."""
+        return node in self.tree or node in self.own_nodes
 
 
 @dataclass
@@ -158,7 +178,7 @@ class _Layout:
     def psi(self) -> float:
         """ψ of the layout: Σ_v |E_v| · rate(v)."""
         return math.fsum(
-            len(r.links) * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
+            r.size * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
         )
 
 
@@ -246,7 +266,7 @@ def _layout(
     spread = _multi_node_targets(network, combination, extended)
 
     index = network.node_index
-    nodes_list = network.nodes
+    nodes_list = sites(network, pinned.values()).nodes
     builders: list[dict] = []
     reaches: list[_Reach] = []
     placed: dict[str, list[int]] = {}
@@ -265,7 +285,7 @@ def _layout(
         """Per node m: Σ_w rate(w) · hops(m, graph of w)."""
         total = np.zeros(len(nodes_list))
         for vid in vids:
-            total += builders[vid]["rate"] * _distances(network, reaches[vid].nodes)
+            total += builders[vid]["rate"] * _reach_distances(network, reaches[vid])
         return total
 
     def downstream(key: str, rate: float) -> np.ndarray | float:
@@ -336,13 +356,16 @@ class _Cache:
     def __init__(self) -> None:
         self.tree_nodes: dict[frozenset, frozenset] = {}
         self.reach: dict[tuple[frozenset, Node], tuple[frozenset, frozenset]] = {}
-        self.distances: dict[frozenset, np.ndarray] = {}
         self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
+        self.forests: dict[frozenset, np.ndarray] = {}
+        self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
 _MAX_ROWS = 50_000
-"""Distance rows kept per network (each holds one float per node)."""
+"""Paths kept per network."""
+_MAX_FORESTS = 64
+"""Searches from node sets kept per network on large networks (each holds one int per node)."""
 
 
 def _cache(network: Network) -> _Cache:
@@ -363,19 +386,9 @@ def _tree_nodes(network: Network, terminals: frozenset[Node]) -> frozenset[Node]
 
 
 def _distances(network: Network, nodes: frozenset[Node]) -> np.ndarray:
-    """Per node m: hops from m to the nearest node of ``nodes`` (float64, cached)."""
-    cache = _cache(network).distances
-    found = cache.get(nodes)
-    if found is None:
-        index = network.node_index
-        rows = [index[n] for n in nodes]
-        hops = network.hop_matrix
-        near = hops[rows, :].min(axis=0) if len(rows) > 1 else hops[rows[0], :]
-        found = near.astype(np.float64)
-        if len(cache) >= _MAX_ROWS:
-            cache.clear()
-        cache[nodes] = found
-    return found
+    """Per site m (every node on small networks, :mod:`inev.planner.sites`): hops from m to
+    the nearest node of ``nodes`` (float64, cached)."""
+    return sites(network).to_set(nodes)
 
 
 def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link], tuple[Node, ...]]:
@@ -394,18 +407,69 @@ def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link]
 def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
     """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
     if not targets:
-        return _Reach(frozenset(), frozenset(), frozenset((node,)), set())
+        return _Reach(frozenset(), frozenset(), frozenset(), frozenset((node,)), set(), (node,))
     cache = _cache(network).reach
     found = cache.get((targets, node))
     if found is None:
-        base = steiner_links(network, targets)
-        links, nodes = set(base), set(_tree_nodes(network, targets))
-        if node not in nodes:
-            path_links, path_nodes = _path(network, node, _nearest(network, nodes, node))
-            links |= path_links
-            nodes.update(path_nodes)
-        found = cache[(targets, node)] = (frozenset(links), frozenset(nodes))
-    return _Reach(steiner_links(network, targets), found[0], found[1], set(targets))
+        tree = _tree_nodes(network, targets)
+        links: frozenset[Link] = frozenset()
+        nodes: frozenset[Node] = frozenset()
+        path: tuple[Node, ...] = (node,)
+        if node not in tree:
+            links, path = _path_to_set(network, tree, node)
+            nodes = frozenset(path[:-1])
+        found = cache[(targets, node)] = (links, nodes, path)
+    base = steiner_links(network, targets)
+    tree = _tree_nodes(network, targets)
+    return _Reach(base, tree, found[0], found[1], set(targets), found[2])
+
+
+def _reach_distances(network: Network, reach: _Reach) -> np.ndarray:
+    """Per site: hops to the nearest node of a forwarding graph (tree and own part apart,
+    the tree's vector shared by every vertex on it)."""
+    if not reach.tree:
+        return _distances(network, reach.own_nodes)
+    if not reach.own_nodes:
+        return _distances(network, reach.tree)
+    return np.minimum(_distances(network, reach.tree), _distances(network, reach.own_nodes))
+
+
+def _nearest_on(network: Network, reach: _Reach, node: Node) -> Node:
+    """The node of the forwarding graph nearest to ``node`` (ties: network order), from the
+    tree's nearest node (cached per tree) and the own part's."""
+    index = network.node_index
+    where = sites(network)
+    if where.dense:
+        row = network.hop_matrix[index[node]]
+    elif node in where.position:
+        row = where.table[where.position[node]]
+    else:
+        row = network.hops_row(node)
+    best: tuple[int, int] | None = None
+    if reach.tree:
+        cache = _cache(network).nearest
+        found = cache.get((reach.tree, node))
+        if found is None:
+            if len(cache) >= _MAX_ROWS:
+                cache.clear()
+            found = cache[(reach.tree, node)] = _nearest_in(row, index, reach.tree)
+        best = found
+    if reach.own_nodes:
+        own = _nearest_in(row, index, reach.own_nodes)
+        if best is None or own < best:
+            best = own
+    assert best is not None
+    return network.nodes[best[1]]
+
+
+def _nearest_in(
+    row: np.ndarray, index: Mapping[Node, int], nodes: Iterable[Node]
+) -> tuple[int, int]:
+    """(hops, row index) of the node of ``nodes`` nearest by ``row`` (ties: lowest index)."""
+    cols = np.fromiter((index[n] for n in nodes), dtype=np.int64)
+    cols.sort()
+    at = int(np.argmin(row[cols]))
+    return int(row[cols[at]]), int(cols[at])
 
 
 def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
@@ -416,14 +480,166 @@ def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
     return ordered[int(np.argmin(row))]
 
 
+def _path_to_set(
+    network: Network, nodes: frozenset[Node], node: Node
+) -> tuple[frozenset[Link], tuple[Node, ...]]:
+    """A shortest path from ``node`` to the nearest node of ``nodes``.
+
+    On a small network the nearest node by the hop matrix (ties: network order) and the
+    path of :meth:`Network.shortest_path`; on a large one a single search from ``nodes``
+    (cached per set; ties: the member the search met first) and the path it found.
+    """
+    if sites(network).dense:
+        return _path(network, node, _nearest(network, nodes, node))
+    cache = _cache(network).forests
+    found = cache.get(nodes)
+    if found is None:
+        if len(cache) >= _MAX_FORESTS:
+            cache.clear()
+        found = cache[nodes] = network.nearest_of(nodes)[1]
+    index, names = network.node_index, network.nodes
+    path = [index[node]]
+    while names[path[-1]] not in nodes:
+        path.append(int(found[path[-1]]))
+    walked = tuple(names[i] for i in path)
+    return frozenset(link(u, v) for u, v in itertools.pairwise(walked)), walked
+
+
 def _extend(network: Network, reach: _Reach, node: Node) -> None:
     """Grow a forwarding graph by a shortest path from it to ``node`` (a new consumer)."""
     reach.targets.add(node)
-    if node in reach.nodes:
+    if reach.holds(node):
         return
-    path_links, path_nodes = _path(network, node, _nearest(network, reach.nodes, node))
-    reach.links = reach.links | path_links
-    reach.nodes = reach.nodes.union(path_nodes)
+    nearest = _nearest_on(network, reach, node)
+    if sites(network).dense:
+        path_links, path_nodes = _path(network, node, nearest)
+    else:  # the search from ``node`` (a site, few of them) gives every path to it
+        path_links, path_nodes = _path(network, nearest, node)
+    reach.own_links = reach.own_links | path_links
+    reach.own_nodes = reach.own_nodes.union(path_nodes)
+
+
+_PYTHON_TREE_UP_TO = 200
+
+
+class _TreeHops:
+    """Hop distances inside the shared Steiner trees of one placement, one search per tree
+    and joining node (in C), with destinations looked up as arrays."""
+
+    def __init__(self) -> None:
+        self.local: dict[int, dict[Node, int]] = {}
+        self.graphs: dict[int, Any] = {}
+        self.rows: dict[tuple[int, Node], np.ndarray] = {}
+        self.columns: dict[tuple[int, tuple[Node, ...]], np.ndarray] = {}
+
+    def row(self, tree_id: int, links: Iterable[Link], root: Node) -> np.ndarray:
+        """Hops from ``root`` to every node of tree ``tree_id`` (in its local order); in C
+        for trees of over :data:`_PYTHON_TREE_UP_TO` links (importing scipy costs more than
+        searching a small tree)."""
+        found = self.rows.get((tree_id, root))
+        if found is None:
+            if tree_id not in self.local:
+                local: dict[Node, int] = {}
+                pairs = [
+                    (local.setdefault(u, len(local)), local.setdefault(v, len(local)))
+                    for u, v in links
+                ]
+                self.local[tree_id] = local
+                self.graphs[tree_id] = pairs
+            pairs = self.graphs[tree_id]
+            size = len(self.local[tree_id])
+            start = self.local[tree_id][root]
+            if isinstance(pairs, list) and len(pairs) <= _PYTHON_TREE_UP_TO:
+                dist = bfs(pairs, start)
+                found = np.array([dist[i] for i in range(size)], dtype=np.int64)
+            else:
+                from scipy.sparse import coo_array
+                from scipy.sparse.csgraph import dijkstra
+
+                if isinstance(pairs, list):
+                    a = np.array([p[0] for p in pairs] + [p[1] for p in pairs], dtype=np.int64)
+                    b = np.array([p[1] for p in pairs] + [p[0] for p in pairs], dtype=np.int64)
+                    matrix = coo_array((np.ones(len(a)), (a, b)), shape=(size, size)).tocsr()
+                    self.graphs[tree_id] = pairs = (matrix,)
+                found = dijkstra(pairs[0], directed=False, unweighted=True, indices=start)
+            self.rows[(tree_id, root)] = found
+        return found
+
+    def columns_of(self, tree_id: int, destinations: tuple[Node, ...]) -> np.ndarray:
+        """Local positions of ``destinations`` in tree ``tree_id`` (-1: not on the tree)."""
+        key = (tree_id, destinations)
+        found = self.columns.get(key)
+        if found is None:
+            local = self.local[tree_id]
+            found = self.columns[key] = np.array(
+                [local.get(x, -1) for x in destinations], dtype=np.int64
+            )
+        return found
+
+
+def _tree_hops(
+    reach: _Reach,
+    tree_id: int | None,
+    node: Node,
+    destinations: tuple[Node, ...],
+    trees: _TreeHops,
+) -> tuple[int, ...]:
+    """Hops from ``node`` to each destination inside the vertex's forwarding graph.
+
+    The graph is a tree: the shared Steiner tree, the path joining the vertex to it, and paths
+    to single-node consumers, each joined to the graph at its nearest node. So a search over
+    the shared tree from the joining node is done once per tree and joining node (cached),
+    the path adds its length, and only the consumers' paths are walked per vertex. Without
+    this every vertex searched its own copy of the tree (quadratic on large networks).
+    """
+    if not reach.size:
+        return tuple(0 for _ in destinations)
+    path = reach.path or (node,)
+    position = {x: i for i, x in enumerate(path)}
+    offset = len(path) - 1
+    if tree_id is None:
+        values = np.full(len(destinations), -1, dtype=np.int64)
+        row = None
+    else:
+        row = trees.row(tree_id, reach.base, path[-1])
+        cols = trees.columns_of(tree_id, destinations)
+        values = np.where(cols >= 0, offset + row[cols].astype(np.int64), -1)
+    missing = [i for i, v in enumerate(values.tolist()) if v < 0]
+    if not missing:
+        return tuple(values.tolist())
+    local = trees.local.get(tree_id, {}) if tree_id is not None else {}
+
+    def known(x: Node) -> int | None:
+        if x in position:
+            return position[x]
+        if x in local and row is not None:
+            return offset + int(row[local[x]])
+        return None
+
+    path_links = {link(u, v) for u, v in itertools.pairwise(path)}
+    rest = [e for e in reach.own_links if e not in path_links]
+    found: dict[Node, int] = {}
+    if rest:
+        adjacency: dict[Node, list[Node]] = {}
+        for u, v in rest:
+            adjacency.setdefault(u, []).append(v)
+            adjacency.setdefault(v, []).append(u)
+        stack = [(x, d) for x in adjacency if (d := known(x)) is not None]
+        while stack:
+            x, d = stack.pop()
+            for y in adjacency[x]:
+                if y not in found and known(y) is None:
+                    found[y] = d + 1
+                    stack.append((y, d + 1))
+    out = values.tolist()
+    for i in missing:
+        x = destinations[i]
+        d = known(x)
+        out[i] = d if d is not None else found.get(x)
+    if any(d is None for d in out):  # not a tree after all: search it
+        dist = bfs(reach.links, node)
+        return tuple(dist[x] for x in destinations)
+    return tuple(out)
 
 
 def _materialise(network: Network, layout: _Layout) -> Placement:
@@ -440,6 +656,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
     vertices = []
     trees: list[tuple[Link, ...]] = []
     tree_index: dict[frozenset[Link], int] = {}
+    tree_hops = _TreeHops()
     for vid, (b, reach) in enumerate(zip(layout.builders, layout.reaches, strict=True)):
         tree_id = None
         if reach.base:
@@ -447,9 +664,12 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 tree_index[reach.base] = len(trees)
                 trees.append(tuple(sorted(reach.base, key=link_position.__getitem__)))
             tree_id = tree_index[reach.base]
-        forwarding = tuple(sorted(reach.links, key=link_position.__getitem__))
+            extra = sorted(reach.own_links, key=link_position.__getitem__)
+            forwarding = trees[tree_id] + tuple(extra)
+        else:
+            forwarding = tuple(sorted(reach.own_links, key=link_position.__getitem__))
         destinations = tuple(sorted(reach.targets, key=index.__getitem__))
-        dist = bfs(forwarding, b["node"]) if forwarding else {b["node"]: 0}
+        hops = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
         vertices.append(
             Vertex(
                 id=vid,
@@ -458,7 +678,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 inputs=tuple(b["inputs"]),
                 forwarding=forwarding,
                 destinations=destinations,
-                hops=tuple(dist[m] for m in destinations),
+                hops=hops,
                 tree=tree_id,
                 output=layout.outputs.get(b["key"]),
                 partition=b["partition"],

@@ -28,6 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from inev.planner import progress
 from inev.planner.assemble import build_plan, explain_lines
 from inev.planner.baselines import (
     centralized_plan,
@@ -55,8 +56,41 @@ PER_PROJECTION = 12
 SUITABLE_SLACK = 4.0
 """The search looks at projections up to this factor above §6.1's suitability rule."""
 WORK = 400_000
-"""At effort 1 the local search places at most this many vertices in all (evaluations times
+"""At effort 1 one local search places at most this many vertices in all (evaluations times
 the vertices of a plan), so that searches on large networks stay bounded."""
+WORK_TOTAL = 200_000
+"""At effort 1 the whole search (every local search, and the queries planned alone for the
+isolated candidate) on a network of more than :data:`WORK_CAP_FROM` nodes places at most this
+many vertices beyond the paper's designs (about 80 µs each on 10,000 nodes), so that time
+grows with the network, not faster: on 10,000 nodes at node ratio 0.05 (18,000 vertices a
+plan) that is some fifteen placed designs. Smaller networks keep the search of issue 13 (each
+local search bounded by :data:`WORK` alone), whose plan quality is measured."""
+WORK_CAP_FROM = 100
+"""Networks above this many nodes get the whole-search budget :data:`WORK_TOTAL`."""
+
+
+@dataclass
+class Work:
+    """What the whole search may still spend: vertex placements and a deadline (shared by
+    the search and the per-query searches of the isolated candidate)."""
+
+    left: float
+    deadline: float = math.inf
+    skipped: list[str] = field(default_factory=list)
+
+    def evaluations(self, wanted: int, vertices: int) -> int:
+        """``wanted`` evaluations of designs of ``vertices`` vertices, as far as work allows."""
+        if math.isinf(self.left):
+            return wanted
+        return max(0, min(wanted, int(self.left // max(vertices, 1))))
+
+    def spend(self, evaluations: int, vertices: int) -> None:
+        """Charge ``evaluations`` placements of ``vertices`` vertices."""
+        self.left -= evaluations * vertices
+
+    def out_of_time(self) -> bool:
+        """Whether the deadline has passed."""
+        return time.perf_counter() >= self.deadline
 
 
 def run_alg1(
@@ -162,7 +196,9 @@ def _paper_designs(
 ) -> list[Design]:
     """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants."""
     states = []
-    for order in query_orders(network, wl, options):
+    orders = query_orders(network, wl, options)
+    for i, order in enumerate(orders):
+        progress.stage(f"Alg. 1, query order {i + 1}/{len(orders)}", 0)
         slack = SUITABLE_SLACK if options.effort > 0 else 1.0
         state = run_alg1(
             network, wl, tau=tau, xi=options.xi, order=order, known=space.pool, slack=slack
@@ -237,11 +273,17 @@ def search(
     tau: float,
     options: PlanOptions,
     push_pull: bool = True,
+    work: Work | None = None,
 ) -> SearchResult:
     """:func:`inev_plan` with the winning design (for isolated plans placed jointly);
-    ``push_pull`` False leaves the push-pull plan out of the candidates."""
+    ``push_pull`` False leaves the push-pull plan out of the candidates; ``work`` is the
+    budget shared with an enclosing search (a new one of :data:`WORK_TOTAL` by default)."""
     start = time.perf_counter()
-    deadline = start + options.time_budget if options.time_budget else math.inf
+    if work is None:
+        deadline = start + options.time_budget if options.time_budget else math.inf
+        total = WORK_TOTAL * options.effort if len(network.nodes) > WORK_CAP_FROM else math.inf
+        work = Work(total, deadline)
+    deadline = work.deadline
     if options.effort > 0:
         wl = replace(
             wl, queries=tuple(sorted(wl.queries, key=lambda q: (canonical_key(q, network), q.name)))
@@ -249,22 +291,32 @@ def search(
     space = _Space()
     designs = _paper_designs(network, wl, tau, options, central.centralized_node, space)
     evaluate = Evaluator(network, space.pool)
+    progress.stage("placing Alg. 1's designs (Alg. 2)", len(designs))
     scored = [(evaluate(d), i, d) for i, d in enumerate(designs)]
     scored.sort(key=lambda t: (t[0], t[1]))
     best_cost, _, best_design = scored[0]
     parts: list[SearchResult] = []
     if options.effort > 0:
-        budget = Budget(_evaluations(best_design, space, options, network), deadline)
+        size = _vertices(best_design, space, network)
+        wanted = _evaluations(best_design, space, options, network)
+        budget = Budget(work.evaluations(wanted, size), deadline)
+        progress.stage("local search", budget.evaluations)
         best_design, best_cost = improve(evaluate, space.options, best_design, budget)
+        work.spend(budget.used, size)
         if len(wl.queries) > 1:
-            parts = [_single(network, wl, q, tau, options) for q in wl.queries]
+            parts = _singles(network, wl, tau, options, work, size)
         merged = _merge(parts, space) if parts else None
         if merged is not None:
-            second = Budget(_evaluations(merged, space, options, network), deadline)
+            size = _vertices(merged, space, network)
+            wanted = _evaluations(merged, space, options, network)
+            second = Budget(work.evaluations(wanted, size), deadline)
+            progress.stage("local search from the queries' own plans", second.evaluations)
             cand, value = improve(evaluate, space.options, merged, second)
+            work.spend(second.used, size)
             if value < best_cost:
                 best_design, best_cost = cand, value
     best = _Best(tau, options.strict_latency)
+    progress.stage("writing out the best plan and the baselines", 0)
     best.offer(_realise(network, space, best_design, options), "inev")
     best.offer(central, "centralized")
     if push_pull and options.effort > 0 and push_pull_floor(network, wl) < best.cost():
@@ -275,15 +327,16 @@ def search(
     plan = best.plan
     assert plan is not None
     notes = list(best.rejected)
+    if push_pull:  # the outermost search reports what the budget left out
+        notes += work.skipped
     if plan.kept != "inev":
         notes.append(f"kept the {plan.kept} plan: the cheapest candidate (psi {plan.psi:.6g})")
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 
 
-def _evaluations(design: Design, space: _Space, options: PlanOptions, network: Network) -> int:
-    """The search's budget: a count of placed designs, smaller for larger plans."""
+def _vertices(design: Design, space: _Space, network: Network) -> int:
+    """The number of vertices Alg. 2 places for ``design``."""
     reached = design.reached()
-    composite = sum(1 for k in reached if not space.pool[k].is_primitive)
     combination = design.combination(space.pool)
     vertices = sum(len(network.sources(k)) for k in reached if space.pool[k].is_primitive)
     vertices += sum(
@@ -291,8 +344,39 @@ def _evaluations(design: Design, space: _Space, options: PlanOptions, network: N
         for k in reached
         if not space.pool[k].is_primitive
     )
+    return vertices
+
+
+def _evaluations(design: Design, space: _Space, options: PlanOptions, network: Network) -> int:
+    """The search's budget: a count of placed designs, smaller for larger plans."""
+    composite = sum(1 for k in design.reached() if not space.pool[k].is_primitive)
+    vertices = _vertices(design, space, network)
     count = min(EVALUATIONS + PER_PROJECTION * composite, WORK // max(vertices, 1))
     return int(options.effort * max(count, 10))
+
+
+def _singles(
+    network: Network, wl: Workload, tau: float, options: PlanOptions, work: Work, size: int
+) -> list[SearchResult]:
+    """Each query planned alone (for the isolated candidate and the merged start), or none
+    when the work left cannot pay for their first designs (each about ``size`` / queries
+    vertices, six designs a query) or the deadline passes on the way."""
+    need = 6 * size
+    if work.left < need:
+        work.skipped.append(
+            "isolated candidate skipped: planning every query alone would exceed the search's"
+            " work budget (raise --effort to include it)"
+        )
+        return []
+    work.spend(need, 1)
+    parts = []
+    for i, q in enumerate(wl.queries):
+        if work.out_of_time():
+            work.skipped.append("isolated candidate skipped: time budget spent")
+            return []
+        progress.stage(f"query {q.name} alone ({i + 1}/{len(wl.queries)})", 0)
+        parts.append(_single(network, wl, q, tau, options, work))
+    return parts
 
 
 def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
@@ -329,13 +413,18 @@ def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
 
 
 def _single(
-    network: Network, wl: Workload, query: Query, tau: float, options: PlanOptions
+    network: Network,
+    wl: Workload,
+    query: Query,
+    tau: float,
+    options: PlanOptions,
+    work: Work | None = None,
 ) -> SearchResult:
     """The INEv plan of one query alone (its own centralized node; no push-pull plan: the
     sharing-agnostic plan of §7.2 is INEv per query)."""
     alone = Workload.build(wl.window, [query], wl.slide, wl.selectivity_seed)
     central = centralized_plan(network, alone, options.xi)
-    return search(network, alone, central, tau, options, push_pull=False)
+    return search(network, alone, central, tau, options, push_pull=False, work=work)
 
 
 def isolated_plan(network: Network, wl: Workload, tau: float, options: PlanOptions) -> Plan:

@@ -836,7 +836,7 @@ def _gathering(network: Network, plan: Plan, per_node: Mapping[Any, int]) -> int
     if node is None or node not in network.node_index:
         return 0
     index = network.node_index
-    row = network.hop_matrix[:, index[node]]
+    row = network.hops_row(node)
     return sum(int(row[index[n]]) * count for n, count in per_node.items())
 
 

@@ -63,7 +63,12 @@ PYTHON_BFS_UP_TO = 200
 of 200 nodes take about 0.02 s in Python, less than importing ``scipy.sparse.csgraph``
 (0.15 s and more); ``benchmarks/bench_topologies.py`` prints both."""
 EXACT_SUMMARY_UP_TO = 2000
-"""Networks up to this many nodes get an exact diameter and mean hop count in the summary."""
+"""Networks up to this many nodes get an exact diameter and mean hop count (summary and
+:attr:`Network.mean_hops`); larger ones an estimate from a few searches."""
+DENSE_UP_TO = 2000
+"""Networks up to this many nodes may use the all-pairs :attr:`Network.hop_matrix` (8 MB as
+``uint16`` at 2,000 nodes); the planner never asks a larger network for all pairs, only for
+searches from the nodes that matter (:meth:`Network.hops_from`, :meth:`Network.hops_row`)."""
 SUMMARY_SAMPLES = 32
 """Breadth-first searches behind the mean hop count of a larger network's summary."""
 
@@ -362,16 +367,64 @@ class Network:
 
     @cached_property
     def mean_hops(self) -> float:
-        """Mean shortest-path length δ over all ordered pairs of distinct nodes."""
+        """Mean shortest-path length δ over all ordered pairs of distinct nodes.
+
+        Exact up to :data:`EXACT_SUMMARY_UP_TO` nodes (or once the hop matrix is known);
+        above, the mean over breadth-first searches from :data:`SUMMARY_SAMPLES` nodes spread
+        over the file order (deterministic; see :meth:`summary`), so that no planner run on a
+        large network computes all pairs for δ.
+        """
         n = len(self.nodes)
         if n < 2:
             return 0.0
+        if n > EXACT_SUMMARY_UP_TO and "hop_matrix" not in self.__dict__:
+            return self._estimated_distances()[1]
         return float(self.hop_matrix.sum(dtype=np.float64) / (n * (n - 1)))
 
     @cached_property
     def diameter(self) -> int:
         """The largest hop distance between two nodes."""
         return int(self.hop_matrix.max())
+
+    def hops_from(self, nodes: Iterable[Node]) -> np.ndarray:
+        """Per node (in :attr:`nodes` order): hops to the nearest of ``nodes`` (``int64``).
+
+        One breadth-first search from all of ``nodes`` at once, linear in nodes and links.
+
+        >>> net = Network.build(range(5), [(i, i + 1) for i in range(4)], {"A": (1, [0])})
+        >>> net.hops_from([0, 4]).tolist()
+        [0, 1, 2, 1, 0]
+        """
+        return self.nearest_of(nodes)[0]
+
+    def nearest_of(self, nodes: Iterable[Node]) -> tuple[np.ndarray, np.ndarray]:
+        """Multi-source search from ``nodes``: per node its hops to the nearest of them and its
+        next hop towards that one (row indices; ``-9999`` at the members themselves)."""
+        index = self.node_index
+        rows = sorted({index[n] for n in nodes})
+        if not rows:
+            raise InevError("a search needs at least one start node")
+        neighbours = self._neighbours
+        distance = [-1] * len(neighbours)
+        predecessor = [_NO_PREDECESSOR] * len(neighbours)
+        for r in rows:
+            distance[r] = 0
+        queue = list(rows)
+        for u in queue:  # FIFO as in _search; ties go to the member met first
+            step = distance[u] + 1
+            for v in neighbours[u]:
+                if distance[v] < 0:
+                    distance[v] = step
+                    predecessor[v] = u
+                    queue.append(v)
+        return np.array(distance, dtype=np.int64), np.array(predecessor, dtype=np.int64)
+
+    def hops_row(self, node: Node) -> np.ndarray:
+        """Hops from ``node`` to every node (a row of :attr:`hop_matrix`, without the matrix
+        on large networks)."""
+        if "hop_matrix" in self.__dict__ or len(self.nodes) <= DENSE_UP_TO:
+            return self.hop_matrix[self.node_index[node]].astype(np.int64)
+        return self.hops_from([node])
 
     def predecessors(self, target: Node) -> np.ndarray:
         """Row indices of each node's next hop towards ``target`` (``-9999`` at ``target``).

@@ -1,0 +1,164 @@
+"""Planning at network scale (issue 17): time, peak memory, ratio and plan-file size.
+
+For each size ``NODES:RATIO`` it generates a network (20 event types, skew 1.3, out-degree 3,
+the given node ratio) and a workload (20 queries of length 5, selectivity 0.1) with the
+command line, as a user would, then runs ``inev plan`` in a child process and prints one line:
+
+    nodes ratio seed  generate_s  plan_s  peak_MB  psi/central  plan_MB  status
+
+``generate_s`` is ``inev network generate`` end to end; ``plan_s`` and ``peak_MB`` are the
+wall time and the peak resident memory (``os.wait4``'s ``ru_maxrss`` of that child alone) of
+``inev plan`` end to end, loading and writing included. Each child is killed after
+``--timeout`` seconds (status ``timeout``), so the table can be run in parts
+(``--sizes 1000:0.5 10000:0.05``). With ``--seeds K`` every size runs seeds 1..K and a
+summary line gives the median time and ratio.
+
+Run: ``python benchmarks/bench_planner_scale.py`` (the whole table takes long; see
+``--sizes``). Extra arguments after ``--`` go to ``inev plan`` (``-- --effort 0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SIZES = (
+    "100:0.5",
+    "1000:0.5",
+    "5000:0.5",
+    "10000:0.5",
+    "1000:0.05",
+    "10000:0.05",
+    "20000:0.05",
+    "50000:0.05",
+    "100000:0.05",
+)
+INEV = [sys.executable, "-c", "from inev.experiments.cli import main; main()"]
+
+
+def run(args: list[str], timeout: float) -> tuple[str, float, float, str]:
+    """Run ``inev ARGS`` in a child: (status, seconds, peak MB, last line of output)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        child = subprocess.Popen(
+            INEV + args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        status = "ok"
+        while True:
+            pid, code, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                os.killpg(child.pid, signal.SIGKILL)
+                pid, code, usage = os.wait4(child.pid, 0)
+                status = "timeout"
+                break
+            time.sleep(0.05)
+        child.returncode = code  # reaped here, so Popen must not wait for it again
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        lines = out.read().decode(errors="replace").strip().splitlines()
+    if status == "ok" and code != 0:
+        status = "failed"
+    return status, seconds, usage.ru_maxrss / 1024, lines[-1] if lines else ""
+
+
+def measure(nodes: int, ratio: float, seed: int, args: argparse.Namespace, work: Path) -> dict:
+    """Generate one instance and plan it; the figures of one table line."""
+    net, wl, plan = (work / f"{name}-{nodes}-{ratio}-{seed}.json" for name in "nwp")
+    row = {"nodes": nodes, "ratio": ratio, "seed": seed}
+    status, seconds, _, last = run(
+        [
+            "network", "generate", "--nodes", str(nodes), "--event-types", "20",
+            "--skew", "1.3", "--out-degree", "3", "--node-ratio", str(ratio),
+            "--seed", str(seed), "-o", str(net),
+        ],
+        args.timeout,
+    )  # fmt: skip
+    row["generate_s"] = seconds
+    if status != "ok":
+        return {**row, "status": f"generate {status}: {last}"}
+    status, _, _, last = run(
+        [
+            "workload", "generate", "--network", str(net), "--queries", "20", "--length", "5",
+            "--selectivity", "0.1", "--seed", str(seed), "-o", str(wl),
+        ],
+        args.timeout,
+    )  # fmt: skip
+    if status != "ok":
+        return {**row, "status": f"workload {status}: {last}"}
+    status, seconds, peak, last = run(
+        ["plan", str(net), str(wl), "-o", str(plan), *args.plan_args], args.timeout
+    )
+    row.update(plan_s=seconds, peak_mb=peak, status=status if status == "ok" else last)
+    if status == "timeout":
+        row["status"] = f"timeout after {args.timeout:g} s"
+    if status == "ok":
+        data = json.loads(plan.read_text())
+        row.update(psi_ratio=data["ratio"], plan_mb=plan.stat().st_size / 1e6, kept=data["kept"])
+    for path in (net, wl, plan):
+        if not args.keep:
+            path.unlink(missing_ok=True)
+    return row
+
+
+def line(row: dict) -> str:
+    """One printed table line."""
+
+    def fig(key: str, fmt: str) -> str:
+        return format(row[key], fmt) if key in row else "-"
+
+    return (
+        f"{row['nodes']:>7} {row['ratio']:>5g} {row['seed']:>4} {fig('generate_s', '9.2f')} "
+        f"{fig('plan_s', '8.1f')} {fig('peak_mb', '8.0f')} {fig('psi_ratio', '11.4g')} "
+        f"{fig('plan_mb', '8.2f')}  {row['status']}"
+        + (f" (kept {row['kept']})" if "kept" in row else "")
+    )
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES), help="NODES:RATIO entries")
+    parser.add_argument("--seeds", type=int, default=1, help="Seeds 1..K per size")
+    parser.add_argument("--timeout", type=float, default=600.0, help="Seconds per child")
+    parser.add_argument("--keep", type=Path, help="Keep the files in this folder")
+    parser.add_argument("plan_args", nargs="*", help="Extra `inev plan` options (after --)")
+    args = parser.parse_args()
+    print(
+        f"{'nodes':>7} {'ratio':>5} {'seed':>4} {'generate_s':>9} {'plan_s':>8} {'peak_MB':>8} "
+        f"{'psi/central':>11} {'plan_MB':>8}  status",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        for size in args.sizes:
+            nodes, ratio = size.split(":")
+            rows = []
+            for seed in range(1, args.seeds + 1):
+                rows.append(measure(int(nodes), float(ratio), seed, args, work))
+                print(line(rows[-1]), flush=True)
+            done = [r for r in rows if "psi_ratio" in r]
+            if args.seeds > 1 and done:
+                print(
+                    f"{nodes:>7} {float(ratio):>5g} median over {len(done)}/{len(rows)} seeds: "
+                    f"plan_s={statistics.median(r['plan_s'] for r in done):.1f} "
+                    f"peak_MB={max(r['peak_mb'] for r in done):.0f} (max) "
+                    f"ratio={statistics.median(r['psi_ratio'] for r in done):.4g} "
+                    f"(min {min(r['psi_ratio'] for r in done):.4g}, "
+                    f"max {max(r['psi_ratio'] for r in done):.4g})",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

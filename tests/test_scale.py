@@ -1,0 +1,104 @@
+"""Planning without all pairs (issue 17): the sparse helpers against the all-pairs ones."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inev.planner import progress
+from inev.planner.lower_bound import ball_bound
+from inev.planner.steiner import exact_steiner, mehlhorn
+from inev.topologies.generate import generate_network
+
+instances = st.tuples(st.integers(5, 40), st.integers(0, 10_000), st.integers(2, 8))
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(instances)
+def test_multi_source_hops_equal_the_hop_matrix(case):
+    nodes, seed, k = case
+    net = generate_network(nodes=nodes, seed=seed)
+    rng = np.random.default_rng(seed)
+    members = [net.nodes[i] for i in rng.choice(nodes, size=min(k, nodes), replace=False)]
+    rows = [net.node_index[m] for m in members]
+    assert net.hops_from(members).tolist() == net.hop_matrix[rows].min(axis=0).tolist()
+    assert net.hops_row(members[0]).tolist() == net.hop_matrix[rows[0]].tolist()
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(instances)
+def test_mehlhorn_spans_the_terminals_within_twice_the_optimum(case):
+    nodes, seed, k = case
+    net = generate_network(nodes=nodes, seed=seed)
+    rng = np.random.default_rng(seed)
+    terminals = [net.nodes[i] for i in rng.choice(nodes, size=min(k, nodes), replace=False)]
+    tree = mehlhorn(net, terminals)
+    best = exact_steiner(net, terminals)
+    graph = nx.Graph(list(tree))
+    graph.add_nodes_from(terminals)
+    assert nx.is_connected(graph)
+    assert all(net.graph.has_edge(u, v) for u, v in tree)
+    assert len(best) <= len(tree) <= 2 * len(best)
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(instances)
+def test_ball_bound_is_below_the_exact_minimum(case):
+    nodes, seed, k = case
+    net = generate_network(nodes=nodes, seed=seed)
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(nodes, size=min(k, nodes), replace=False)
+    weights = rng.random(len(rows)) * 10
+    exact = float((weights @ net.hop_matrix[rows].astype(float)).min())
+    assert ball_bound(net, weights) <= exact + 1e-9
+
+
+def test_ball_bound_on_a_path_by_hand():
+    net = generate_network(nodes=4, out_degree=1, seed=0, topology="ring")
+    # ring of 4: Δ = 2, within 1 hop at most 3 nodes: distances 0, 1, 1, 2
+    assert ball_bound(net, np.array([4.0, 3.0, 2.0, 1.0])) == 0 * 4 + 1 * 3 + 1 * 2 + 2 * 1
+
+
+def test_progress_reports_stages_of_a_plan():
+    from inev.planner.planning import plan_workload
+    from inev.workloads.generate import generate_workload
+
+    net = generate_network(seed=1)
+    seen = []
+    with progress.reporting(lambda name, total, done: seen.append(name)):
+        plan_workload(net, generate_workload(net, seed=1))
+    assert "placing Alg. 1's designs (Alg. 2)" in seen
+    assert any(s.startswith("local search") for s in seen)
+
+
+def test_sparse_mode_plans_are_valid_and_costed_exactly(monkeypatch):
+    """The large-network paths (sites, multi-source searches, Mehlhorn, ball bound) on a
+    small network, forced by lowering the threshold: the plan's ψ is the sum of its vertices'
+    costs, each forwarding graph reaches its destinations at the recorded hops."""
+    import importlib
+
+    lb = importlib.import_module("inev.planner.lower_bound")
+    sites_module = importlib.import_module("inev.planner.sites")
+    steiner_module = importlib.import_module("inev.planner.steiner")
+    network_module = importlib.import_module("inev.topologies.network")
+    from inev.planner.checks import check_plan
+    from inev.planner.planning import plan_workload
+    from inev.planner.steiner import bfs
+    from inev.workloads.generate import generate_workload
+
+    for module in (lb, sites_module, steiner_module, network_module):
+        monkeypatch.setattr(module, "DENSE_UP_TO", 10)
+    monkeypatch.setattr(sites_module, "CENTRAL", 4)
+    net = generate_network(nodes=40, event_types=6, seed=3)
+    wl = generate_workload(net, queries=3, length=4, seed=3)
+    plan = plan_workload(net, wl)
+    assert not sites_module.sites(net).dense
+    assert check_plan(plan, net) == []
+    assert plan.psi <= plan.centralized_cost
+    assert 0 <= plan.lower_bound <= plan.psi
+    assert abs(plan.psi - sum(v.cost for v in plan.vertices)) <= 1e-9 * plan.psi
+    for v in plan.vertices:
+        dist = bfs(v.forwarding, v.node) if v.forwarding else {v.node: 0}
+        assert tuple(dist[d] for d in v.destinations) == v.hops

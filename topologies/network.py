@@ -307,11 +307,17 @@ class Network:
 
     def _search(self, root: int) -> tuple[list[int], list[int]]:
         """Hop distances and predecessors of a breadth-first search from row ``root``."""
+        return self._breadth_first([root])
+
+    def _breadth_first(self, roots: list[int]) -> tuple[list[int], list[int]]:
+        """Hop distances to the nearest of rows ``roots`` and predecessors towards it, by one
+        breadth-first search from all of them (ties go to the root met first)."""
         neighbours = self._neighbours
         distance = [-1] * len(neighbours)
         predecessor = [_NO_PREDECESSOR] * len(neighbours)
-        distance[root] = 0
-        queue = [root]
+        for r in roots:
+            distance[r] = 0
+        queue = list(roots)
         for u in queue:  # the list grows while it is walked: a FIFO queue
             step = distance[u] + 1
             for v in neighbours[u]:
@@ -404,19 +410,7 @@ class Network:
         rows = sorted({index[n] for n in nodes})
         if not rows:
             raise InevError("a search needs at least one start node")
-        neighbours = self._neighbours
-        distance = [-1] * len(neighbours)
-        predecessor = [_NO_PREDECESSOR] * len(neighbours)
-        for r in rows:
-            distance[r] = 0
-        queue = list(rows)
-        for u in queue:  # FIFO as in _search; ties go to the member met first
-            step = distance[u] + 1
-            for v in neighbours[u]:
-                if distance[v] < 0:
-                    distance[v] = step
-                    predecessor[v] = u
-                    queue.append(v)
+        distance, predecessor = self._breadth_first(rows)
         return np.array(distance, dtype=np.int64), np.array(predecessor, dtype=np.int64)
 
     def hops_row(self, node: Node) -> np.ndarray:

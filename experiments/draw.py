@@ -54,7 +54,7 @@ def positions_of(network_file: str | None) -> dict[str, Any] | None:
 def build_scene(path: str, network_file: str | None, plan_file: str | None) -> Any:
     """The :class:`~inev.experiments.scene.Scene` of any drawable inev file."""
     from inev.experiments.scene import network_scene, plan_scene, simulation_scene
-    from inev.planner.plan import load_plan
+    from inev.planner.inev_graph import load_plan
     from inev.topologies.io import load_network
 
     kind = KINDS.get(file_format(path))

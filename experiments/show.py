@@ -107,7 +107,7 @@ def show_plan(path: str, given: Given) -> list[Any]:
     from inev.common.files import read_json_document
     from inev.experiments.scene import plan_scene
     from inev.planner.figures import plan_figures
-    from inev.planner.plan import FORMAT, plan_from_dict, plan_to_dict
+    from inev.planner.inev_graph import FORMAT, plan_from_dict, plan_to_dict
 
     document = read_json_document(path, FORMAT)
     plan = plan_from_dict(document, origin=path)
@@ -204,7 +204,7 @@ def show_simulation(path: str, given: Given) -> list[Any]:
             table.add_row(name, str(count))
         out.append(table)
     if given.plan and result.messages_by_vertex:
-        from inev.planner.plan import load_plan
+        from inev.planner.inev_graph import load_plan
 
         plan = load_plan(given.plan)
         alias = _aliases(plan)

@@ -9,7 +9,7 @@ strict_latency=False) -> Plan``
 ``Plan``, ``Vertex``, ``ProjectionInfo``; ``load_plan(path)``, ``save_plan(plan, path)``,
 ``plan_to_dict``, ``plan_from_dict``
     The INEv graph and its ``inev-plan/1`` file; every field a node needs to execute a vertex
-    is documented in :mod:`inev.planner.plan`.
+    is documented in :mod:`inev.planner.inev_graph`.
 ``check_plan(plan, network) -> list[str]``
     Definition 2 (well-formed forwarding) and structural checks; empty when fine.
 ``repair_plan(plan, network, workload, changes) -> RepairResult``; ``apply_changes(network,
@@ -27,8 +27,7 @@ lower_bound, repair (§6.6), checks (Definition 2), plan (the model and file), c
 
 from inev.planner.baselines import PushPullPlan, centralized_node, push_pull
 from inev.planner.checks import check_plan
-from inev.planner.lower_bound import lower_bound
-from inev.planner.plan import (
+from inev.planner.inev_graph import (
     Plan,
     ProjectionInfo,
     Vertex,
@@ -37,6 +36,7 @@ from inev.planner.plan import (
     plan_to_dict,
     save_plan,
 )
+from inev.planner.lower_bound import lower_bound
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import RepairResult, apply_changes, repair_plan
 

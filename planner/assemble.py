@@ -1,4 +1,4 @@
-"""From an Alg. 2 placement to a :class:`~inev.planner.plan.Plan`, and why it looks as it does.
+"""From an Alg. 2 placement to a :class:`~inev.planner.inev_graph.Plan`, and why it looks as it does.
 
 :func:`build_plan` wraps the vertices of a placement with the projections' records, the
 rates the file needs to be self-contained, ψ and the latency ℓ(I) (§5.3, §5.4);
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from inev.planner.combination import Choice
-from inev.planner.costs import psi as psi_of
-from inev.planner.latency import DEFAULT_XI, plan_latency
-from inev.planner.model import Combination
-from inev.planner.placement import Placement
-from inev.planner.plan import Node, Plan, ProjectionInfo
+from inev.planner.alg1_combination import Choice
+from inev.planner.alg2_placement import Placement
+from inev.planner.combination_model import Combination
+from inev.planner.cost_model import psi as psi_of
+from inev.planner.inev_graph import Node, Plan, ProjectionInfo
+from inev.planner.latency_model import DEFAULT_XI, plan_latency
 from inev.topologies.network import Network
 from inev.workloads.query import event_types
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from inev.planner.alg2_placement import place
 from inev.planner.assemble import build_plan, rate_fields
-from inev.planner.model import Combination
-from inev.planner.placement import place
-from inev.planner.plan import Node, Plan, ProjectionInfo, Vertex, link
+from inev.planner.combination_model import Combination
+from inev.planner.inev_graph import Node, Plan, ProjectionInfo, Vertex, link
 from inev.planner.projections import (
     Projection,
     make_projection,

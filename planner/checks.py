@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from inev.planner.plan import Plan
+from inev.planner.inev_graph import Plan
 from inev.topologies.network import Network
 
 

@@ -14,9 +14,9 @@ from inev.common.words import listing, plural
 from inev.planner import progress
 from inev.planner.figures import plan_figures
 from inev.planner.fingerprint import check_plan_for, stamp
-from inev.planner.latency import DEFAULT_XI
+from inev.planner.inev_graph import Plan, save_plan
+from inev.planner.latency_model import DEFAULT_XI
 from inev.planner.options import PlanOptions
-from inev.planner.plan import Plan, save_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
@@ -185,7 +185,7 @@ def repair_command(
     **knobs: Any,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
-    from inev.planner.plan import load_plan
+    from inev.planner.inev_graph import load_plan
     from inev.planner.repair import load_changes, repair_plan
 
     inputs = {

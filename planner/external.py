@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.planner.alg1_combination import Choice
+from inev.planner.alg2_placement import placement_cost
 from inev.planner.baselines import sink_projection
-from inev.planner.combination import Choice
 from inev.planner.improve import Design
-from inev.planner.placement import placement_cost
 from inev.planner.projections import (
     Projection,
     make_projection,

@@ -6,7 +6,7 @@ transmission plus ξ times a partial-match rate: a model score, not a time) and 
 ``model_latency``. PPoP plans carry no model latency (the §5.4 model has no pull phase), so
 theirs is ``n/a`` rather than 0.
 
->>> from inev.planner.plan import Plan
+>>> from inev.planner.inev_graph import Plan
 >>> plan = Plan("ppop", (), {}, {}, {}, {}, {}, psi=2.0, centralized_cost=8.0)
 >>> from inev.common.figures import summary_line
 >>> summary_line(plan_figures(plan))
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from inev.common.figures import Figure
 
 if TYPE_CHECKING:
-    from inev.planner.plan import Plan
+    from inev.planner.inev_graph import Plan
 
 RATE = "events / time unit"
 MODEL_LATENCY = "hops + ξ·pm (§5.4)"

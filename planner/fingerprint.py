@@ -33,7 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.planner.plan import Plan
+from inev.planner.inev_graph import Plan
 from inev.topologies.io import network_to_dict
 from inev.topologies.network import Network
 from inev.workloads.io import workload_to_dict

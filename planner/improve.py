@@ -3,7 +3,7 @@
 Alg. 1 chooses each projection's inputs and placement with *estimated* costs (δ hops per
 input, Eq. 1's tree sizes); Alg. 2 then places the combination exactly. Estimates err, so
 :func:`improve` takes a complete design and tries its neighbours, keeping a neighbour only if
-Alg. 2's placement of it costs less (:func:`inev.planner.placement.placement_cost`):
+Alg. 2's placement of it costs less (:func:`inev.planner.alg2_placement.placement_cost`):
 
 * **switch**: give a projection another of the options Alg. 1 evaluated for it (single node,
   or multi-node at another partitioning type, each with its own best inputs); the sink of a
@@ -36,10 +36,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from inev.planner import progress
-from inev.planner.combination import Choice
-from inev.planner.model import Combination
-from inev.planner.placement import placement_cost
-from inev.planner.plan import Node
+from inev.planner.alg1_combination import Choice
+from inev.planner.alg2_placement import placement_cost
+from inev.planner.combination_model import Combination
+from inev.planner.inev_graph import Node
 from inev.planner.projections import Projection, restrict
 from inev.topologies.network import Network
 from inev.workloads.rates import strip_kleene

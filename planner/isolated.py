@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from inev.planner.costs import psi as psi_of
-from inev.planner.plan import Link, Node, Plan, ProjectionInfo, Vertex
+from inev.planner.cost_model import psi as psi_of
+from inev.planner.inev_graph import Link, Node, Plan, ProjectionInfo, Vertex
 
 
 def side_by_side(parts: Sequence[tuple[str, Plan]], method: str = "isolated") -> Plan:

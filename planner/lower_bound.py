@@ -1,7 +1,7 @@
 """Bounds on the transmission cost ψ: a provable lower bound, and the paper's approximation.
 
 :func:`lower_bound` is a bound: no INEv graph of the workload (and no push-pull plan) costs
-less under the cost model of :mod:`inev.planner.costs`. :func:`approximate_bound` is the
+less under the cost model of :mod:`inev.planner.cost_model`. :func:`approximate_bound` is the
 estimate of §7.2 of the INEv paper, which plans can fall below; it is kept for comparison.
 
 **The provable bound.** Fix a query q and an event type e of q with a source n. Call the

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
-from inev.planner.latency import DEFAULT_XI
+from inev.planner.latency_model import DEFAULT_XI
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """From an event network and a workload to an INEv graph (INEv paper §4–§6): the planner's entry point.
 
-:func:`plan_workload` runs one method and returns a :class:`~inev.planner.plan.Plan` with ψ,
+:func:`plan_workload` runs one method and returns a :class:`~inev.planner.inev_graph.Plan` with ψ,
 the centralized cost and node, the ratio, a provable lower bound and the paper's §7.2
 approximation, the latency ℓ(I) and the centralized latency:
 
@@ -35,9 +35,9 @@ from dataclasses import replace
 
 from inev.common.errors import InevError
 from inev.planner.baselines import centralized_plan, push_pull_plan
+from inev.planner.inev_graph import Plan
 from inev.planner.lower_bound import approximate_bound, lower_bound
 from inev.planner.options import PlanOptions
-from inev.planner.plan import Plan
 from inev.planner.search import inev_plan, isolated_plan
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload

@@ -32,7 +32,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from inev.planner.costs import single_selectivity
+from inev.planner.cost_model import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
 from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
 from inev.workloads.rates import Pair, strip_kleene, windowed_rate
@@ -45,7 +45,7 @@ class Projection:
 
     ``key`` is the canonical pattern text (the name used in plan files); ``selectivity``
     holds the pairwise selectivities among E(p); ``single`` the single selectivities
-    σ(e, p) = 1 − exp(−R(p) / R(e)) of its positive types (§5.3, :mod:`inev.planner.costs`).
+    σ(e, p) = 1 − exp(−R(p) / R(e)) of its positive types (§5.3, :mod:`inev.planner.cost_model`).
     """
 
     key: str
@@ -190,7 +190,7 @@ def make_projection(
 
     R(p) is per time unit: the paper's rate model applied in units of the ``window``
     (:func:`windowed_rate`). Single selectivities are derived from it
-    (:func:`inev.planner.costs.single_selectivity`).
+    (:func:`inev.planner.cost_model.single_selectivity`).
     """
     chosen = frozenset(types)
     base = strip_kleene(query.pattern)

@@ -48,13 +48,13 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.files import read_json_document
 from inev.common.validation import validate_document
+from inev.planner.alg1_combination import multi_node_hops
+from inev.planner.alg2_placement import place, send_rate
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import centralized_plan, pulled_types, push_pull_cost, sink_projection
-from inev.planner.combination import multi_node_hops
-from inev.planner.model import Combination
+from inev.planner.combination_model import Combination
+from inev.planner.inev_graph import Node, Plan, Vertex, link
 from inev.planner.options import PlanOptions
-from inev.planner.placement import place, send_rate
-from inev.planner.plan import Node, Plan, Vertex, link
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.topologies.network import Network

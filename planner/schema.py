@@ -6,7 +6,7 @@ largest inputs (10^5 vertices and more), which is where pydantic's compiled core
 Unknown keys are ignored in plans (other versions add keys) and refused in changes.
 
 What a shape cannot say is checked by hand in :func:`reference_problems`, on the built
-:class:`~inev.planner.plan.Plan`, because those rules relate entries to each other: vertex ids
+:class:`~inev.planner.inev_graph.Plan`, because those rules relate entries to each other: vertex ids
 are unique and inputs name earlier vertices (the file lists inputs first); every projection,
 combination entry, partitioning type, output selector, fallback and sink names something the
 plan defines; projections' types have rates. A plan that passes can be executed and repaired
@@ -229,7 +229,7 @@ class ChangesDocument(Strict):
 
 
 def reference_problems(plan: Any) -> list[str]:
-    """The broken cross-references of a :class:`~inev.planner.plan.Plan` (module docstring).
+    """The broken cross-references of a :class:`~inev.planner.inev_graph.Plan` (module docstring).
 
     At most one problem per rule is listed (the first found), so a large broken plan does not
     produce a large list.

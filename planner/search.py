@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from inev.planner import progress
+from inev.planner.alg1_combination import Choice, Params, SharingState, combine_query
+from inev.planner.alg2_placement import place
 from inev.planner.assemble import build_plan, explain_lines
 from inev.planner.baselines import (
     centralized_plan,
@@ -36,13 +38,11 @@ from inev.planner.baselines import (
     push_pull_plan,
     sink_projection,
 )
-from inev.planner.combination import Choice, Params, SharingState, combine_query
+from inev.planner.combination_model import Combination
 from inev.planner.improve import Budget, Design, Evaluator, improve
+from inev.planner.inev_graph import Node, Plan
 from inev.planner.isolated import side_by_side
-from inev.planner.model import Combination
 from inev.planner.options import PlanOptions
-from inev.planner.placement import place
-from inev.planner.plan import Node, Plan
 from inev.planner.projections import Projection
 from inev.topologies.network import Network
 from inev.workloads.workload import Query, Workload

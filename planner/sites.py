@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from inev.planner.plan import Node
+from inev.planner.inev_graph import Node
 from inev.topologies.network import DENSE_UP_TO, Network
 
 SAMPLES = 16

@@ -39,7 +39,7 @@ import networkx as nx
 import numpy as np
 from networkx.algorithms.approximation import steiner_tree
 
-from inev.planner.plan import Link, Node, link
+from inev.planner.inev_graph import Link, Node, link
 from inev.topologies.network import DENSE_UP_TO, Network
 
 _CACHE: weakref.WeakKeyDictionary[Network, dict[frozenset, frozenset[Link]]] = (

@@ -12,7 +12,7 @@ from inev.common.figures import echo_summary
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.planner.fingerprint import check_plan_for
-from inev.planner.plan import load_plan
+from inev.planner.inev_graph import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities

@@ -55,7 +55,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from inev.planner.plan import Plan, Vertex
+from inev.planner.inev_graph import Plan, Vertex
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.pull import PullRequest, PullStage, pull_stages

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from inev.common.errors import InevError
 from inev.planner.baselines import pulled_types
-from inev.planner.plan import Plan
+from inev.planner.inev_graph import Plan
 from inev.planner.projections import negation_ties, restrict
 from inev.workloads.query import Pattern, event_types
 from inev.workloads.rates import strip_kleene

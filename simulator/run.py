@@ -47,7 +47,7 @@ import simpy
 
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
-from inev.planner.plan import Plan
+from inev.planner.inev_graph import Plan
 from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
 from inev.simulator.capacity import (

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.planner.plan import Plan, Vertex
+from inev.planner.inev_graph import Plan, Vertex
 from inev.simulator.aggregation import aggregates_alone
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.pull import PullStage

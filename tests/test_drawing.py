@@ -11,7 +11,7 @@ from inev.experiments.scene import aliases, plan_scene, simulation_scene
 from inev.experiments.scene_figure import element_id, save_scene
 from inev.experiments.scene_html import scene_html
 from inev.experiments.scene_text import scene_text
-from inev.planner.plan import save_plan
+from inev.planner.inev_graph import save_plan
 from inev.planner.planning import plan_workload
 from inev.simulator.run import simulate
 from inev.simulator.simulation_result import save_result

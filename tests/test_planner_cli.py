@@ -8,7 +8,7 @@ import pytest
 
 from inev.experiments.cli import main
 from inev.planner.checks import check_plan
-from inev.planner.plan import load_plan
+from inev.planner.inev_graph import load_plan
 from inev.topologies.generate import generate_network
 from inev.topologies.io import load_network, save_network
 from inev.workloads.generate import generate_workload
@@ -77,8 +77,8 @@ def test_plan_bad_input_leaves_no_file(files, capsys):
 
 
 def test_large_plan_file_round_trip(tmp_path):
-    from inev.planner.costs import vertex_cost_from_plan
-    from inev.planner.plan import save_plan
+    from inev.planner.cost_model import vertex_cost_from_plan
+    from inev.planner.inev_graph import save_plan
     from inev.planner.planning import plan_workload
 
     net = generate_network(nodes=150, event_types=8, skew=1.1, seed=1)

@@ -8,13 +8,13 @@ import math
 import pytest
 
 from inev.common.errors import InevError
+from inev.planner.alg1_combination import min_cover
+from inev.planner.alg2_placement import output_selector
 from inev.planner.baselines import centralized_node, push_pull
 from inev.planner.checks import check_plan
-from inev.planner.combination import min_cover
-from inev.planner.costs import vertex_cost_from_plan
-from inev.planner.latency import partial_match_rate
+from inev.planner.cost_model import vertex_cost_from_plan
+from inev.planner.latency_model import partial_match_rate
 from inev.planner.lower_bound import approximate_bound, lower_bound
-from inev.planner.placement import output_selector
 from inev.planner.planning import plan_workload
 from inev.planner.projections import (
     all_projections,
@@ -206,7 +206,7 @@ def test_output_selector_by_hand():
 def test_selected_events_never_outnumber_the_matches():
     # the instance shape: B drawn "0.74" sent 48 B events per vertex for 7.4 matches;
     # under the consistent model a vertex's selected B events are at most its matches
-    from inev.planner.costs import vertex_rate
+    from inev.planner.cost_model import vertex_rate
 
     assert vertex_rate(7.4, ["B"], {"B": 1000.0}.__getitem__) <= 7.4
     assert vertex_rate(7.4, ["B"], {"B": 1000.0}.__getitem__) == pytest.approx(
@@ -287,8 +287,8 @@ def test_kleene_twin_is_partitioned_and_the_sink_builds_the_trends():
 
 
 def test_theta_excludes_forwarded_types_as_partitioning_inputs():
+    from inev.planner.alg1_combination import Params, SharingState, combine_query
     from inev.planner.baselines import sink_projection
-    from inev.planner.combination import Params, SharingState, combine_query
 
     net = path_network()
     q = seq_ab().queries[0]

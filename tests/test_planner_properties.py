@@ -11,12 +11,12 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inev.planner.alg1_combination import min_cover
 from inev.planner.baselines import push_pull, push_pull_cost
 from inev.planner.checks import check_plan
-from inev.planner.combination import min_cover
-from inev.planner.costs import vertex_cost_from_plan
+from inev.planner.cost_model import vertex_cost_from_plan
+from inev.planner.inev_graph import plan_from_dict, plan_to_dict
 from inev.planner.options import PlanOptions
-from inev.planner.plan import plan_from_dict, plan_to_dict
 from inev.planner.planning import plan_workload
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
@@ -190,7 +190,7 @@ def test_strict_latency_meets_the_bound(spec):
 @given(st.integers(0, 10_000), st.integers(3, 4))
 def test_enumeration_keeps_the_brute_force_optimum(seed, length):
     """For every projection, the DP of choose_inputs finds the cover a blind enumeration finds."""
-    from inev.planner.combination import Choice, Params, choose_inputs, multi_node_hops
+    from inev.planner.alg1_combination import Choice, Params, choose_inputs, multi_node_hops
     from inev.planner.projections import primitive_projection, suitable_projections
 
     net = generate_network(nodes=12, event_types=6, skew=1.2, seed=seed)

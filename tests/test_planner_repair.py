@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from inev.common.errors import InevError
 from inev.experiments.cli import main
 from inev.planner.checks import check_plan
-from inev.planner.model import Combination
-from inev.planner.plan import save_plan
+from inev.planner.combination_model import Combination
+from inev.planner.inev_graph import save_plan
 from inev.planner.planning import plan_workload
 from inev.planner.projections import make_projection, primitive_projection
 from inev.planner.repair import _harmful, apply_changes, repair_plan

@@ -8,7 +8,7 @@ reference is never run here.
 Each ratio is under its own planner's cost model: the reference draws single selectivities
 whose product is σ(p), so it prices the events an output selector picks below the matches
 that hold them, where inev's model prices them as the matches' distinct events
-(:mod:`inev.planner.costs`). So the plans are compared under one model: inev's ψ against the
+(:mod:`inev.planner.cost_model`). So the plans are compared under one model: inev's ψ against the
 reference's own combination, placed and costed by inev (:mod:`inev.planner.external`); inev
 must be at or below it on every instance. The ratios each planner prints are quoted for the
 record; benchmarks/bench_plan_quality.py reports how they compare.

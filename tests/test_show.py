@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from inev.planner.plan import save_plan
+from inev.planner.inev_graph import save_plan
 from inev.planner.planning import plan_workload
 from inev.simulator.run import simulate
 from inev.simulator.simulation_result import save_result

@@ -133,6 +133,6 @@ def test_message_counts_key_links_as_plan_files_write_them():
     st.one_of(st.integers(-5, 20), st.sampled_from(["a", "b", "10", "n9"])),
 )
 def test_the_link_key_is_the_plan_files_link(u, v):
-    from inev.planner.plan import link
+    from inev.planner.inev_graph import link
 
     assert link_key(u, v) == link(u, v) == link_key(v, u)

@@ -155,7 +155,7 @@ def test_unsorted_traces_are_sorted_in_memory_up_to_a_limit(tmp_path, monkeypatc
 
 def test_simulate_cli_replays_a_trace_and_reports_ignored_events(study, tmp_path, run_cli):
     _folder, path, network, workload, plan = study
-    from inev.planner.plan import save_plan
+    from inev.planner.inev_graph import save_plan
     from inev.topologies.io import save_network
 
     extra = tmp_path / "with-z.csv"

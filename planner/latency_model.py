@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from inev.planner.plan import Vertex
+from inev.planner.inev_graph import Vertex
 from inev.planner.projections import Projection, projection_rate
 from inev.planner.steiner import bfs
 

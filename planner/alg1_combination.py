@@ -37,7 +37,7 @@ events of the type, and Kleene matches mix sources).
 
 **Latency pruning (prune).** Each option's latency is estimated as the largest estimate of its
 inputs + δ + ξ · pm(p, λ(p)) / k (k = number of placement nodes, pm from
-:mod:`inev.planner.latency`); options above τ are discarded, and candidate inputs whose own
+:mod:`inev.planner.latency_model`); options above τ are discarded, and candidate inputs whose own
 estimate already exceeds τ − δ are pruned before the enumeration.
 """
 
@@ -48,8 +48,8 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from inev.planner.latency import DEFAULT_XI, partial_match_rate
-from inev.planner.model import Combination
+from inev.planner.combination_model import Combination
+from inev.planner.latency_model import DEFAULT_XI, partial_match_rate
 from inev.planner.projections import (
     Projection,
     make_projection,

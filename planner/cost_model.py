@@ -25,7 +25,7 @@ exp(−R(p) / R(e)) (:func:`single_selectivity`).
 
 Each vertex sends its matches or its selected events, whichever costs less
 (:func:`vertex_rate`); a selector that would cost more than the matches at some vertex is not
-used (:mod:`inev.planner.placement`).
+used (:mod:`inev.planner.alg2_placement`).
 
 The paper prints the selected-output line with the partitioning term outside the factor
 |E_v|; we multiply it too, since those events cross every link of the forwarding graph like
@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 
-from inev.planner.plan import Plan, Vertex
+from inev.planner.inev_graph import Plan, Vertex
 
 
 def participation(matches: float, available: float) -> float:

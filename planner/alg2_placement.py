@@ -17,7 +17,7 @@ the INEv graph:
    Steiner tree spanning their nodes (Successors, line 9 and 14; see
    :mod:`inev.planner.steiner`), extended by a shortest path from the graph to each
    single-node consumer (line 26, which takes the path from the source); tc(v) from
-   :mod:`inev.planner.costs`; the hop distance from the vertex to each destination inside its
+   :mod:`inev.planner.cost_model`; the hop distance from the vertex to each destination inside its
    forwarding graph is recorded (``Vertex.hops``);
 6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
    rule as single-node placements with all sources of the partitioning type as input.
@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from inev.planner.costs import vertex_rate
-from inev.planner.model import Combination, inputs_first
-from inev.planner.plan import Link, Node, Vertex, link
+from inev.planner.combination_model import Combination, inputs_first
+from inev.planner.cost_model import vertex_rate
+from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
 from inev.planner.sites import sites
 from inev.planner.steiner import bfs, steiner_links, tree_nodes
@@ -77,7 +77,7 @@ def output_selector(
     network: Network,
     partition: str | None = None,
 ) -> tuple[str, ...] | None:
-    """getOS (Alg. 2, line 29) under the physically consistent model of :mod:`inev.planner.costs`.
+    """getOS (Alg. 2, line 29) under the physically consistent model of :mod:`inev.planner.cost_model`.
 
     The candidate is E(p) \\ DissEv (the types a consumer does not get anyway). It is used
     when its selected events cost less than the matches in all, and no more at any single
@@ -106,7 +106,7 @@ def send_rate(
     partition: str | None,
     output: tuple[str, ...] | None,
 ) -> float:
-    """What the vertex of ``projection`` at ``node`` sends per link (:mod:`inev.planner.costs`)."""
+    """What the vertex of ``projection`` at ``node`` sends per link (:mod:`inev.planner.cost_model`)."""
     glob = network.global_rates()
     if partition is None:
         return vertex_rate(projection.rate, output, glob.__getitem__)

@@ -58,7 +58,7 @@ schedule.
 maps a projection to its partitioning type, ``fallback`` the single node precomputed for each
 multi-node projection (§6.6), ``sinks`` each query to the projection whose vertices produce
 its matches. ``type_rates`` ({type: [r(e), R(e)]}) make the file self-contained: every vertex
-cost can be recomputed from it (see :func:`inev.planner.costs.vertex_cost_from_plan`).
+cost can be recomputed from it (see :func:`inev.planner.cost_model.vertex_cost_from_plan`).
 """
 
 from __future__ import annotations

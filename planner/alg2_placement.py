@@ -595,19 +595,43 @@ def _tree_hops(
     if not reach.size:
         return tuple(0 for _ in destinations)
     path = reach.path or (node,)
+    values, row = _shared_tree_hops(reach, tree_id, path, destinations, trees)
+    missing = [i for i, v in enumerate(values) if v < 0]
+    if not missing:
+        return tuple(values)
+    local = trees.local.get(tree_id, {}) if tree_id is not None else {}
+    known = _known_hops(path, local, row)
+    found = _own_link_hops(reach, path, known)
+    for i in missing:
+        d = known(destinations[i])
+        values[i] = d if d is not None else found.get(destinations[i])
+    if any(d is None for d in values):  # not a tree after all: search it
+        dist = bfs(reach.links, node)
+        return tuple(dist[x] for x in destinations)
+    return tuple(values)
+
+
+def _shared_tree_hops(
+    reach: _Reach,
+    tree_id: int | None,
+    path: tuple[Node, ...],
+    destinations: tuple[Node, ...],
+    trees: _TreeHops,
+) -> tuple[list, np.ndarray | None]:
+    """Hops to each destination through the joining path and the shared tree (-1: not on
+    the tree), and the tree's distance row from the joining node (None: no shared tree)."""
+    if tree_id is None:
+        return [-1] * len(destinations), None
+    offset = len(path) - 1
+    row = trees.row(tree_id, reach.base, path[-1])
+    cols = trees.columns_of(tree_id, destinations)
+    return np.where(cols >= 0, offset + row[cols].astype(np.int64), -1).tolist(), row
+
+
+def _known_hops(path: tuple[Node, ...], local: Mapping[Node, int], row: np.ndarray | None):
+    """A function giving a node's hops on the joining path or the shared tree (None: neither)."""
     position = {x: i for i, x in enumerate(path)}
     offset = len(path) - 1
-    if tree_id is None:
-        values = np.full(len(destinations), -1, dtype=np.int64)
-        row = None
-    else:
-        row = trees.row(tree_id, reach.base, path[-1])
-        cols = trees.columns_of(tree_id, destinations)
-        values = np.where(cols >= 0, offset + row[cols].astype(np.int64), -1)
-    missing = [i for i, v in enumerate(values.tolist()) if v < 0]
-    if not missing:
-        return tuple(values.tolist())
-    local = trees.local.get(tree_id, {}) if tree_id is not None else {}
 
     def known(x: Node) -> int | None:
         if x in position:
@@ -616,30 +640,27 @@ def _tree_hops(
             return offset + int(row[local[x]])
         return None
 
+    return known
+
+
+def _own_link_hops(reach: _Reach, path: tuple[Node, ...], known) -> dict[Node, int]:
+    """Hops of the nodes reached only over the vertex's own links (paths to single-node
+    consumers), walked from the nodes whose hops ``known`` gives."""
     path_links = {link(u, v) for u, v in itertools.pairwise(path)}
-    rest = [e for e in reach.own_links if e not in path_links]
-    found: dict[Node, int] = {}
-    if rest:
-        adjacency: dict[Node, list[Node]] = {}
-        for u, v in rest:
+    adjacency: dict[Node, list[Node]] = {}
+    for u, v in reach.own_links:
+        if (u, v) not in path_links:
             adjacency.setdefault(u, []).append(v)
             adjacency.setdefault(v, []).append(u)
-        stack = [(x, d) for x in adjacency if (d := known(x)) is not None]
-        while stack:
-            x, d = stack.pop()
-            for y in adjacency[x]:
-                if y not in found and known(y) is None:
-                    found[y] = d + 1
-                    stack.append((y, d + 1))
-    out = values.tolist()
-    for i in missing:
-        x = destinations[i]
-        d = known(x)
-        out[i] = d if d is not None else found.get(x)
-    if any(d is None for d in out):  # not a tree after all: search it
-        dist = bfs(reach.links, node)
-        return tuple(dist[x] for x in destinations)
-    return tuple(out)
+    found: dict[Node, int] = {}
+    stack = [(x, d) for x in adjacency if (d := known(x)) is not None]
+    while stack:
+        x, d = stack.pop()
+        for y in adjacency[x]:
+            if y not in found and known(y) is None:
+                found[y] = d + 1
+                stack.append((y, d + 1))
+    return found
 
 
 def _materialise(network: Network, layout: _Layout) -> Placement:

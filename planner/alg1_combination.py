@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from inev.planner.combination_model import Combination
@@ -299,7 +299,9 @@ class _Enumeration:
         """R(p) · δ, the term the query itself leaves out (Eq. 1 and the option filter)."""
         return 0.0 if self.is_sink else self.projection.rate * self.params.delta
 
-    def placement_options(self, theta: frozenset[str] | set[str], kleene: frozenset[str]):
+    def placement_options(
+        self, theta: frozenset[str] | set[str], kleene: frozenset[str]
+    ) -> Iterator[str | None]:
         """None (single node), then each type worth partitioning by, in name order."""
         yield None
         p = self.projection

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -628,7 +628,9 @@ def _shared_tree_hops(
     return np.where(cols >= 0, offset + row[cols].astype(np.int64), -1).tolist(), row
 
 
-def _known_hops(path: tuple[Node, ...], local: Mapping[Node, int], row: np.ndarray | None):
+def _known_hops(
+    path: tuple[Node, ...], local: Mapping[Node, int], row: np.ndarray | None
+) -> Callable[[Node], int | None]:
     """A function giving a node's hops on the joining path or the shared tree (None: neither)."""
     position = {x: i for i, x in enumerate(path)}
     offset = len(path) - 1
@@ -643,7 +645,9 @@ def _known_hops(path: tuple[Node, ...], local: Mapping[Node, int], row: np.ndarr
     return known
 
 
-def _own_link_hops(reach: _Reach, path: tuple[Node, ...], known) -> dict[Node, int]:
+def _own_link_hops(
+    reach: _Reach, path: tuple[Node, ...], known: Callable[[Node], int | None]
+) -> dict[Node, int]:
     """Hops of the nodes reached only over the vertex's own links (paths to single-node
     consumers), walked from the nodes whose hops ``known`` gives."""
     path_links = {link(u, v) for u, v in itertools.pairwise(path)}

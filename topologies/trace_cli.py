@@ -76,19 +76,19 @@ def generate_command(
     """Draw a trace of per-node sources with heterogeneous rates and key attributes."""
     check_paths({"network": network_file}, out)
     options = TraceOptions(
-        nodes,
-        types_,
-        events,
-        duration,
-        skew,
-        node_ratio,
-        spread,
-        profile,
-        period,
-        keys,
-        key_name,
-        key_skew,
-        seed,
+        nodes=nodes,
+        types=types_,
+        events=events,
+        duration=duration,
+        skew=skew,
+        node_ratio=node_ratio,
+        spread=spread,
+        profile=profile,
+        period=period,
+        keys=keys,
+        key_name=key_name,
+        key_skew=key_skew,
+        seed=seed,
     )
     network = load_network(network_file) if network_file else None
     table = generate_trace_file(options, out, network)

@@ -272,6 +272,24 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _timing(results: Sequence[FigureResult], seconds: float) -> str:
+    """The header's account of the run's time, honest about figures resumed from a folder.
+
+    >>> fig = Figure(id="4a", preset="fig4a", section="", claim="", checks=())
+    >>> runs = [FigureResult(fig, None, {}, [], [], "", 5.0, resumed=r) for r in (False, True)]
+    >>> _timing(runs, 7.0)
+    'figures: 2, wall time 7 s; 1 of them wholly resumed from an earlier run in this folder, whose time is not counted'
+    """
+    text = f"figures: {len(results)}, wall time {seconds:.0f} s"
+    resumed = sum(r.resumed for r in results)
+    if resumed:
+        text += (
+            f"; {resumed} of them wholly resumed from an earlier run in this folder, "
+            "whose time is not counted"
+        )
+    return text
+
+
 def reproduce(
     names: Sequence[str],
     out: str | os.PathLike[str],
@@ -308,7 +326,7 @@ def reproduce(
             scale += f" (seeds per point set for {', '.join(others)})"
         header = [
             f"Command: `{command}`; {scale}; Spark master `{master}`; "
-            f"{len(results)} figures in {time.perf_counter() - started:.0f} s.",
+            f"{_timing(results, time.perf_counter() - started)}.",
             "",
             "Each figure states the paper's claim, inev's numbers and whether the claim "
             "holds within the tolerance written in each check (experiments/claims.toml; "

@@ -7,11 +7,12 @@ command line, as a user would, then runs ``inev plan`` in a child process and pr
     nodes ratio seed  generate_s  plan_s  peak_MB  psi/central  plan_MB  status
 
 ``generate_s`` is ``inev network generate`` end to end; ``plan_s`` and ``peak_MB`` are the
-wall time and the peak resident memory (``os.wait4``'s ``ru_maxrss`` of that child alone) of
-``inev plan`` end to end, loading and writing included. Each child is killed after
+wall time and the peak resident memory of ``inev plan`` end to end, loading and writing
+included (the child's own ``VmHWM``, which it writes at exit). Each child is killed after
 ``--timeout`` seconds (status ``timeout``), so the table can be run in parts
-(``--sizes 1000:0.5 10000:0.05``). With ``--seeds K`` every size runs seeds 1..K and a
-summary line gives the median time and ratio.
+(``--sizes 1000:0.5 10000:0.05``). Where the planner kept the centralized plan, the plan's
+notes saying why (:mod:`inev.planner.dominant_pairs`) follow the line. With ``--seeds K``
+every size runs seeds 1..K and a summary line gives the median time and ratio.
 
 Run: ``python benchmarks/bench_planner_scale.py`` (the whole table takes long; see
 ``--sizes``). Extra arguments after ``--`` go to ``inev plan`` (``-- --effort 0``).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import statistics
@@ -41,24 +43,37 @@ SIZES = (
     "50000:0.05",
     "100000:0.05",
 )
-INEV = [sys.executable, "-c", "from inev.experiments.cli import main; main()"]
+LAUNCH = """
+import atexit, os
+def _peak():
+    status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
+    open(os.environ["INEV_BENCH_PEAK"], "w").write(status)
+atexit.register(_peak)
+from inev.experiments.cli import main
+main()
+"""
+INEV = [sys.executable, "-c", LAUNCH]
+"""The child reports its own peak (VmHWM, kB) at exit: ``ru_maxrss`` from ``wait4`` is at
+least this parent's resident size when it forked the child (Linux keeps the larger of the two
+across ``exec``), so after a large plan file was read every later row showed the parent's."""
 
 
 def run(args: list[str], timeout: float) -> tuple[str, float, float, str]:
     """Run ``inev ARGS`` in a child: (status, seconds, peak MB, last line of output)."""
     start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile() as peak_file:
+        env = {**os.environ, "INEV_BENCH_PEAK": peak_file.name}
         child = subprocess.Popen(
-            INEV + args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            INEV + args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env
         )
         status = "ok"
         while True:
-            pid, code, usage = os.wait4(child.pid, os.WNOHANG)
+            pid, code, _ = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
             if time.perf_counter() - start > timeout:
                 os.killpg(child.pid, signal.SIGKILL)
-                pid, code, usage = os.wait4(child.pid, 0)
+                pid, code, _ = os.wait4(child.pid, 0)
                 status = "timeout"
                 break
             time.sleep(0.05)
@@ -66,9 +81,11 @@ def run(args: list[str], timeout: float) -> tuple[str, float, float, str]:
         seconds = time.perf_counter() - start
         out.seek(0)
         lines = out.read().decode(errors="replace").strip().splitlines()
+        reported = Path(peak_file.name).read_text().strip()
     if status == "ok" and code != 0:
         status = "failed"
-    return status, seconds, usage.ru_maxrss / 1024, lines[-1] if lines else ""
+    peak = int(reported) / 1024 if reported else math.nan
+    return status, seconds, peak, lines[-1] if lines else ""
 
 
 def measure(nodes: int, ratio: float, seed: int, args: argparse.Namespace, work: Path) -> dict:
@@ -104,6 +121,9 @@ def measure(nodes: int, ratio: float, seed: int, args: argparse.Namespace, work:
     if status == "ok":
         data = json.loads(plan.read_text())
         row.update(psi_ratio=data["ratio"], plan_mb=plan.stat().st_size / 1e6, kept=data["kept"])
+        row["why"] = [
+            n for n in data.get("notes", ()) if n.startswith("share of") or " meet in query " in n
+        ][:2]
     for path in (net, wl, plan):
         if not args.keep:
             path.unlink(missing_ok=True)
@@ -147,6 +167,8 @@ def main() -> None:
             for seed in range(1, args.seeds + 1):
                 rows.append(measure(int(nodes), float(ratio), seed, args, work))
                 print(line(rows[-1]), flush=True)
+                for why in rows[-1].get("why", ()):  # the planner's reason for a centralized plan
+                    print(f"{'':>12}{why}", flush=True)
             done = [r for r in rows if "psi_ratio" in r]
             if args.seeds > 1 and done:
                 print(

@@ -134,9 +134,12 @@ class _Reach:
     ``base`` is the shared Steiner tree over the sources of its multi-node consumers (empty if
     none) and ``tree`` its nodes; ``own_links`` and ``own_nodes`` are the rest of the graph so
     far (the path joining the vertex's node to the tree, then the paths to single-node
-    consumers; the vertex's node is in ``tree`` or ``own_nodes``); ``targets`` the nodes of
-    its consumers. The tree is shared by every vertex with the same consumers, so nothing
-    that grows with it is copied per vertex (on large networks trees have thousands of links).
+    consumers; the vertex's node is in ``tree`` or ``own_nodes``). Its consumers' nodes are
+    ``shared_targets`` (the sources of its multi-node consumers' partitioning types, the one
+    set object of every vertex with those consumers) and ``targets`` (its own ones). The tree
+    and the shared targets are shared by every vertex with the same consumers, so nothing
+    that grows with them is copied per vertex (on large networks they hold thousands of
+    nodes, and copying them per vertex was quadratic).
     """
 
     base: frozenset[Link]
@@ -146,6 +149,12 @@ class _Reach:
     targets: set[Node]
     path: tuple[Node, ...] = ()
     """The shortest path from the vertex's node to the tree ``base`` (its node alone if on it)."""
+
+    shared_targets: frozenset[Node] = frozenset()
+
+    def destinations(self) -> set[Node]:
+        """The nodes of every consumer."""
+        return self.targets | self.shared_targets
 
     @property
     def size(self) -> int:
@@ -314,8 +323,7 @@ def _layout(
                 local = event_vertex[(part, n)]
                 new_vertex(key, n, [local, *others], rate, part)
                 reaches[local].targets.add(n)
-            for vid in others:
-                reaches[vid].targets.update(network.sources(part))
+            # every vertex of ``others`` has these sources in its shared targets already
             fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
             continue
         rate = send_rate(network, p, None, None, outputs[key])
@@ -347,7 +355,8 @@ def _multi_node_targets(
         for i in extended[key]:
             if i != part:
                 out.setdefault(i, set()).update(network.sources(part))
-    return {k: frozenset(v) for k, v in out.items()}
+    interned = _cache(network).node_sets  # one object per set: cache keys compare by identity
+    return {k: interned.setdefault(fs, fs) for k, v in out.items() for fs in (frozenset(v),)}
 
 
 class _Cache:
@@ -359,6 +368,7 @@ class _Cache:
         self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
         self.forests: dict[frozenset, np.ndarray] = {}
         self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
+        self.node_sets: dict[frozenset, frozenset] = {}
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
@@ -421,7 +431,7 @@ def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _R
         found = cache[(targets, node)] = (links, nodes, path)
     base = steiner_links(network, targets)
     tree = _tree_nodes(network, targets)
-    return _Reach(base, tree, found[0], found[1], set(targets), found[2])
+    return _Reach(base, tree, found[0], found[1], set(), found[2], targets)
 
 
 def _reach_distances(network: Network, reach: _Reach) -> np.ndarray:
@@ -693,7 +703,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
             forwarding = trees[tree_id] + tuple(extra)
         else:
             forwarding = tuple(sorted(reach.own_links, key=link_position.__getitem__))
-        destinations = tuple(sorted(reach.targets, key=index.__getitem__))
+        destinations = tuple(sorted(reach.destinations(), key=index.__getitem__))
         hops = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
         vertices.append(
             Vertex(

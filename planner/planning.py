@@ -34,6 +34,7 @@ import time
 from dataclasses import replace
 
 from inev.common.errors import InevError
+from inev.common.gc_pause import gc_paused
 from inev.planner.baselines import centralized_plan, push_pull_plan
 from inev.planner.inev_graph import Plan
 from inev.planner.lower_bound import approximate_bound, lower_bound
@@ -62,6 +63,13 @@ def plan_workload(
     options: PlanOptions | None = None,
 ) -> Plan:
     """Plan ``workload`` on ``network`` with ``method`` (see the module docstring)."""
+    with gc_paused():  # millions of small objects, hardly a cycle: see inev.common.gc_pause
+        return _plan_workload(network, workload, method, options)
+
+
+def _plan_workload(
+    network: Network, workload: Workload, method: str, options: PlanOptions | None
+) -> Plan:
     if method not in METHODS:
         raise InevError(f"unknown planning method {method!r} (use one of {', '.join(METHODS)})")
     options = options or PlanOptions()

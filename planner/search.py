@@ -39,6 +39,7 @@ from inev.planner.baselines import (
     sink_projection,
 )
 from inev.planner.combination_model import Combination
+from inev.planner.dominant_pairs import dominance, dominance_lines
 from inev.planner.improve import Budget, Design, Evaluator, improve
 from inev.planner.inev_graph import Node, Plan
 from inev.planner.isolated import side_by_side
@@ -317,7 +318,8 @@ def search(
                 best_design, best_cost = cand, value
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
-    best.offer(_realise(network, space, best_design, options), "inev")
+    if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
+        best.offer(_realise(network, space, best_design, options), "inev")
     best.offer(central, "centralized")
     if push_pull and options.effort > 0 and push_pull_floor(network, wl) < best.cost():
         best.offer(push_pull_plan(network, wl, central), "ppop")
@@ -331,6 +333,8 @@ def search(
         notes += work.skipped
     if plan.kept != "inev":
         notes.append(f"kept the {plan.kept} plan: the cheapest candidate (psi {plan.psi:.6g})")
+    if plan.kept == "centralized" and push_pull:  # why, from the centralized plan's costs
+        notes += dominance_lines(dominance(network, wl, central))
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 
 

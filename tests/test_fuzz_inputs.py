@@ -361,7 +361,7 @@ def test_a_broken_trace_is_one_line_in_every_command_that_reads_one(run_cli, cor
 
 HOSTILE_TRACE_OPTIONS = [
     (["trace", "generate"], "--events", ["0", "-1", "nan", "1e9", "99999999999999999999"]),
-    (["trace", "generate"], "--nodes", ["0", "-3", "20001", "9223372036854775808"]),
+    (["trace", "generate"], "--nodes", ["0", "-3", "200001", "9223372036854775808"]),
     (["trace", "generate"], "--types", ["0", "10001"]),
     (["trace", "generate"], "--duration", ["0", "-1", "nan", "inf", "-inf"]),
     (["trace", "generate"], "--keys", ["-1", "10000001", "99999999999999999999"]),

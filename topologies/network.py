@@ -258,8 +258,9 @@ class Network:
         return all(t.uniform for t in self.event_types.values())
 
     def global_rate(self, name: str) -> float:
-        """Global rate R(e) = |f(e)| · r(e)."""
-        return self.event_type(name).global_rate
+        """Global rate R(e) = |f(e)| · r(e) (= Σ_n r(e, n); computed once per type)."""
+        found = self._global_rates.get(name)
+        return self.event_type(name).global_rate if found is None else found
 
     def sources(self, name: str) -> tuple[Node, ...]:
         """Source nodes f(e) of the type."""

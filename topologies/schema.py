@@ -4,8 +4,10 @@ is built (see :mod:`inev.common.validation` for why pydantic).
 The model checks types and ranges; :meth:`Network.build` then checks the meaning (links and
 sources name known nodes, no self-loop, connected, at least one node, type and source, …) and
 :func:`~inev.topologies.io.network_from_dict` the per-source rates against ``rate``. Limits: at most :data:`MAX_NODES` nodes
-(the all-pairs hop and latency matrices take 10 bytes per pair: 4 GB at 20,000 nodes),
-:data:`MAX_LINKS` links and :data:`MAX_TYPES` event types.
+(twice the largest network the planner is measured on, ``benchmarks/bench_planner_scale.py``:
+100,000 nodes plan in about a minute and 1.6 GB; no all-pairs matrix is built above
+:data:`inev.planner.sites.DENSE_UP_TO` nodes), :data:`MAX_LINKS` links and :data:`MAX_TYPES`
+event types.
 
 >>> from inev.common.validation import validate_document
 >>> doc = {"nodes": [0, 1], "links": [[0, 1]],
@@ -25,7 +27,7 @@ from pydantic import Field, PlainValidator
 
 from inev.common.validation import Link, Name, NodeId, Open, Strict, positive_number
 
-MAX_NODES = 20_000
+MAX_NODES = 200_000
 """The most nodes a network may have."""
 MAX_LINKS = 1_000_000
 """The most links a network may have."""

@@ -1,0 +1,126 @@
+"""Why the centralized plan wins: the dominant event types and where they must meet.
+
+On large networks with many sources per type (the node ratio times the network size) inev
+often keeps the centralized plan. This module explains such a result from the centralized
+plan itself rather than from a guess:
+
+1. **Dominant types.** Each event type's share of the centralized cost ψ_central (the cost
+   of its event vertices). With skewed rates a few types carry nearly all of it, and only
+   keeping *their* events off the network can save much.
+2. **Meetings.** For a pair of dominant types a, b in one query, every a event must meet every
+   b event of its window at some node. Alg. 2 offers three ways, each costed here from the
+   network: both sent to one node (at the centralized node, their centralized cost); a sent
+   over the Steiner tree spanning b's sources, b's events staying where they are (at least
+   R(a) · |ST(f(b))|; the way from a's sources to the tree and the matches come on top); or
+   b over a's tree. When the cheapest is the centralized one and the pair carries most of
+   ψ_central, no INEv graph built from these placements can save more than the rest.
+
+These are the costs of the placements INEv graphs are built from (single node, or multi-node
+partitioned by one type, §6.3 and §6.4 of the paper), not a proof over every conceivable plan:
+:mod:`inev.planner.lower_bound` is the provable bound.
+
+>>> from inev.topologies.network import Network
+>>> from inev.workloads.workload import Query, Workload
+>>> from inev.planner.baselines import centralized_plan
+>>> net = Network.build([0, 1, 2, 3], [(0, 1), (1, 2), (2, 3)],
+...                     {"A": (100.0, [0, 3]), "B": (50.0, [0, 3]), "C": (0.1, [1])})
+>>> wl = Workload.build(1.0, [Query.build("q", "AND(A, B, C)")])
+>>> found = dominance(net, wl, centralized_plan(net, wl))
+>>> [(m.pair, m.at_centre, m.first_over_second, m.second_over_first) for m in found.meetings]
+[(('A', 'B'), 450.0, 600.0, 300.0)]
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from inev.planner.inev_graph import Plan
+from inev.planner.steiner import steiner_size
+from inev.topologies.network import Network
+from inev.workloads.workload import Workload
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """Two dominant types of one query and the three ways their events can meet."""
+
+    pair: tuple[str, str]
+    query: str
+    at_centre: float
+    """Both types sent to the centralized node: their centralized cost."""
+    first_over_second: float
+    """At least R(first) · |ST(f(second))|: the first type sent over the second's sources' tree."""
+    second_over_first: float
+    """At least R(second) · |ST(f(first))|."""
+
+    @property
+    def cheapest(self) -> float:
+        """The cheapest of the three ways."""
+        return min(self.at_centre, self.first_over_second, self.second_over_first)
+
+
+@dataclass(frozen=True)
+class Dominance:
+    """The types carrying most of ψ_central, and the meetings of pairs of them."""
+
+    central_cost: float
+    shares: dict[str, float]
+    """Each dominant type's share of ψ_central, largest first."""
+    meetings: tuple[Meeting, ...]
+    """Per pair of dominant types co-occurring in a query (first query only), largest cost first."""
+
+
+def dominance(network: Network, workload: Workload, central: Plan, cover: float = 0.9) -> Dominance:
+    """The dominant types of ``central`` (the fewest covering ``cover`` of ψ_central) and the
+    meetings of every pair of them that shares a query (see the module docstring)."""
+    costs: dict[str, float] = {}
+    for v in central.vertices:
+        if not v.inputs:
+            costs[v.projection] = costs.get(v.projection, 0.0) + v.cost
+    total = sum(costs.values())
+    shares: dict[str, float] = {}
+    for name, cost in sorted(costs.items(), key=lambda kv: (-kv[1], kv[0])):
+        if total <= 0 or sum(shares.values()) >= cover:
+            break
+        shares[name] = cost / total
+    meetings: dict[tuple[str, str], Meeting] = {}
+    for q in workload.queries:
+        present = sorted((t for t in set(q.types) if t in shares), key=lambda t: -shares[t])
+        for a, b in itertools.combinations(present, 2):
+            if (a, b) not in meetings:
+                meetings[(a, b)] = _meeting(network, q.name, a, b, costs)
+    ordered = sorted(meetings.values(), key=lambda m: -m.at_centre)
+    return Dominance(total, shares, tuple(ordered))
+
+
+def _meeting(network: Network, query: str, a: str, b: str, costs: dict[str, float]) -> Meeting:
+    tree_a = steiner_size(network, network.sources(a))
+    tree_b = steiner_size(network, network.sources(b))
+    return Meeting(
+        (a, b),
+        query,
+        costs[a] + costs[b],
+        network.global_rate(a) * tree_b,
+        network.global_rate(b) * tree_a,
+    )
+
+
+def dominance_lines(found: Dominance, limit: int = 3) -> list[str]:
+    """The explanation in words (at most ``limit`` meetings)."""
+    if found.central_cost <= 0:
+        return []
+    total = found.central_cost
+    share = ", ".join(f"{t} {s:.1%}" for t, s in found.shares.items())
+    lines = [f"share of the centralized cost by type: {share}"]
+    for m in found.meetings[:limit]:
+        a, b = m.pair
+        lines.append(
+            f"{a} and {b} meet in query {m.query}: at the centralized node {m.at_centre:.3g} "
+            f"({m.at_centre / total:.1%} of it), {a} over {b}'s sources' Steiner tree "
+            f">= {m.first_over_second:.3g}, {b} over {a}'s >= {m.second_over_first:.3g}"
+            + ("; the centralized way is the cheapest" if m.cheapest == m.at_centre else "")
+        )
+    if not found.meetings:
+        lines.append("no two of these types share a query")
+    return lines

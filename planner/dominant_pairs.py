@@ -7,13 +7,18 @@ plan itself rather than from a guess:
 1. **Dominant types.** Each event type's share of the centralized cost ψ_central (the cost
    of its event vertices). With skewed rates a few types carry nearly all of it, and only
    keeping *their* events off the network can save much.
-2. **Meetings.** For a pair of dominant types a, b in one query, every a event must meet every
-   b event of its window at some node. Alg. 2 offers three ways, each costed here from the
-   network: both sent to one node (at the centralized node, their centralized cost); a sent
-   over the Steiner tree spanning b's sources, b's events staying where they are (at least
-   R(a) · |ST(f(b))|; the way from a's sources to the tree and the matches come on top); or
-   b over a's tree. When the cheapest is the centralized one and the pair carries most of
-   ψ_central, no INEv graph built from these placements can save more than the rest.
+2. **Thinning.** A query's projection that holds a but not b carries a's information at
+   R(p) per time unit; adding a type e to a projection multiplies its rate by R(e) · σ · w,
+   so it thins a's stream only when e has fewer than 1/σ events per window. With many
+   sources per type every R(e) is large, and no projection thins anything.
+3. **Meetings.** For a pair of dominant types a, b in one query, every a event must meet every
+   b event of its window at some node (thinned or not). Alg. 2 offers three ways, each costed
+   here from the network: both sent to one node (at the centralized node, their centralized
+   cost); a sent over the Steiner tree spanning b's sources, b's events staying where they
+   are (at least R(a) · |ST(f(b))|; the way from a's sources to the tree and the matches
+   come on top); or b over a's tree. When neither stream can be thinned, the cheapest way is
+   the centralized one and the pair carries most of ψ_central, no INEv graph built from these
+   placements can save more than the rest.
 
 These are the costs of the placements INEv graphs are built from (single node, or multi-node
 partitioned by one type, §6.3 and §6.4 of the paper), not a proof over every conceivable plan:
@@ -28,6 +33,8 @@ partitioned by one type, §6.3 and §6.4 of the paper), not a proof over every c
 >>> found = dominance(net, wl, centralized_plan(net, wl))
 >>> [(m.pair, m.at_centre, m.first_over_second, m.second_over_first) for m in found.meetings]
 [(('A', 'B'), 450.0, 600.0, 300.0)]
+>>> [round(x, 6) for x in found.meetings[0].thinned]  # AND(A, C): 2 · 200 · 0.1 = 40 of 200
+[0.2, 0.2]
 """
 
 from __future__ import annotations
@@ -36,9 +43,10 @@ import itertools
 from dataclasses import dataclass
 
 from inev.planner.inev_graph import Plan
+from inev.planner.projections import all_projections
 from inev.planner.steiner import steiner_size
 from inev.topologies.network import Network
-from inev.workloads.workload import Workload
+from inev.workloads.workload import Query, Workload
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,9 @@ class Meeting:
     """At least R(first) · |ST(f(second))|: the first type sent over the second's sources' tree."""
     second_over_first: float
     """At least R(second) · |ST(f(first))|."""
+    thinned: tuple[float, float] = (1.0, 1.0)
+    """Per type of the pair: the smallest R(p) / R(type) over the query's projections p that
+    hold the type but not the other one (1 when none is smaller)."""
 
     @property
     def cheapest(self) -> float:
@@ -86,15 +97,34 @@ def dominance(network: Network, workload: Workload, central: Plan, cover: float 
         shares[name] = cost / total
     meetings: dict[tuple[str, str], Meeting] = {}
     for q in workload.queries:
-        present = sorted((t for t in set(q.types) if t in shares), key=lambda t: -shares[t])
+        present = sorted((t for t in set(q.types) if t in shares), key=lambda t: (-shares[t], t))
         for a, b in itertools.combinations(present, 2):
             if (a, b) not in meetings:
-                meetings[(a, b)] = _meeting(network, q.name, a, b, costs)
+                thinned = _thinned(q, a, b, network, workload.window)
+                meetings[(a, b)] = _meeting(network, q.name, a, b, costs, thinned)
     ordered = sorted(meetings.values(), key=lambda m: -m.at_centre)
     return Dominance(total, shares, tuple(ordered))
 
 
-def _meeting(network: Network, query: str, a: str, b: str, costs: dict[str, float]) -> Meeting:
+def _thinned(query: Query, a: str, b: str, network: Network, window: float) -> tuple[float, float]:
+    """(thinnest a stream without b, thinnest b stream without a), relative to R(a) and R(b)."""
+    glob = network.global_rates()
+    found = {a: 1.0, b: 1.0}
+    for p in all_projections(query, glob, window):
+        for mine, other in ((a, b), (b, a)):
+            if mine in p.types and other not in p.types:
+                found[mine] = min(found[mine], p.rate / glob[mine])
+    return found[a], found[b]
+
+
+def _meeting(
+    network: Network,
+    query: str,
+    a: str,
+    b: str,
+    costs: dict[str, float],
+    thinned: tuple[float, float],
+) -> Meeting:
     tree_a = steiner_size(network, network.sources(a))
     tree_b = steiner_size(network, network.sources(b))
     return Meeting(
@@ -103,7 +133,20 @@ def _meeting(network: Network, query: str, a: str, b: str, costs: dict[str, floa
         costs[a] + costs[b],
         network.global_rate(a) * tree_b,
         network.global_rate(b) * tree_a,
+        thinned,
     )
+
+
+def _verdict(m: Meeting) -> str:
+    a, b = m.pair
+    if min(m.thinned) < 1:
+        return (
+            f"; the query's projections thin {a} to {m.thinned[0]:.3g} and {b} to "
+            f"{m.thinned[1]:.3g} of their rates"
+        )
+    if m.cheapest == m.at_centre:
+        return "; no projection thins either, so the centralized way is the cheapest"
+    return "; no projection thins either"
 
 
 def dominance_lines(found: Dominance, limit: int = 3) -> list[str]:
@@ -119,7 +162,7 @@ def dominance_lines(found: Dominance, limit: int = 3) -> list[str]:
             f"{a} and {b} meet in query {m.query}: at the centralized node {m.at_centre:.3g} "
             f"({m.at_centre / total:.1%} of it), {a} over {b}'s sources' Steiner tree "
             f">= {m.first_over_second:.3g}, {b} over {a}'s >= {m.second_over_first:.3g}"
-            + ("; the centralized way is the cheapest" if m.cheapest == m.at_centre else "")
+            + _verdict(m)
         )
     if not found.meetings:
         lines.append("no two of these types share a query")

@@ -333,7 +333,7 @@ def search(
         notes += work.skipped
     if plan.kept != "inev":
         notes.append(f"kept the {plan.kept} plan: the cheapest candidate (psi {plan.psi:.6g})")
-    if plan.kept == "centralized" and push_pull:  # why, from the centralized plan's costs
+    if plan.psi >= central.psi * (1 - 1e-9) and push_pull:  # why: the centralized plan's costs
         notes += dominance_lines(dominance(network, wl, central))
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 

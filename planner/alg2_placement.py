@@ -281,10 +281,24 @@ def _layout(
     placed: dict[str, list[int]] = {}
     event_vertex: dict[tuple[str, Node], int] = {}
 
-    def new_vertex(key: str, node: Node, inputs: list[int], rate: float, part: str | None) -> int:
+    def new_vertex(
+        key: str,
+        node: Node,
+        inputs: list[int],
+        rate: float,
+        part: str | None,
+        shared: tuple[int, ...] = (),
+    ) -> int:
         vid = len(builders)
         builders.append(
-            {"key": key, "node": node, "inputs": inputs, "rate": rate, "partition": part}
+            {
+                "key": key,
+                "node": node,
+                "inputs": inputs,
+                "shared": shared,  # one tuple for all vertices of a multi-node projection
+                "rate": rate,
+                "partition": part,
+            }
         )
         reaches.append(_initial_reach(network, spread.get(key, frozenset()), node))
         placed.setdefault(key, []).append(vid)
@@ -317,11 +331,11 @@ def _layout(
         inputs = [vid for i in ins for vid in placed[i]]
         if key in mn:
             part = mn[key]
-            others = [vid for i in ins if i != part for vid in placed[i]]
+            others = tuple(vid for i in ins if i != part for vid in placed[i])
             for n in network.sources(part):
                 rate = send_rate(network, p, n, part, outputs[key])
                 local = event_vertex[(part, n)]
-                new_vertex(key, n, [local, *others], rate, part)
+                new_vertex(key, n, [local], rate, part, others)  # not quadratic until written
                 reaches[local].targets.add(n)
             # every vertex of ``others`` has these sources in its shared targets already
             fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
@@ -710,7 +724,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 id=vid,
                 projection=b["key"],
                 node=b["node"],
-                inputs=tuple(b["inputs"]),
+                inputs=(*b["inputs"], *b["shared"]),
                 forwarding=forwarding,
                 destinations=destinations,
                 hops=hops,

@@ -11,7 +11,12 @@ plan itself rather than from a guess:
    R(p) per time unit; adding a type e to a projection multiplies its rate by R(e) · σ · w,
    so it thins a's stream only when e has fewer than 1/σ events per window. With many
    sources per type every R(e) is large, and no projection thins anything.
-3. **Meetings.** For a pair of dominant types a, b in one query, every a event must meet every
+3. **Keeping a type local.** A dominant type a saves its centralized cost only if its events
+   stay at its sources for every query holding it. In a query where no projection thins a,
+   that needs every other type of the query at a's sources: at least R(e) · |ST(f(a))| per
+   such type e (counted once over the queries). When this exceeds a's whole centralized
+   cost, a's events travel raw, and the cheapest place for them is one node.
+4. **Meetings.** For a pair of dominant types a, b in one query, every a event must meet every
    b event of its window at some node (thinned or not). Alg. 2 offers three ways, each costed
    here from the network: both sent to one node (at the centralized node, their centralized
    cost); a sent over the Steiner tree spanning b's sources, b's events staying where they
@@ -72,6 +77,24 @@ class Meeting:
 
 
 @dataclass(frozen=True)
+class Keeping:
+    """What keeping one dominant type's events at its sources costs at least."""
+
+    name: str
+    sources: int
+    tree_links: int
+    """|ST(f(name))|."""
+    queries: tuple[str, ...]
+    """The queries holding the type."""
+    thinning: tuple[str, ...]
+    """Those of them with a projection that thins the type (left out of ``spread``)."""
+    spread: float
+    """Σ R(e) · |ST(f(name))| over the other types of the queries that cannot thin it."""
+    central: float
+    """The type's centralized cost (what keeping it local can save at most)."""
+
+
+@dataclass(frozen=True)
 class Dominance:
     """The types carrying most of ψ_central, and the meetings of pairs of them."""
 
@@ -80,6 +103,8 @@ class Dominance:
     """Each dominant type's share of ψ_central, largest first."""
     meetings: tuple[Meeting, ...]
     """Per pair of dominant types co-occurring in a query (first query only), largest cost first."""
+    keeping: tuple[Keeping, ...] = ()
+    """Per dominant type, largest share first."""
 
 
 def dominance(network: Network, workload: Workload, central: Plan, cover: float = 0.9) -> Dominance:
@@ -103,7 +128,30 @@ def dominance(network: Network, workload: Workload, central: Plan, cover: float 
                 thinned = _thinned(q, a, b, network, workload.window)
                 meetings[(a, b)] = _meeting(network, q.name, a, b, costs, thinned)
     ordered = sorted(meetings.values(), key=lambda m: -m.at_centre)
-    return Dominance(total, shares, tuple(ordered))
+    keeping = tuple(_keeping(network, workload, a, costs[a]) for a in shares)
+    return Dominance(total, shares, tuple(ordered), keeping)
+
+
+def _keeping(network: Network, workload: Workload, a: str, central: float) -> Keeping:
+    glob = network.global_rates()
+    tree = steiner_size(network, network.sources(a))
+    holding = [q for q in workload.queries if a in q.types]
+    thinning = [
+        q.name
+        for q in holding
+        if any(a in p.types and p.rate < glob[a] for p in all_projections(q, glob, workload.window))
+    ]
+    others = {e for q in holding if q.name not in thinning for e in q.types if e != a}
+    spread = sum(glob[e] for e in sorted(others)) * tree
+    return Keeping(
+        a,
+        len(network.sources(a)),
+        tree,
+        tuple(q.name for q in holding),
+        tuple(thinning),
+        spread,
+        central,
+    )
 
 
 def _thinned(query: Query, a: str, b: str, network: Network, window: float) -> tuple[float, float]:
@@ -137,6 +185,19 @@ def _meeting(
     )
 
 
+def _keeping_line(k: Keeping) -> str:
+    raw = len(k.queries) - len(k.thinning)
+    text = (
+        f"keeping {k.name} at its {k.sources} sources: in {raw} of its {len(k.queries)} "
+        f"queries no projection thins it, so their other types must reach its sources' "
+        f"Steiner tree ({k.tree_links} links): >= {k.spread:.3g}, against {k.name}'s whole "
+        f"centralized cost {k.central:.3g}"
+    )
+    if k.thinning:
+        text += f" (thinned in {', '.join(k.thinning)})"
+    return text
+
+
 def _verdict(m: Meeting) -> str:
     a, b = m.pair
     if min(m.thinned) < 1:
@@ -156,6 +217,8 @@ def dominance_lines(found: Dominance, limit: int = 3) -> list[str]:
     total = found.central_cost
     share = ", ".join(f"{t} {s:.1%}" for t, s in found.shares.items())
     lines = [f"share of the centralized cost by type: {share}"]
+    for k in found.keeping[:limit]:
+        lines.append(_keeping_line(k))
     for m in found.meetings[:limit]:
         a, b = m.pair
         lines.append(

@@ -124,6 +124,12 @@ def test_a_plan_no_better_than_centralized_says_which_types_must_meet_and_what_e
     plan = plan_workload(net, wl)
     assert plan.psi == 800.0  # kept inev: its plan here is the centralized one
     assert "share of the centralized cost by type: A 50.0%, B 50.0%" in plan.notes
+    # keeping A at the leaves needs B (R 400) and C (R 100) over A's 4-link tree: 2000 > 400
+    assert (
+        "keeping A at its 4 sources: in 1 of its 1 queries no projection thins it, so their "
+        "other types must reach its sources' Steiner tree (4 links): >= 2e+03, against A's "
+        "whole centralized cost 400"
+    ) in plan.notes
     assert (
         "A and B meet in query q: at the centralized node 800 (100.0% of it), A over B's "
         "sources' Steiner tree >= 1.6e+03, B over A's >= 1.6e+03; no projection thins "

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from inev.common.errors import InevError
 from inev.planner.combination_model import Combination, inputs_first
 from inev.planner.cost_model import vertex_rate
 from inev.planner.inev_graph import Link, Node, Vertex, link
@@ -544,6 +545,8 @@ def _extend(network: Network, reach: _Reach, node: Node) -> None:
 
 
 _PYTHON_TREE_UP_TO = 200
+_MAX_TREE_ROWS = 512
+"""Distance rows kept per placement (a row holds one int per node of its tree)."""
 
 
 class _TreeHops:
@@ -586,6 +589,9 @@ class _TreeHops:
                     matrix = coo_array((np.ones(len(a)), (a, b)), shape=(size, size)).tocsr()
                     self.graphs[tree_id] = pairs = (matrix,)
                 found = dijkstra(pairs[0], directed=False, unweighted=True, indices=start)
+                found = found.astype(np.int32)
+            if len(self.rows) >= _MAX_TREE_ROWS:  # most vertices join their tree at their own
+                self.rows.clear()  # node, so few rows are reused: keep memory bounded
             self.rows[(tree_id, root)] = found
         return found
 
@@ -691,8 +697,44 @@ def _own_link_hops(
     return found
 
 
+def _destinations(
+    reach: _Reach, index: Mapping[Node, int], shared_order: dict[int, tuple[Node, ...]]
+) -> tuple[Node, ...]:
+    """The vertex's consumer nodes in network order; one tuple object for every vertex whose
+    consumers are exactly a shared set (thousands of vertices with thousands of entries each on
+    large networks; ``shared_order`` is keyed by the set's identity, alive for the layout)."""
+    shared = reach.shared_targets
+    if not reach.targets - shared:
+        found = shared_order.get(id(shared))
+        if found is None:
+            found = shared_order[id(shared)] = tuple(sorted(shared, key=index.__getitem__))
+        return found
+    return tuple(sorted(reach.destinations(), key=index.__getitem__))
+
+
+MAX_DESTINATIONS = 20_000_000
+"""The most (vertex, destination) pairs a placed plan may list (each vertex lists its
+destinations and the hops to each: 20 million pairs take about 2 GB)."""
+
+
+class PlanTooLarge(InevError):
+    """A placement whose vertices would list more destinations than :data:`MAX_DESTINATIONS`."""
+
+
 def _materialise(network: Network, layout: _Layout) -> Placement:
-    """The :class:`Placement` of a layout: vertices with sorted links, destinations, hops."""
+    """The :class:`Placement` of a layout: vertices with sorted links, destinations, hops.
+
+    Refused (:class:`PlanTooLarge`) before any work when the vertices would list more than
+    :data:`MAX_DESTINATIONS` destinations: on a 10,000-node network at node ratio 0.5 a plan
+    whose thousands of event vertices each feed multi-node projections with 5,000 sources
+    lists hundreds of millions (the search costs it without writing it out).
+    """
+    pairs = sum(len(r.targets) + len(r.shared_targets) for r in layout.reaches)
+    if pairs > MAX_DESTINATIONS:
+        raise PlanTooLarge(
+            f"the plan's {len(layout.reaches):,} vertices would list about {pairs:,} "
+            f"destinations (at most {MAX_DESTINATIONS:,} can be written out)"
+        )
     index = network.node_index
     link_position = {
         e: i
@@ -706,6 +748,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
     trees: list[tuple[Link, ...]] = []
     tree_index: dict[frozenset[Link], int] = {}
     tree_hops = _TreeHops()
+    shared_order: dict[int, tuple[Node, ...]] = {}
     for vid, (b, reach) in enumerate(zip(layout.builders, layout.reaches, strict=True)):
         tree_id = None
         if reach.base:
@@ -717,7 +760,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
             forwarding = trees[tree_id] + tuple(extra)
         else:
             forwarding = tuple(sorted(reach.own_links, key=link_position.__getitem__))
-        destinations = tuple(sorted(reach.destinations(), key=index.__getitem__))
+        destinations = _destinations(reach, index, shared_order)
         hops = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
         vertices.append(
             Vertex(

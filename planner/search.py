@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from inev.planner import progress
 from inev.planner.alg1_combination import Choice, Params, SharingState, combine_query
-from inev.planner.alg2_placement import place
+from inev.planner.alg2_placement import PlanTooLarge, place
 from inev.planner.assemble import build_plan, explain_lines
 from inev.planner.baselines import (
     centralized_plan,
@@ -319,7 +319,10 @@ def search(
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
-        best.offer(_realise(network, space, best_design, options), "inev")
+        try:
+            best.offer(_realise(network, space, best_design, options), "inev")
+        except PlanTooLarge as exc:
+            best.rejected.append(f"inev's best plan (psi {best_cost:.6g}) was not kept: {exc}")
     best.offer(central, "centralized")
     if push_pull and options.effort > 0 and push_pull_floor(network, wl) < best.cost():
         best.offer(push_pull_plan(network, wl, central), "ppop")

@@ -122,8 +122,10 @@ def measure(nodes: int, ratio: float, seed: int, args: argparse.Namespace, work:
         data = json.loads(plan.read_text())
         row.update(psi_ratio=data["ratio"], plan_mb=plan.stat().st_size / 1e6, kept=data["kept"])
         row["why"] = [
-            n for n in data.get("notes", ()) if n.startswith("share of") or " meet in query " in n
-        ][:2]
+            n
+            for n in data.get("notes", ())
+            if n.startswith(("share of", "keeping ", "inev's best plan")) or " meet in query " in n
+        ][:4]
     for path in (net, wl, plan):
         if not args.keep:
             path.unlink(missing_ok=True)

@@ -156,3 +156,31 @@ def test_a_rare_type_thins_the_dominant_streams_and_the_plan_goes_in_network():
     (meeting,) = dominance(net, wl, centralized_plan(net, prepare(net, wl))).meetings
     assert [round(x, 9) for x in meeting.thinned] == [0.02, 0.02]
     assert plan_workload(net, wl).psi < 800.0
+
+
+def test_a_plan_too_large_to_write_out_is_refused_and_the_next_candidate_kept(monkeypatch):
+    """The star with the rare C. The centralized plan lists 9 (vertex, destination) pairs:
+    8 leaf vertices and C, each sending to the hub. inev's plan (AND(A, C) and AND(B, C)
+    partitioned at the four leaves, the sink also taking C) lists 21: C to the 4 leaves and
+    the hub, each A and B vertex to its own leaf (8), and the 8 multi-node vertices to the
+    sink. With the limit at 12 its
+    placement refuses before writing anything, and the search keeps the centralized plan,
+    saying which plan it could not keep and why."""
+    from inev.planner import alg2_placement
+    from inev.planner.planning import plan_workload
+    from inev.topologies.network import Network
+    from inev.workloads.workload import Query, Workload
+
+    leaves = [1, 2, 3, 4]
+    net = Network.build(
+        range(5),
+        [(0, leaf) for leaf in leaves],
+        {"A": (100.0, leaves), "B": (100.0, leaves), "C": (0.01, [0])},
+    )
+    wl = Workload.build(1.0, [Query.build("q", "AND(A, B, C)")])
+    assert plan_workload(net, wl).kept == "inev"
+    monkeypatch.setattr(alg2_placement, "MAX_DESTINATIONS", 12)
+    plan = plan_workload(net, wl)
+    assert plan.kept == "centralized" and plan.psi == plan.centralized_cost
+    (note,) = [n for n in plan.notes if "was not kept" in n]
+    assert "would list about 21 destinations (at most 12 can be written out)" in note

@@ -104,13 +104,9 @@ def test_sparse_mode_plans_are_valid_and_costed_exactly(monkeypatch):
         assert tuple(dist[d] for d in v.destinations) == v.hops
 
 
-def test_a_plan_no_better_than_centralized_says_which_types_must_meet_and_what_else_costs():
-    """A star: A and B (rate 100) at the four leaves, C (rate 100) at the hub. At the hub (the
-    centralized node) A and B events travel one link each: 400 + 400 + 0 = 800. Sending A over
-    the tree spanning B's sources (the four spokes, 4 links) costs R(A) · 4 = 1600, B over A's
-    the same; AND(A, C) has 2 · 400 · 100 matches per window, more than A's 400 events, so no
-    projection thins A or B. The plan costs the centralized 800 and says why, with these numbers."""
-    from inev.planner.planning import plan_workload
+def _star(c_rate: float):
+    """A star: hub 0, leaves 1-4; A and B at rate 100 at every leaf, C at the hub at
+    ``c_rate``; one query AND(A, B, C)."""
     from inev.topologies.network import Network
     from inev.workloads.workload import Query, Workload
 
@@ -118,9 +114,20 @@ def test_a_plan_no_better_than_centralized_says_which_types_must_meet_and_what_e
     net = Network.build(
         range(5),
         [(0, leaf) for leaf in leaves],
-        {"A": (100.0, leaves), "B": (100.0, leaves), "C": (100.0, [0])},
+        {"A": (100.0, leaves), "B": (100.0, leaves), "C": (c_rate, [0])},
     )
-    wl = Workload.build(1.0, [Query.build("q", "AND(A, B, C)")])
+    return net, Workload.build(1.0, [Query.build("q", "AND(A, B, C)")])
+
+
+def test_a_plan_no_better_than_centralized_says_which_types_must_meet_and_what_else_costs():
+    """A star: A and B (rate 100) at the four leaves, C (rate 100) at the hub. At the hub (the
+    centralized node) A and B events travel one link each: 400 + 400 + 0 = 800. Sending A over
+    the tree spanning B's sources (the four spokes, 4 links) costs R(A) · 4 = 1600, B over A's
+    the same; AND(A, C) has 2 · 400 · 100 matches per window, more than A's 400 events, so no
+    projection thins A or B. The plan costs the centralized 800 and says why, with these numbers."""
+    from inev.planner.planning import plan_workload
+
+    net, wl = _star(c_rate=100.0)
     plan = plan_workload(net, wl)
     assert plan.psi == 800.0  # kept inev: its plan here is the centralized one
     assert "share of the centralized cost by type: A 50.0%, B 50.0%" in plan.notes
@@ -143,16 +150,8 @@ def test_a_rare_type_thins_the_dominant_streams_and_the_plan_goes_in_network():
     from inev.planner.baselines import centralized_plan
     from inev.planner.dominant_pairs import dominance
     from inev.planner.planning import plan_workload, prepare
-    from inev.topologies.network import Network
-    from inev.workloads.workload import Query, Workload
 
-    leaves = [1, 2, 3, 4]
-    net = Network.build(
-        range(5),
-        [(0, leaf) for leaf in leaves],
-        {"A": (100.0, leaves), "B": (100.0, leaves), "C": (0.01, [0])},
-    )
-    wl = Workload.build(1.0, [Query.build("q", "AND(A, B, C)")])
+    net, wl = _star(c_rate=0.01)
     (meeting,) = dominance(net, wl, centralized_plan(net, prepare(net, wl))).meetings
     assert [round(x, 9) for x in meeting.thinned] == [0.02, 0.02]
     assert plan_workload(net, wl).psi < 800.0
@@ -168,16 +167,8 @@ def test_a_plan_too_large_to_write_out_is_refused_and_the_next_candidate_kept(mo
     saying which plan it could not keep and why."""
     from inev.planner import alg2_placement
     from inev.planner.planning import plan_workload
-    from inev.topologies.network import Network
-    from inev.workloads.workload import Query, Workload
 
-    leaves = [1, 2, 3, 4]
-    net = Network.build(
-        range(5),
-        [(0, leaf) for leaf in leaves],
-        {"A": (100.0, leaves), "B": (100.0, leaves), "C": (0.01, [0])},
-    )
-    wl = Workload.build(1.0, [Query.build("q", "AND(A, B, C)")])
+    net, wl = _star(c_rate=0.01)
     assert plan_workload(net, wl).kept == "inev"
     monkeypatch.setattr(alg2_placement, "MAX_DESTINATIONS", 12)
     plan = plan_workload(net, wl)

@@ -14,7 +14,9 @@ effort 0 for the multi-query figures): the report's shape in a few minutes, not 
 numbers. ``--seeds N`` runs N seeds per point instead of the presets' 50, ``--seeds FIG=N``
 for one figure (the header and every figure's section say so).
 ``--force`` replaces an existing report folder, resuming the finished tasks of its ``runs/``
-(a sweep whose settings changed starts over there: :mod:`inev.experiments.sweep_folder`).
+(also at another number of seeds: ``--seeds 50`` after ``--seeds 5`` runs the 45 new seeds
+only; a sweep whose other settings changed starts over there:
+:mod:`inev.experiments.sweep_folder`).
 
 The error promise holds: paths and figure names are checked before any work, the report is
 built in a hidden sibling folder and renamed into place only when complete, and any failure
@@ -38,7 +40,7 @@ from inev.common.stats import quantiles
 from inev.experiments.claims import Figure, Outcome, evaluate, fmt, load_claims
 from inev.experiments.columns import axis_label, method_name
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
-from inev.experiments.sweep_folder import identity, stored_identity
+from inev.experiments.sweep_folder import identity, same_but_seeds, stored_identity
 
 REPORT = "README.md"
 
@@ -145,7 +147,8 @@ def run_figures(
             shared, rows, failures = done[key]
         else:
             runs = folder / "runs" / figure.preset
-            if runs.is_dir() and stored_identity(runs) != identity(spec):
+            stored = stored_identity(runs) if runs.is_dir() else None
+            if stored is not None and not same_but_seeds(stored, identity(spec)):
                 shutil.rmtree(runs)  # an older report's runs of other settings: start over
             outcome = run_sweep(spec, runs, master=master, document=document)
             if outcome.interrupted:

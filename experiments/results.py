@@ -103,6 +103,16 @@ def _ordered(table: pa.Table) -> pa.Table:
     return rows_to_table(ordered)
 
 
+def with_task_indices(table: pa.Table, index: dict[str, int]) -> pa.Table:
+    """The rows whose task id is in ``index`` and whose method is kept, renumbered by
+    ``index`` (a task's position in the sweep as run now: a run at another number of seeds
+    wrote the same task under another index) and ordered as :func:`read_parts` orders them."""
+    rows = [r for r in table.to_pylist() if r["task_id"] in index]
+    for r in rows:
+        r["task_index"] = index[r["task_id"]]
+    return _ordered(rows_to_table(rows)) if rows else SCHEMA.empty_table()
+
+
 def finished_task_ids(folder: str | os.PathLike[str]) -> set[str]:
     """Task ids that already have rows in the folder (finished or failed)."""
     return set(read_parts(folder).column("task_id").to_pylist())

@@ -21,7 +21,13 @@ import pyarrow as pa
 
 from inev.common.errors import InevError
 from inev.common.locks import folder_lock
-from inev.experiments.results import finished_task_ids, read_parts, write_part, write_results
+from inev.experiments.results import (
+    finished_task_ids,
+    read_parts,
+    with_task_indices,
+    write_part,
+    write_results,
+)
 from inev.experiments.spec import SweepSpec, Task, expand
 from inev.experiments.sweep_folder import claim_folder
 
@@ -147,14 +153,9 @@ def _run_locked(
     except KeyboardInterrupt:
         interrupted = True  # finished parts stay; the summary says how far it got
     table = read_parts(out)
-    wanted = {t.task_id for t in all_tasks}
-    keep = [
-        tid in wanted and method in spec.methods
-        for tid, method in zip(
-            table.column("task_id").to_pylist(), table.column("method").to_pylist(), strict=True
-        )
-    ]
+    keep = [method in spec.methods for method in table.column("method").to_pylist()]
     table = table.filter(pa.array(keep, type=pa.bool_()))
+    table = with_task_indices(table, {t.task_id: t.index for t in all_tasks})
     finished = len(set(table.column("task_id").to_pylist()))
     path = out / "parts" if interrupted else write_results(out, table)
     return SweepOutcome(

@@ -7,11 +7,18 @@ methods, seeds: everything that decides which rows exist and what they hold; not
 or the ``[plot]`` table) with the one stored in the folder: the same sweep resumes, a
 different one is refused unless ``force`` starts over (removing the old parts and results).
 
+Another number of seeds is the same sweep at another scale (:func:`same_but_seeds`): a task's
+id is its configuration and seed, so the tasks of the seeds both runs share resume and rows
+of seeds no longer asked for are left out of the results (and kept in the parts, for a later
+run with more seeds). A sweep of 5 seeds per point grows to 50 without repeating the 5.
+
 >>> from inev.experiments.spec import parse_spec
 >>> a = parse_spec({"seeds": 2, "axes": {"skew": [1.1]}})
 >>> b = parse_spec({"seeds": 3, "axes": {"skew": [1.1]}})
 >>> difference(identity(a), identity(b))
 'seeds: 2 there, 3 here'
+>>> same_but_seeds(identity(a), identity(b))
+True
 """
 
 from __future__ import annotations
@@ -55,6 +62,11 @@ def difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
                     f"{_short(a.get(key))} there, {_short(b.get(key))} here"
                 )
     return None
+
+
+def same_but_seeds(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether two identities differ in the number of seeds at most (see the module)."""
+    return {**old, "seeds": None} == {**new, "seeds": None}
 
 
 def _short(value: Any) -> str:
@@ -123,7 +135,7 @@ def claim_folder(
                 f"{folder}: holds results of an unknown sweep; --force starts over, or give "
                 "another -o folder"
             )
-        if theirs is not None and has_results(out):
+        if theirs is not None and has_results(out) and not same_but_seeds(theirs, mine):
             changed = difference(theirs, mine)
             if changed:
                 raise InevError(

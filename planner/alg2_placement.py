@@ -43,7 +43,7 @@ from inev.planner.combination_model import Combination, inputs_first
 from inev.planner.cost_model import vertex_rate
 from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
-from inev.planner.sites import sites
+from inev.planner.sites import Sites, sites
 from inev.planner.steiner import bfs, steiner_links, tree_nodes
 from inev.topologies.network import Network
 
@@ -116,6 +116,24 @@ def send_rate(
     return vertex_rate(matches, output, lambda e: local if e == partition else glob[e])
 
 
+def _partition_rates(
+    network: Network, projection: Projection, partition: str, output: tuple[str, ...] | None
+) -> tuple[float, ...]:
+    """:func:`send_rate` at each source of ``partition`` (cached per network: it depends on
+    the projection's rate only, and searches ask for it once per placed design)."""
+    cache = _cache(network).partition_rates
+    key = (projection.rate, partition, output)
+    found = cache.get(key)
+    if found is None:
+        found = tuple(
+            send_rate(network, projection, n, partition, output) for n in network.sources(partition)
+        )
+        if len(cache) >= _MAX_ROWS:
+            cache.clear()
+        cache[key] = found
+    return found
+
+
 def vertex_shares(network: Network, partition: str | None) -> list[tuple[float, float]]:
     """``(share of R(p), local rate of the partitioning type)`` per vertex of a placement.
 
@@ -128,7 +146,7 @@ def vertex_shares(network: Network, partition: str | None) -> list[tuple[float, 
     return [(r / total, r) for r in network.source_rates(partition)]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Reach:
     """The forwarding graph of one vertex, grown as its consumers are placed.
 
@@ -152,6 +170,8 @@ class _Reach:
     """The shortest path from the vertex's node to the tree ``base`` (its node alone if on it)."""
 
     shared_targets: frozenset[Node] = frozenset()
+    dist: np.ndarray | None = None
+    """Per site: hops to the graph (computed when first asked, dropped when the graph grows)."""
 
     def destinations(self) -> set[Node]:
         """The nodes of every consumer."""
@@ -276,7 +296,8 @@ def _layout(
     spread = _multi_node_targets(network, combination, extended)
 
     index = network.node_index
-    nodes_list = sites(network, pinned.values()).nodes
+    where = sites(network, pinned.values())
+    nodes_list = where.nodes
     builders: list[dict] = []
     reaches: list[_Reach] = []
     placed: dict[str, list[int]] = {}
@@ -306,17 +327,19 @@ def _layout(
         return vid
 
     def distance_to(vids: list[int]) -> np.ndarray:
-        """Per node m: Σ_w rate(w) · hops(m, graph of w)."""
-        total = np.zeros(len(nodes_list))
-        for vid in vids:
-            total += builders[vid]["rate"] * _reach_distances(network, reaches[vid])
-        return total
+        """Per node m: Σ_w rate(w) · hops(m, graph of w) (summed in the order of ``vids``:
+        numpy reduces a C-ordered matrix over axis 0 row after row, as a loop would)."""
+        if not vids:
+            return np.zeros(len(nodes_list))
+        rows = np.stack([_reach_distances(where, reaches[vid]) for vid in vids])
+        rates = np.fromiter((builders[vid]["rate"] for vid in vids), np.float64, len(vids))
+        return (rates[:, None] * rows).sum(axis=0)
 
     def downstream(key: str, rate: float) -> np.ndarray | float:
         targets = spread.get(key)
         if not targets:
             return 0.0
-        return rate * _distances(network, _tree_nodes(network, targets))
+        return rate * where.to_set(_tree_nodes(network, targets))
 
     for key in order:
         if projections[key].is_primitive:
@@ -333,8 +356,8 @@ def _layout(
         if key in mn:
             part = mn[key]
             others = tuple(vid for i in ins if i != part for vid in placed[i])
-            for n in network.sources(part):
-                rate = send_rate(network, p, n, part, outputs[key])
+            rates = _partition_rates(network, p, part, outputs[key])
+            for n, rate in zip(network.sources(part), rates, strict=True):
                 local = event_vertex[(part, n)]
                 new_vertex(key, n, [local], rate, part, others)  # not quadratic until written
                 reaches[local].targets.add(n)
@@ -348,7 +371,7 @@ def _layout(
             m = nodes_list[int(np.argmin(distance_to(inputs) + downstream(key, rate)))]
         new_vertex(key, m, inputs, rate, None)
         for vid in inputs:
-            _extend(network, reaches[vid], m)
+            _extend(network, where, reaches[vid], m)
     return _Layout(
         projections,
         extended,
@@ -379,11 +402,12 @@ class _Cache:
 
     def __init__(self) -> None:
         self.tree_nodes: dict[frozenset, frozenset] = {}
-        self.reach: dict[tuple[frozenset, Node], tuple[frozenset, frozenset]] = {}
+        self.reach: dict[tuple[frozenset, Node], tuple] = {}
         self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
         self.forests: dict[frozenset, np.ndarray] = {}
         self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
         self.node_sets: dict[frozenset, frozenset] = {}
+        self.partition_rates: dict[tuple, tuple[float, ...]] = {}
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
@@ -410,12 +434,6 @@ def _tree_nodes(network: Network, terminals: frozenset[Node]) -> frozenset[Node]
     return found
 
 
-def _distances(network: Network, nodes: frozenset[Node]) -> np.ndarray:
-    """Per site m (every node on small networks, :mod:`inev.planner.sites`): hops from m to
-    the nearest node of ``nodes`` (float64, cached)."""
-    return sites(network).to_set(nodes)
-
-
 def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link], tuple[Node, ...]]:
     """The links and nodes of the shortest path from ``source`` to ``target`` (cached)."""
     cache = _cache(network).paths
@@ -429,10 +447,14 @@ def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link]
     return found
 
 
+_NONE: frozenset = frozenset()
+
+
 def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
-    """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets)."""
+    """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets);
+    the parts are cached per (targets, node), so a layout's thousands of vertices share them."""
     if not targets:
-        return _Reach(frozenset(), frozenset(), frozenset(), frozenset((node,)), set(), (node,))
+        return _Reach(_NONE, _NONE, _NONE, frozenset((node,)), set(), (node,))
     cache = _cache(network).reach
     found = cache.get((targets, node))
     if found is None:
@@ -443,27 +465,30 @@ def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _R
         if node not in tree:
             links, path = _path_to_set(network, tree, node)
             nodes = frozenset(path[:-1])
-        found = cache[(targets, node)] = (links, nodes, path)
-    base = steiner_links(network, targets)
-    tree = _tree_nodes(network, targets)
-    return _Reach(base, tree, found[0], found[1], set(), found[2], targets)
+        found = cache[(targets, node)] = (steiner_links(network, targets), tree, links, nodes, path)
+    base, tree, links, nodes, path = found
+    return _Reach(base, tree, links, nodes, set(), path, targets)
 
 
-def _reach_distances(network: Network, reach: _Reach) -> np.ndarray:
+def _reach_distances(where: Sites, reach: _Reach) -> np.ndarray:
     """Per site: hops to the nearest node of a forwarding graph (tree and own part apart,
-    the tree's vector shared by every vertex on it)."""
-    if not reach.tree:
-        return _distances(network, reach.own_nodes)
-    if not reach.own_nodes:
-        return _distances(network, reach.tree)
-    return np.minimum(_distances(network, reach.tree), _distances(network, reach.own_nodes))
+    the tree's vector shared by every vertex on it; kept on the reach until it grows)."""
+    found = reach.dist
+    if found is None:
+        if not reach.tree:
+            found = where.to_set(reach.own_nodes)
+        elif not reach.own_nodes:
+            found = where.to_set(reach.tree)
+        else:
+            found = np.minimum(where.to_set(reach.tree), where.to_set(reach.own_nodes))
+        reach.dist = found
+    return found
 
 
-def _nearest_on(network: Network, reach: _Reach, node: Node) -> Node:
+def _nearest_on(network: Network, where: Sites, reach: _Reach, node: Node) -> Node:
     """The node of the forwarding graph nearest to ``node`` (ties: network order), from the
     tree's nearest node (cached per tree) and the own part's."""
     index = network.node_index
-    where = sites(network)
     if where.dense:
         row = network.hop_matrix[index[node]]
     elif node in where.position:
@@ -530,18 +555,19 @@ def _path_to_set(
     return frozenset(link(u, v) for u, v in itertools.pairwise(walked)), walked
 
 
-def _extend(network: Network, reach: _Reach, node: Node) -> None:
+def _extend(network: Network, where: Sites, reach: _Reach, node: Node) -> None:
     """Grow a forwarding graph by a shortest path from it to ``node`` (a new consumer)."""
     reach.targets.add(node)
     if reach.holds(node):
         return
-    nearest = _nearest_on(network, reach, node)
-    if sites(network).dense:
+    nearest = _nearest_on(network, where, reach, node)
+    if where.dense:
         path_links, path_nodes = _path(network, node, nearest)
     else:  # the search from ``node`` (a site, few of them) gives every path to it
         path_links, path_nodes = _path(network, nearest, node)
     reach.own_links = reach.own_links | path_links
     reach.own_nodes = reach.own_nodes.union(path_nodes)
+    reach.dist = None
 
 
 _PYTHON_TREE_UP_TO = 200

@@ -114,7 +114,7 @@ def test_rerun_skips_finished_tasks(tmp_path):
 @pytest.mark.parametrize(
     ("changes", "difference"),
     [
-        ({"seeds": 4}, "seeds: 3 there, 4 here"),
+        ({"first_seed": 2}, "first_seed: 0 there, 2 here"),
         ({"methods": ["inev", "lower_bound"]}, "methods:"),
         ({"axes": {"skew": [1.2, 1.8], "nodes": [10, 14]}}, "axis nodes: [10, 13] there"),
         ({"base": {"nodes": 10, "length": 4}}, "base length: absent there, 4 here"),
@@ -135,6 +135,26 @@ def test_a_folder_refuses_another_sweep_unless_forced(tmp_path, changes, differe
     # name and [plot] are not part of the sweep's identity
     renamed = small_spec(**changes, name="renamed", plot={"x": "skew"})
     assert run_sweep(renamed, tmp_path, master="serial", measure=sweep_helpers.toy_measure).ran == 0
+
+
+def test_another_number_of_seeds_resumes_the_seeds_both_runs_share(tmp_path):
+    def run(seeds):
+        return run_sweep(
+            small_spec(seeds=seeds), tmp_path, master="serial", measure=sweep_helpers.toy_measure
+        )
+
+    points = 4
+    assert run(3).ran == 3 * points
+    grown = run(5)
+    assert (grown.skipped, grown.ran) == (3 * points, 2 * points)
+    fresh = run_sweep(
+        small_spec(seeds=5), tmp_path / "fresh", master="serial", measure=sweep_helpers.toy_measure
+    )
+    assert grown.table.equals(fresh.table)
+    shrunk = run(2)
+    assert shrunk.ran == 0 and set(shrunk.table.column("seed").to_pylist()) == {0, 1}
+    assert read_results(tmp_path).equals(shrunk.table)
+    assert run(5).ran == 0  # the parts of seeds 2-4 were kept
 
 
 def test_a_folder_with_results_of_an_unknown_sweep_is_refused(tmp_path):

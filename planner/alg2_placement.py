@@ -34,7 +34,7 @@ import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -88,10 +88,23 @@ def output_selector(
     if projection.is_primitive or not projection.negated <= disseminated:
         return None
     chosen = tuple(sorted(projection.positive - disseminated))
+    cache = _cache(network).selectors  # searches ask for the same selectors many times
+    key = (projection.rate, chosen, partition)
+    if key not in cache:
+        if len(cache) >= _MAX_ROWS:
+            cache.clear()
+        cache[key] = _selector(network, projection.rate, chosen, partition)
+    return cache[key]
+
+
+def _selector(
+    network: Network, rate: float, chosen: tuple[str, ...], partition: str | None
+) -> tuple[str, ...] | None:
+    """:func:`output_selector`'s choice for a projection of rate ``rate`` (see there)."""
     glob = network.global_rates()
     selected = matches = 0.0
     for share, local in vertex_shares(network, partition):
-        m = projection.rate * share
+        m = rate * share
         s = vertex_rate(m, chosen, lambda e, a=local: a if e == partition else glob[e])
         if s > m:
             return None
@@ -192,6 +205,18 @@ class _Reach:
         return node in self.tree or node in self.own_nodes
 
 
+class _Builder(NamedTuple):
+    """A vertex before it is written out (``shared``: the inputs every vertex of a multi-node
+    projection has, one tuple for all of them)."""
+
+    key: str
+    node: Node
+    inputs: tuple[int, ...]
+    shared: tuple[int, ...]
+    rate: float
+    partition: str | None
+
+
 @dataclass
 class _Layout:
     """What Alg. 2 decides before the vertices are written out (see :func:`place`)."""
@@ -199,7 +224,7 @@ class _Layout:
     projections: dict[str, Projection]
     extended: dict[str, tuple[str, ...]]
     outputs: dict[str, tuple[str, ...] | None]
-    builders: list[dict]
+    builders: list[_Builder]
     reaches: list[_Reach]
     placed: dict[str, list[int]]
     fallback: dict[str, Node]
@@ -207,9 +232,7 @@ class _Layout:
 
     def psi(self) -> float:
         """ψ of the layout: Σ_v |E_v| · rate(v)."""
-        return math.fsum(
-            r.size * b["rate"] for b, r in zip(self.builders, self.reaches, strict=True)
-        )
+        return math.fsum(r.size * b.rate for b, r in zip(self.builders, self.reaches, strict=True))
 
 
 def place(
@@ -236,11 +259,11 @@ def placement_cost(
 ) -> Any:
     """ψ of :func:`place`'s result, without writing the vertices out (for searches); with
     ``with_nodes``, ``(ψ, {single-node projection: its node})``."""
-    layout = _layout(network, combination, dict(pinned or {}), keep_matches)
+    layout = _layout(network, combination, dict(pinned or {}), keep_matches, fallbacks=False)
     if not with_nodes:
         return layout.psi()
     return layout.psi(), {
-        b["key"]: b["node"] for b in layout.builders if b["inputs"] and b["partition"] is None
+        b.key: b.node for b in layout.builders if b.inputs and b.partition is None
     }
 
 
@@ -278,8 +301,11 @@ def _layout(
     combination: Combination,
     pinned: dict[str, Node],
     keep_matches: frozenset[str],
+    fallbacks: bool = True,
 ) -> _Layout:
-    """Vertices, nodes and forwarding graphs (the work of :func:`place` before writing out).
+    """Vertices, nodes and forwarding graphs (the work of :func:`place` before writing out);
+    without ``fallbacks`` the multi-node projections' fall-back nodes are left out (ψ does not
+    depend on them, and searches place hundreds of designs: they took a quarter of the time).
 
     Projections are handled in topological order. A vertex's forwarding graph starts as the
     Steiner tree over the sources of its multi-node consumers, joined to the vertex's node
@@ -297,8 +323,9 @@ def _layout(
 
     index = network.node_index
     where = sites(network, pinned.values())
+    caches = _cache(network)
     nodes_list = where.nodes
-    builders: list[dict] = []
+    builders: list[_Builder] = []
     reaches: list[_Reach] = []
     placed: dict[str, list[int]] = {}
     event_vertex: dict[tuple[str, Node], int] = {}
@@ -306,23 +333,14 @@ def _layout(
     def new_vertex(
         key: str,
         node: Node,
-        inputs: list[int],
+        inputs: tuple[int, ...],
         rate: float,
         part: str | None,
         shared: tuple[int, ...] = (),
     ) -> int:
         vid = len(builders)
-        builders.append(
-            {
-                "key": key,
-                "node": node,
-                "inputs": inputs,
-                "shared": shared,  # one tuple for all vertices of a multi-node projection
-                "rate": rate,
-                "partition": part,
-            }
-        )
-        reaches.append(_initial_reach(network, spread.get(key, frozenset()), node))
+        builders.append(_Builder(key, node, inputs, shared, rate, part))
+        reaches.append(_initial_reach(network, spread.get(key, _NONE), node, caches))
         placed.setdefault(key, []).append(vid)
         return vid
 
@@ -332,7 +350,7 @@ def _layout(
         if not vids:
             return np.zeros(len(nodes_list))
         rows = np.stack([_reach_distances(where, reaches[vid]) for vid in vids])
-        rates = np.fromiter((builders[vid]["rate"] for vid in vids), np.float64, len(vids))
+        rates = np.fromiter((builders[vid].rate for vid in vids), np.float64, len(vids))
         return (rates[:, None] * rows).sum(axis=0)
 
     def downstream(key: str, rate: float) -> np.ndarray | float:
@@ -343,8 +361,13 @@ def _layout(
 
     for key in order:
         if projections[key].is_primitive:
+            targets = spread.get(key, _NONE)
+            vids = placed.setdefault(key, [])
             for n, r in zip(network.sources(key), network.source_rates(key), strict=True):
-                event_vertex[(key, n)] = new_vertex(key, n, [], r, None)
+                vid = event_vertex[(key, n)] = len(builders)
+                builders.append(_Builder(key, n, (), (), r, None))
+                reaches.append(_initial_reach(network, targets, n, caches))
+                vids.append(vid)
 
     fallback: dict[str, Node] = {}
     for key in order:
@@ -359,17 +382,18 @@ def _layout(
             rates = _partition_rates(network, p, part, outputs[key])
             for n, rate in zip(network.sources(part), rates, strict=True):
                 local = event_vertex[(part, n)]
-                new_vertex(key, n, [local], rate, part, others)  # not quadratic until written
+                new_vertex(key, n, (local,), rate, part, others)  # not quadratic until written
                 reaches[local].targets.add(n)
             # every vertex of ``others`` has these sources in its shared targets already
-            fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
+            if fallbacks:
+                fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
             continue
         rate = send_rate(network, p, None, None, outputs[key])
         if key in pinned and pinned[key] in index:
             m = pinned[key]
         else:
             m = nodes_list[int(np.argmin(distance_to(inputs) + downstream(key, rate)))]
-        new_vertex(key, m, inputs, rate, None)
+        new_vertex(key, m, tuple(inputs), rate, None)
         for vid in inputs:
             _extend(network, where, reaches[vid], m)
     return _Layout(
@@ -408,6 +432,9 @@ class _Cache:
         self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
         self.node_sets: dict[frozenset, frozenset] = {}
         self.partition_rates: dict[tuple, tuple[float, ...]] = {}
+        self.selectors: dict[tuple, tuple[str, ...] | None] = {}
+        self.alone: dict[Node, tuple[frozenset, tuple]] = {}
+        """A node's own one-node set and path (shared by every fresh forwarding graph there)."""
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
@@ -450,12 +477,19 @@ def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link]
 _NONE: frozenset = frozenset()
 
 
-def _initial_reach(network: Network, targets: frozenset[Node], node: Node) -> _Reach:
+def _initial_reach(
+    network: Network, targets: frozenset[Node], node: Node, caches: _Cache | None = None
+) -> _Reach:
     """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets);
     the parts are cached per (targets, node), so a layout's thousands of vertices share them."""
+    caches = caches or _cache(network)
     if not targets:
-        return _Reach(_NONE, _NONE, _NONE, frozenset((node,)), set(), (node,))
-    cache = _cache(network).reach
+        alone = caches.alone
+        found = alone.get(node)
+        if found is None:
+            found = alone[node] = (frozenset((node,)), (node,))
+        return _Reach(_NONE, _NONE, _NONE, found[0], set(), found[1])
+    cache = caches.reach
     found = cache.get((targets, node))
     if found is None:
         tree = _tree_nodes(network, targets)
@@ -512,10 +546,16 @@ def _nearest_on(network: Network, where: Sites, reach: _Reach, node: Node) -> No
     return network.nodes[best[1]]
 
 
+_LOOP_UP_TO = 12
+
+
 def _nearest_in(
     row: np.ndarray, index: Mapping[Node, int], nodes: Iterable[Node]
 ) -> tuple[int, int]:
-    """(hops, row index) of the node of ``nodes`` nearest by ``row`` (ties: lowest index)."""
+    """(hops, row index) of the node of ``nodes`` nearest by ``row`` (ties: lowest index;
+    a few nodes by a loop, which is faster than numpy below some 16)."""
+    if isinstance(nodes, frozenset | set) and len(nodes) <= _LOOP_UP_TO:
+        return min((int(row[i]), i) for i in map(index.__getitem__, nodes))
     cols = np.fromiter((index[n] for n in nodes), dtype=np.int64)
     cols.sort()
     at = int(np.argmin(row[cols]))
@@ -787,21 +827,21 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
         else:
             forwarding = tuple(sorted(reach.own_links, key=link_position.__getitem__))
         destinations = _destinations(reach, index, shared_order)
-        hops = _tree_hops(reach, tree_id, b["node"], destinations, tree_hops)
+        hops = _tree_hops(reach, tree_id, b.node, destinations, tree_hops)
         vertices.append(
             Vertex(
                 id=vid,
-                projection=b["key"],
-                node=b["node"],
-                inputs=(*b["inputs"], *b["shared"]),
+                projection=b.key,
+                node=b.node,
+                inputs=(*b.inputs, *b.shared),
                 forwarding=forwarding,
                 destinations=destinations,
                 hops=hops,
                 tree=tree_id,
-                output=layout.outputs.get(b["key"]),
-                partition=b["partition"],
-                rate=b["rate"],
-                cost=len(forwarding) * b["rate"],
+                output=layout.outputs.get(b.key),
+                partition=b.partition,
+                rate=b.rate,
+                cost=len(forwarding) * b.rate,
             )
         )
     return Placement(
@@ -811,7 +851,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
         inputs=layout.extended,
         outputs=layout.outputs,
         nodes={
-            k: tuple(layout.builders[v]["node"] for v in vids) for k, vids in layout.placed.items()
+            k: tuple(layout.builders[v].node for v in vids) for k, vids in layout.placed.items()
         },
         fallback=layout.fallback,
         disseminated=layout.disseminated,

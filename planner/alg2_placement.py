@@ -349,8 +349,8 @@ def _layout(
         numpy reduces a C-ordered matrix over axis 0 row after row, as a loop would)."""
         if not vids:
             return np.zeros(len(nodes_list))
-        rows = np.stack([_reach_distances(where, reaches[vid]) for vid in vids])
-        rates = np.fromiter((builders[vid].rate for vid in vids), np.float64, len(vids))
+        rows = np.array([_reach_distances(where, reaches[vid]) for vid in vids])
+        rates = np.array([builders[vid].rate for vid in vids])
         return (rates[:, None] * rows).sum(axis=0)
 
     def downstream(key: str, rate: float) -> np.ndarray | float:
@@ -394,8 +394,7 @@ def _layout(
         else:
             m = nodes_list[int(np.argmin(distance_to(inputs) + downstream(key, rate)))]
         new_vertex(key, m, tuple(inputs), rate, None)
-        for vid in inputs:
-            _extend(network, where, reaches[vid], m)
+        _extend_all(network, where, [reaches[vid] for vid in inputs], m)
     return _Layout(
         projections,
         extended,
@@ -519,16 +518,19 @@ def _reach_distances(where: Sites, reach: _Reach) -> np.ndarray:
     return found
 
 
-def _nearest_on(network: Network, where: Sites, reach: _Reach, node: Node) -> Node:
-    """The node of the forwarding graph nearest to ``node`` (ties: network order), from the
-    tree's nearest node (cached per tree) and the own part's."""
-    index = network.node_index
+def _hop_row(network: Network, where: Sites, node: Node) -> np.ndarray:
+    """Hops from ``node`` to every node."""
     if where.dense:
-        row = network.hop_matrix[index[node]]
-    elif node in where.position:
-        row = where.table[where.position[node]]
-    else:
-        row = network.hops_row(node)
+        return network.hop_matrix[network.node_index[node]]
+    if node in where.position:
+        return where.table[where.position[node]]
+    return network.hops_row(node)
+
+
+def _nearest_by_row(network: Network, row: np.ndarray, reach: _Reach, node: Node) -> Node:
+    """The node of the forwarding graph nearest to ``node`` (ties: network order), from the
+    tree's nearest node (cached per tree) and the own part's; ``row``: ``node``'s hops."""
+    index = network.node_index
     best: tuple[int, int] | None = None
     if reach.tree:
         cache = _cache(network).nearest
@@ -595,19 +597,24 @@ def _path_to_set(
     return frozenset(link(u, v) for u, v in itertools.pairwise(walked)), walked
 
 
-def _extend(network: Network, where: Sites, reach: _Reach, node: Node) -> None:
-    """Grow a forwarding graph by a shortest path from it to ``node`` (a new consumer)."""
-    reach.targets.add(node)
-    if reach.holds(node):
-        return
-    nearest = _nearest_on(network, where, reach, node)
-    if where.dense:
-        path_links, path_nodes = _path(network, node, nearest)
-    else:  # the search from ``node`` (a site, few of them) gives every path to it
-        path_links, path_nodes = _path(network, nearest, node)
-    reach.own_links = reach.own_links | path_links
-    reach.own_nodes = reach.own_nodes.union(path_nodes)
-    reach.dist = None
+def _extend_all(network: Network, where: Sites, reaches: Iterable[_Reach], node: Node) -> None:
+    """Grow each forwarding graph of ``reaches`` by a shortest path from it to ``node`` (a new
+    consumer there; its hop row read once)."""
+    row = None
+    for reach in reaches:
+        reach.targets.add(node)
+        if node in reach.tree or node in reach.own_nodes:
+            continue
+        if row is None:
+            row = _hop_row(network, where, node)
+        nearest = _nearest_by_row(network, row, reach, node)
+        if where.dense:
+            path_links, path_nodes = _path(network, node, nearest)
+        else:  # the search from ``node`` (a site, few of them) gives every path to it
+            path_links, path_nodes = _path(network, nearest, node)
+        reach.own_links = reach.own_links | path_links
+        reach.own_nodes = reach.own_nodes.union(path_nodes)
+        reach.dist = None
 
 
 _PYTHON_TREE_UP_TO = 200

@@ -103,11 +103,12 @@ def _ordered(table: pa.Table) -> pa.Table:
     return rows_to_table(ordered)
 
 
-def with_task_indices(table: pa.Table, index: dict[str, int]) -> pa.Table:
-    """The rows whose task id is in ``index`` and whose method is kept, renumbered by
-    ``index`` (a task's position in the sweep as run now: a run at another number of seeds
-    wrote the same task under another index) and ordered as :func:`read_parts` orders them."""
-    rows = [r for r in table.to_pylist() if r["task_id"] in index]
+def with_task_indices(table: pa.Table, index: dict[str, int], methods: Sequence[str]) -> pa.Table:
+    """The rows of the tasks in ``index`` and of ``methods``, renumbered by ``index`` (a task's
+    position in the sweep as run now: a run at another number of seeds wrote the same task
+    under another index) and ordered as :func:`read_parts` orders them."""
+    wanted = set(methods)
+    rows = [r for r in table.to_pylist() if r["task_id"] in index and r["method"] in wanted]
     for r in rows:
         r["task_index"] = index[r["task_id"]]
     return _ordered(rows_to_table(rows)) if rows else SCHEMA.empty_table()

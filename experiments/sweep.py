@@ -153,9 +153,7 @@ def _run_locked(
     except KeyboardInterrupt:
         interrupted = True  # finished parts stay; the summary says how far it got
     table = read_parts(out)
-    keep = [method in spec.methods for method in table.column("method").to_pylist()]
-    table = table.filter(pa.array(keep, type=pa.bool_()))
-    table = with_task_indices(table, {t.task_id: t.index for t in all_tasks})
+    table = with_task_indices(table, {t.task_id: t.index for t in all_tasks}, spec.methods)
     finished = len(set(table.column("task_id").to_pylist()))
     path = out / "parts" if interrupted else write_results(out, table)
     return SweepOutcome(

@@ -603,7 +603,7 @@ def _extend_all(network: Network, where: Sites, reaches: Iterable[_Reach], node:
     row = None
     for reach in reaches:
         reach.targets.add(node)
-        if node in reach.tree or node in reach.own_nodes:
+        if reach.holds(node):
             continue
         if row is None:
             row = _hop_row(network, where, node)

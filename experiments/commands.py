@@ -21,6 +21,7 @@ from inev.common.errors import InevError
 from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.columns import METRICS, axis_label, method_name
+from inev.experiments.spark import check_master
 from inev.experiments.spec import CONFIRM_TASKS, SweepSpec, parse_spec, read_spec_document
 from inev.experiments.sweep_folder import stored_document
 
@@ -253,6 +254,7 @@ _master_option = click.option(
     default="local[*]",
     show_default=True,
     help="Spark master URL, or 'serial' to run without Spark.",
+    callback=lambda _ctx, _param, value: check_master(value),
 )
 """``--master`` of every command that runs a sweep (sweep, demo, reproduce)."""
 

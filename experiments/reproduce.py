@@ -318,6 +318,9 @@ def reproduce(
     started = time.perf_counter()
     try:
         staging.mkdir()
+    except OSError as error:  # the staging name would only puzzle: name the folder asked for
+        raise InevError(f"{out}: cannot write the report here ({error.strerror})") from None
+    try:
         if force and (target / "runs").is_dir():  # finished tasks of the same sweeps resume
             shutil.copytree(target / "runs", staging / "runs")
         results = run_figures(figures, staging, master, quick, counts, echo)

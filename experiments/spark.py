@@ -16,11 +16,14 @@ Ctrl-C cancels the running jobs with Spark's logging switched off, so the driver
 >>> import inev.experiments.spark as s
 >>> s.is_local("local[2]"), s.is_local("spark://host:7077")
 (True, False)
+>>> s.check_master("local[*]"), s.check_master("spark://a:7077,b:7077")
+('local[*]', 'spark://a:7077,b:7077')
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import threading
 import zipfile
@@ -29,6 +32,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from inev.common.errors import InevError
 from inev.experiments.spec import Task
 
 SUBPACKAGES = ("common", "topologies", "workloads", "planner", "simulator", "experiments")
@@ -45,6 +49,39 @@ logger.spark.level = error
 logger.hadoop.name = org.apache.hadoop
 logger.hadoop.level = error
 """
+
+
+_MASTER = re.compile(
+    r"serial|local|yarn"
+    r"|local\[\s*(?P<threads>\d+|\*)\s*(,\s*\d+\s*)?\]"
+    r"|local-cluster\[\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\]"
+    r"|(spark|k8s)://\S+"
+)
+"""The master URLs Spark's ``SparkContext`` accepts (its ``SparkMasterRegex``), and ``serial``."""
+
+
+def check_master(master: str) -> str:
+    """``master`` if it is a Spark master URL or ``serial``; else :class:`InevError`.
+
+    Checked before a sweep starts, so that a typo is one line, not the Java gateway's
+    stack trace after the output folder was made. Whether a ``spark://`` or ``k8s://``
+    cluster answers is found out only when Spark connects.
+
+    >>> check_master("local[0]")
+    Traceback (most recent call last):
+    ...
+    inev.common.errors.InevError: --master local[0]: local mode needs at least one thread
+    """
+    found = _MASTER.fullmatch(master)
+    if found is None:
+        raise InevError(
+            f"--master {master}: not a Spark master URL (local, local[N], local[*], "
+            "local[N,F], local-cluster[N,C,M], spark://HOST:PORT, k8s://URL, yarn) "
+            "nor 'serial'"
+        )
+    if found["threads"] is not None and found["threads"] != "*" and int(found["threads"]) < 1:
+        raise InevError(f"--master {master}: local mode needs at least one thread")
+    return master
 
 
 def is_local(master: str) -> bool:
@@ -97,7 +134,7 @@ def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any
             .config("spark.sql.shuffle.partitions", "4")
         )
         fresh = SparkSession.getActiveSession() is None
-        session = builder.getOrCreate()
+        session = _start(builder, master)
         session.sparkContext.setLogLevel("ERROR")
         if not is_local(master) and not getattr(session, "_inev_shipped", False):
             session.sparkContext.addPyFile(str(package_zip(tempfile.mkdtemp(prefix="inev-zip-"))))
@@ -106,6 +143,21 @@ def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any
             slots = session.sparkContext.defaultParallelism
             session.sparkContext.parallelize(range(slots), slots).map(_warm_worker).collect()
         return session
+
+
+def _start(builder: Any, master: str) -> Any:
+    """``builder.getOrCreate()``, with a failure to start Spark said as :class:`InevError`."""
+    try:
+        return builder.getOrCreate()
+    except Exception as error:  # py4j and PySpark raise several types for one cause
+        # A Java exception's text names only the py4j call; Spark logged the cause above.
+        java = hasattr(error, "java_exception")
+        first = "" if java else (str(error).strip().splitlines() or [""])[0]
+        raise InevError(
+            f"--master {master}: Spark did not start{f' ({first})' if first else ''}; "
+            "check the master URL and that Java 17 or later is installed, "
+            "or run with --master serial"
+        ) from error
 
 
 def cancel_quietly(sc: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import time
 import traceback
 from collections.abc import Callable
@@ -115,10 +116,16 @@ def run_sweep(
     out = Path(folder)
     if out.exists() and not out.is_dir():
         raise InevError(f"{folder}: exists and is not a folder")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    with folder_lock(out, "sweep"):  # a second sweep into the folder stops at once
-        claim_folder(out, spec, document, force)  # under the lock: --force removes old parts
-        return _run_locked(spec, out, master, parallelism, measure, progress, started)
+    try:
+        with folder_lock(out, "sweep"):  # a second sweep into the folder stops at once
+            claim_folder(out, spec, document, force)  # under the lock: --force removes parts
+            return _run_locked(spec, out, master, parallelism, measure, progress, started)
+    except InevError:
+        if created and not any(out.glob("parts/*")):  # refused (Spark did not start ...)
+            shutil.rmtree(out, ignore_errors=True)
+        raise
 
 
 def _run_locked(

@@ -291,6 +291,15 @@ def test_reproduce_refuses_bad_input_and_leaves_nothing(tmp_path, run_cli, monke
     code, _, err = run_cli("reproduce", "4b", "-o", tmp_path / "r", "--quick", "--master", "serial")
     assert code == 1 and err == "error: part.parquet: no space left on device\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "full"]
+    from pathlib import Path
+
+    def unwritable(self, *args, **kwargs):  # as a read-only or virtual parent folder says
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", unwritable)
+    code, _, err = run_cli("reproduce", "4b", "-o", tmp_path / "r", "--quick", "--master", "serial")
+    assert err == f"error: {tmp_path / 'r'}: cannot write the report here (Permission denied)\n"
+    assert code == 1
 
 
 def test_scatter_plot_draws_one_point_per_row(tmp_path):

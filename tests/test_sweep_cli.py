@@ -141,3 +141,43 @@ def test_show_refuses_results_without_the_columns_it_summarises(tmp_path, run_cl
     assert code == 1
     assert err.splitlines() == [f"error: {tmp_path / 'r'}: no 'task_id' column in the results; "
                                 "cannot summarise them"]  # fmt: skip
+
+
+def test_a_master_url_spark_would_not_take_is_refused_before_the_folder_is_made(tmp_path, run_cli):
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC.replace("length = [3, 6]", "length = [3]"))
+    for master, message in (
+        ("bogus", "--master bogus: not a Spark master URL"),
+        ("local[2", "--master local[2: not a Spark master URL"),
+        ("local[0]", "--master local[0]: local mode needs at least one thread"),
+    ):
+        for command in (["sweep", spec], ["reproduce", "4a", "--quick"], ["demo"]):
+            code, _, err = run_cli(*command, "-o", tmp_path / "r", "--master", master)
+            assert code == 1 and len(err.splitlines()) == 1
+            assert err.startswith(f"error: {message}")
+            assert not (tmp_path / "r").exists()
+
+
+def test_spark_that_does_not_start_is_one_error_line_and_leaves_no_folder(
+    tmp_path, run_cli, monkeypatch
+):
+    import inev.experiments.spark as spark
+
+    class Builder:  # what SparkSession.builder does when the Java gateway exits
+        def getOrCreate(self):
+            raise RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited.\nmore")
+
+    monkeypatch.setattr(spark, "spark_session", lambda master: spark._start(Builder(), master))
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC.replace("length = [3, 6]", "length = [3]"))
+    code, _, err = run_cli("sweep", spec, "-o", tmp_path / "r", "--master", "local[1]")
+    assert code == 1
+    assert err.splitlines() == [
+        "error: --master local[1]: Spark did not start ([JAVA_GATEWAY_EXITED] Java gateway "
+        "process exited.); check the master URL and that Java 17 or later is installed, or "
+        "run with --master serial"
+    ]
+    assert not (tmp_path / "r").exists()
+    (tmp_path / "r").mkdir()  # a folder the user made stays
+    assert run_cli("sweep", spec, "-o", tmp_path / "r", "--master", "local[1]")[0] == 1
+    assert (tmp_path / "r").is_dir()

@@ -73,7 +73,7 @@ def resolve_spec(
     raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")
 
 
-def _progress_factory(console: Any, label: str) -> tuple[Any, Any]:
+def _progress_factory(console: Any, label: str, transient: bool = False) -> tuple[Any, Any]:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -91,7 +91,7 @@ def _progress_factory(console: Any, label: str) -> tuple[Any, Any]:
             MofNCompleteColumn(),
             TimeRemainingColumn(),
             console=console,
-            transient=False,
+            transient=transient,
         )
         progress.start()
         task = progress.add_task(label, total=total, completed=done)
@@ -438,7 +438,9 @@ def reproduce_command(
     force: bool,
 ) -> None:
     """Re-run the INEv paper's figures 4a to 12b and write a report checking each claim."""
-    from inev.experiments.reproduce import choose, parse_seeds, reproduce
+    from rich.console import Console
+
+    from inev.experiments.reproduce import RunOptions, choose, parse_seeds, reproduce
 
     check_paths({}, out, output_folder=True)
     choose(figures)  # unknown figure names and seed counts are refused before anything runs
@@ -446,14 +448,18 @@ def reproduce_command(
     words = ["inev reproduce", *figures, "-o", out]
     words += ["--quick"] * quick + [f"--seeds {s}" for s in seeds]
     words += [f"--master {master}"] if master != "local[*]" else []
-    report = reproduce(
-        figures,
-        out,
+    console = Console()
+    bars = console.is_terminal  # a log file gets the one line per figure only
+    options = RunOptions(
         master=master,
         quick=quick,
         seeds=seeds,
         force=force,
-        echo=click.echo,
         command=" ".join(words),
+        echo=click.echo,
+        progress=(lambda label: _progress_factory(console, label, transient=True))
+        if bars
+        else None,
     )
+    report = reproduce(figures, out, options)
     click.echo(f"report: {report}")

@@ -7,7 +7,8 @@ Figures whose presets are the same sweep (9a and 9b: the same runs, another y) s
 The report, ``README.md`` in the output folder, states per figure the paper's claim with its
 section, inev's numbers (median and quartiles per point), each check with its tolerance and
 whether it holds, the preset's note on what differs from the paper, failed tasks if any, and
-the time the figure took. Nothing is left out because it disagrees.
+the time the figure took. Nothing is left out because it disagrees. :class:`RunOptions` holds
+the command line's flags and the progress bar each figure's sweep reports to.
 
 ``--quick`` runs every preset at its ``[quick]`` scale (a few seeds, fewer points, planner
 effort 0 for the multi-query figures): the report's shape in a few minutes, not the paper's
@@ -121,23 +122,48 @@ def preset_document(figure: Figure, quick: bool, seeds: int | None) -> dict[str,
     return document
 
 
+Progress = Callable[[int, int], Callable[[int], None]]
+"""``start(total, already_done)`` returning ``advance(n)``, as :func:`run_sweep` takes."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How :func:`reproduce` runs: the command line's flags, and where it reports progress."""
+
+    master: str = "local[*]"
+    """Spark master URL, or ``serial``."""
+    quick: bool = False
+    """Every preset at its ``[quick]`` scale."""
+    seeds: Sequence[str] = ()
+    """``--seeds`` values: ``N`` for every figure, ``FIG=N`` for one (:func:`parse_seeds`)."""
+    force: bool = False
+    """Replace a non-empty report folder, resuming its ``runs/``."""
+    command: str = "inev reproduce"
+    """The command as typed, for the report's header."""
+    echo: Callable[[str], None] = print
+    """Called with one line per finished figure."""
+    progress: Callable[[str], tuple[Progress, Callable[[], None]]] | None = None
+    """Given a figure's label, a ``(start, stop)`` pair: ``start`` goes to the figure's sweep,
+    ``stop`` is called when the sweep ends (a progress bar per figure)."""
+
+
 def run_figures(
     figures: Sequence[Figure],
     folder: Path,
-    master: str = "local[*]",
-    quick: bool = False,
+    options: RunOptions | None = None,
     seeds: dict[str, int] | None = None,
-    echo: Callable[[str], None] = print,
 ) -> list[FigureResult]:
-    """Run, draw and check each figure into ``folder`` (``runs/<preset>/`` and PNGs)."""
+    """Run, draw and check each figure into ``folder`` (``runs/<preset>/`` and PNGs) as
+    ``options`` say, with ``seeds`` parsed from ``options.seeds``."""
     from inev.experiments.plot import PlotOptions, plot
-    from inev.experiments.sweep import run_sweep
 
+    options = options or RunOptions()
     done: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {}
     out = []
     for figure in figures:
         wanted = seeds or {}
-        document = preset_document(figure, quick, wanted.get(figure.id, wanted.get("*")))
+        count = wanted.get(figure.id, wanted.get("*"))
+        document = preset_document(figure, options.quick, count)
         spec = parse_spec(document, origin=f"preset {figure.preset}")
         key = json.dumps(identity(spec), sort_keys=True)
         started = time.perf_counter()
@@ -150,7 +176,7 @@ def run_figures(
             stored = stored_identity(runs) if runs.is_dir() else None
             if stored is not None and not same_but_seeds(stored, identity(spec)):
                 shutil.rmtree(runs)  # an older report's runs of other settings: start over
-            outcome = run_sweep(spec, runs, master=master, document=document)
+            outcome = _run(spec, runs, document, options, f"Fig. {figure.id}")
             if outcome.interrupted:
                 raise KeyboardInterrupt(f"while running figure {figure.id}")
             rows = outcome.table.to_pylist()
@@ -158,9 +184,9 @@ def run_figures(
             resumed = outcome.ran == 0 and outcome.skipped > 0
             done[key] = (figure.preset, rows, failures)
         image = f"fig{figure.id}.png"
-        options = PlotOptions.from_table(document.get("plot", {}))
+        drawing = PlotOptions.from_table(document.get("plot", {}))
         try:
-            plot(_table(rows), folder / image, options)
+            plot(_table(rows), folder / image, drawing)
         except InevError as exc:  # nothing to draw: the report says why, the run goes on
             image = ""
             failures = [*failures, f"no figure drawn: {exc}"]
@@ -171,8 +197,22 @@ def run_figures(
         )
         out.append(result)
         verdict = "holds" if result.holds else "DOES NOT HOLD"
-        echo(f"Fig. {figure.id}: {spec.size} tasks in {seconds:.1f} s, claim {verdict}")
+        options.echo(f"Fig. {figure.id}: {spec.size} tasks in {seconds:.1f} s, claim {verdict}")
     return out
+
+
+def _run(
+    spec: SweepSpec, runs: Path, document: dict[str, Any], options: RunOptions, label: str
+) -> Any:
+    """One figure's sweep into ``runs``, with its progress bar when ``options`` give one."""
+    from inev.experiments.sweep import run_sweep
+
+    start, stop = options.progress(label) if options.progress else (None, None)
+    try:
+        return run_sweep(spec, runs, master=options.master, document=document, progress=start)
+    finally:
+        if stop is not None:
+            stop()
 
 
 def _table(rows: list[dict[str, Any]]) -> Any:
@@ -294,19 +334,14 @@ def _timing(results: Sequence[FigureResult], seconds: float) -> str:
 
 
 def reproduce(
-    names: Sequence[str],
-    out: str | os.PathLike[str],
-    master: str = "local[*]",
-    quick: bool = False,
-    seeds: Sequence[str] = (),
-    force: bool = False,
-    echo: Callable[[str], None] = print,
-    command: str = "inev reproduce",
+    names: Sequence[str], out: str | os.PathLike[str], options: RunOptions | None = None
 ) -> Path:
     """Run the figures into a new report folder ``out`` (module docstring); return its report."""
+    options = options or RunOptions()
     figures = choose(names)
     target = Path(out)
-    counts = parse_seeds(seeds)
+    counts = parse_seeds(options.seeds)
+    force, quick, master = options.force, options.quick, options.master
     if target.exists() and not target.is_dir():
         raise InevError(f"{out}: exists and is not a folder")
     if target.is_dir() and any(target.iterdir()) and not force:
@@ -323,7 +358,7 @@ def reproduce(
     try:
         if force and (target / "runs").is_dir():  # finished tasks of the same sweeps resume
             shutil.copytree(target / "runs", staging / "runs")
-        results = run_figures(figures, staging, master, quick, counts, echo)
+        results = run_figures(figures, staging, options, counts)
         scale = "quick scale (presets' [quick] tables)" if quick else "the presets' scale"
         if "*" in counts:
             scale += f", {counts['*']} seeds per point instead of the presets' own"
@@ -331,7 +366,7 @@ def reproduce(
         if others:
             scale += f" (seeds per point set for {', '.join(others)})"
         header = [
-            f"Command: `{command}`; {scale}; Spark master `{master}`; "
+            f"Command: `{options.command}`; {scale}; Spark master `{master}`; "
             f"{_timing(results, time.perf_counter() - started)}.",
             "",
             "Each figure states the paper's claim, inev's numbers and whether the claim "

@@ -266,6 +266,36 @@ def test_tiny_reproduce_writes_one_report_with_every_chosen_figure(tmp_path, run
     assert [p.name for p in tmp_path.iterdir()] == ["report"]  # no staging folder left
 
 
+def test_each_figure_gets_its_own_progress_bar_from_start_to_stop(tmp_path):
+    from inev.experiments.reproduce import RunOptions, reproduce
+
+    events, lines = [], []
+
+    def bar(label):
+        def start(total, done):
+            events.append((label, "start", total, done))
+            return lambda n: events.append((label, "advance", n))
+
+        return start, lambda: events.append((label, "stop"))
+
+    options = RunOptions(master="serial", quick=True, seeds=("1",), echo=lines.append, progress=bar)
+    reproduce(["4b", "9a", "9b"], tmp_path / "r", options)
+    # 9b shares 9a's runs: no sweep, no bar; each bar stops before its figure's line
+    assert [e for e in events if e[1] != "advance"] == [
+        ("Fig. 4b", "start", 3, 0),
+        ("Fig. 4b", "stop"),
+        ("Fig. 9a", "start", 3, 0),
+        ("Fig. 9a", "stop"),
+    ]
+    for label, total in (("Fig. 4b", 3), ("Fig. 9a", 3)):  # 3 points x 1 seed each
+        assert sum(e[2] for e in events if e[:2] == (label, "advance")) == total
+    assert [line.split(":")[0] for line in lines] == ["Fig. 4b", "Fig. 9a", "Fig. 9b"]
+    again = RunOptions(master="serial", quick=True, seeds=("1",), force=True, progress=bar)
+    events.clear()
+    reproduce(["4b"], tmp_path / "r", again)  # resumed: the bar starts full
+    assert events == [("Fig. 4b", "start", 3, 3), ("Fig. 4b", "stop")]
+
+
 def test_reproduce_refuses_bad_input_and_leaves_nothing(tmp_path, run_cli, monkeypatch):
     code, _, err = run_cli("reproduce", "13z", "-o", tmp_path / "r")
     assert code == 1 and err.startswith("error: no figure '13z'") and err.count("\n") == 1

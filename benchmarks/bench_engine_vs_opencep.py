@@ -8,15 +8,18 @@ number of matches of each and whether both found the same matches (as sets of ev
 The stream is Poisson over the types A-D at one event per type and time unit, each event
 with an attribute ``v`` uniform in 0-9; times are whole milliseconds and windows end half a
 millisecond past a whole one, so no match sits exactly on the window's edge (both engines
-keep a match whose latest minus earliest time is at most the window). No two events share a
-time: there the engines differ by design (OpenCEP's SEQ takes events of equal time in either
-order; inev's SEQ needs strictly increasing times, the order the pattern states). OpenCEP runs its
-default configuration (tree-based evaluation, trivial left-deep tree, skip-till-any-match)
-in a child process on the snapshot's Python files, extracted to a temporary folder; its time
-is what ``CEP.run`` returns, which includes turning the raw lines into events. inev's time
-covers ``Engine.push`` and ``flush`` over events made beforehand, best of three runs (the
-machine is shared), with the greedy (static) plan and with adaptive invariant-based
-re-optimisation. Nothing is asserted: the figures are printed.
+keep a match whose latest minus earliest time is at most the window). No two events share
+a time: there the engines differ by design (OpenCEP's SEQ takes events of equal time in
+either order; inev's SEQ needs strictly increasing times, the order the pattern states).
+
+OpenCEP runs its default configuration (tree-based evaluation, trivial left-deep tree,
+skip-till-any-match) in a child process on the snapshot's Python files, extracted to a
+temporary folder. Its time is what ``CEP.run`` returns less the time of turning the raw
+lines into events (measured apart on the same lines; both figures are printed), so both
+engines are timed from ready events to matches. inev's time covers ``Engine.push`` and
+``flush``, with the greedy (static) plan and with adaptive invariant-based
+re-optimisation. Each figure is the best of three runs (the machine is shared). Nothing is
+asserted: the figures are printed.
 """
 
 from __future__ import annotations
@@ -127,11 +130,17 @@ pattern = Pattern(eval(job["structure"]), eval(job["condition"]),
 out = OutputStream()
 seconds = CEP([pattern]).run(Given(job["lines"]), out, Lines())
 out.close()
+from base.Event import Event
+import time
+begin = time.perf_counter()
+for line in job["lines"]:  # what turning the lines into events costs, timed apart
+    Event(line, Lines())
+parsing = time.perf_counter() - begin
 def ids(event):  # a Kleene closure's events come as one aggregated event
     inner = getattr(event, "primitive_events", None)
     return [i for e in inner for i in ids(e)] if inner is not None else [event.payload["id"]]
 matches = sorted(sorted(i for e in m.events for i in ids(e)) for m in out)
-print(json.dumps({"seconds": seconds, "matches": matches}))
+print(json.dumps({"seconds": seconds, "parsing": parsing, "matches": matches}))
 """
 
 
@@ -238,9 +247,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = opencep_folder(args.opencep_git, Path(tmp))
         for label, pattern, where, structure, condition, window in PATTERNS:
-            theirs = run_opencep(folder, events, structure, condition, window)
-            rate = len(events) / theirs["seconds"]
-            print(f"{label}, window {window}: OpenCEP {rate:10,.0f} events/s")
+            runs = [run_opencep(folder, events, structure, condition, window) for _ in range(3)]
+            theirs = min(runs, key=lambda r: r["seconds"] - r["parsing"])  # best of three
+            rate = len(events) / max(theirs["seconds"] - theirs["parsing"], 1e-9)
+            print(
+                f"{label}, window {window}: OpenCEP {rate:10,.0f} events/s "
+                f"(without its {theirs['parsing']:.2f} s of parsing; "
+                f"{len(events) / theirs['seconds']:,.0f} with it)"
+            )
             for adaptation in ("off", "invariant"):
                 mine, matches = run_inev(events, pattern, where, window, adaptation)
                 same = "same matches" if matches == theirs["matches"] else "MATCHES DIFFER"

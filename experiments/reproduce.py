@@ -38,6 +38,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.stats import quantiles
+from inev.common.words import plural
 from inev.experiments.claims import Figure, Outcome, evaluate, fmt, load_claims
 from inev.experiments.columns import axis_label, method_name
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
@@ -158,13 +159,21 @@ def run_figures(
     from inev.experiments.plot import PlotOptions, plot
 
     options = options or RunOptions()
+    wanted = seeds or {}
+    documents = [
+        preset_document(f, options.quick, wanted.get(f.id, wanted.get("*"))) for f in figures
+    ]
+    specs = [
+        parse_spec(d, origin=f"preset {f.preset}") for f, d in zip(figures, documents, strict=True)
+    ]
+    sweeps = {json.dumps(identity(s), sort_keys=True): s.size for s in specs}
+    options.echo(
+        f"{plural(len(figures), 'figure')} from {plural(len(sweeps), 'sweep')} of "
+        f"{plural(sum(sweeps.values()), 'task')} in all (finished tasks in runs/ are kept)"
+    )
     done: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {}
     out = []
-    for figure in figures:
-        wanted = seeds or {}
-        count = wanted.get(figure.id, wanted.get("*"))
-        document = preset_document(figure, options.quick, count)
-        spec = parse_spec(document, origin=f"preset {figure.preset}")
+    for figure, document, spec in zip(figures, documents, specs, strict=True):
         key = json.dumps(identity(spec), sort_keys=True)
         started = time.perf_counter()
         shared = None

@@ -289,7 +289,11 @@ def test_each_figure_gets_its_own_progress_bar_from_start_to_stop(tmp_path):
     ]
     for label, total in (("Fig. 4b", 3), ("Fig. 9a", 3)):  # 3 points x 1 seed each
         assert sum(e[2] for e in events if e[:2] == (label, "advance")) == total
-    assert [line.split(":")[0] for line in lines] == ["Fig. 4b", "Fig. 9a", "Fig. 9b"]
+    # first the scale: 9b shares 9a's sweep, 3 points x 1 seed each
+    assert (
+        lines[0] == "3 figures from 2 sweeps of 6 tasks in all (finished tasks in runs/ are kept)"
+    )
+    assert [line.split(":")[0] for line in lines[1:]] == ["Fig. 4b", "Fig. 9a", "Fig. 9b"]
     again = RunOptions(master="serial", quick=True, seeds=("1",), force=True, progress=bar)
     events.clear()
     reproduce(["4b"], tmp_path / "r", again)  # resumed: the bar starts full

@@ -157,12 +157,14 @@ def stream(n: int, seed: int) -> Stream:
 
 def opencep_folder(git_dir: str, target: Path) -> Path:
     """The snapshot's Python files (its large event files are left out) under ``target``."""
-    names = subprocess.run(
+    listed = subprocess.run(
         ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD"],
-        check=True,
         capture_output=True,
         text=True,
-    ).stdout.split()
+    )
+    if listed.returncode != 0 or "CEP.py" not in listed.stdout.split():
+        raise SystemExit(f"error: {git_dir}: not the git directory of an OpenCEP snapshot")
+    names = listed.stdout.split()
     code = [n for n in names if n.endswith(".py")]
     archive = subprocess.run(
         ["git", "--git-dir", git_dir, "archive", "HEAD", *code], check=True, capture_output=True
@@ -240,6 +242,8 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.events < 1:
+        raise SystemExit(f"error: --events must be at least 1, got {args.events}")
     if not args.opencep_git:
         raise SystemExit("error: give --opencep-git (or OPENCEP_GIT): the OpenCEP snapshot")
     events = stream(args.events, args.seed)

@@ -21,7 +21,10 @@ only; a sweep whose other settings changed starts over there:
 
 The error promise holds: paths and figure names are checked before any work, the report is
 built in a hidden sibling folder and renamed into place only when complete, and any failure
-or interrupt removes it, so a failed run leaves nothing behind.
+removes it, so a failed run leaves nothing behind. An interrupt (Ctrl-C, SIGTERM) keeps the
+finished tasks as a sweep does: the staging folder's ``runs/`` moves into the output folder
+(replacing the ``runs/`` it was copied from) and the rest is removed; the same command then
+resumes them (an output folder holding only ``runs/`` needs no ``--force``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.interrupts import Terminated
 from inev.common.stats import quantiles
 from inev.common.words import plural
 from inev.experiments.claims import Figure, Outcome, evaluate, fmt, load_claims
@@ -353,7 +357,8 @@ def reproduce(
     force, quick, master = options.force, options.quick, options.master
     if target.exists() and not target.is_dir():
         raise InevError(f"{out}: exists and is not a folder")
-    if target.is_dir() and any(target.iterdir()) and not force:
+    resuming = target.is_dir() and {p.name for p in target.iterdir()} == {"runs"}
+    if target.is_dir() and any(target.iterdir()) and not (force or resuming):
         raise InevError(f"{out}: is not empty; --force replaces it, or give another -o folder")
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
@@ -364,9 +369,11 @@ def reproduce(
         staging.mkdir()
     except OSError as error:  # the staging name would only puzzle: name the folder asked for
         raise InevError(f"{out}: cannot write the report here ({error.strerror})") from None
+    ready = False  # staging's runs/ holds the target's (if any): safe to keep on an interrupt
     try:
-        if force and (target / "runs").is_dir():  # finished tasks of the same sweeps resume
+        if (force or resuming) and (target / "runs").is_dir():  # finished tasks resume
             shutil.copytree(target / "runs", staging / "runs")
+        ready = True
         results = run_figures(figures, staging, options, counts)
         scale = "quick scale (presets' [quick] tables)" if quick else "the presets' scale"
         if "*" in counts:
@@ -387,7 +394,28 @@ def reproduce(
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
+    except (KeyboardInterrupt, Terminated) as stop:
+        kept = _keep_runs(staging, target) if ready else None
+        shutil.rmtree(staging, ignore_errors=True)
+        if kept is None or isinstance(stop, Terminated):
+            raise
+        raise KeyboardInterrupt(
+            f"{stop}; finished tasks kept in {kept}, the same command resumes them"
+        ) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target / REPORT
+
+
+def _keep_runs(staging: Path, target: Path) -> Path | None:
+    """Move the staging folder's ``runs/`` (a superset of the target's) into ``target``."""
+    runs = staging / "runs"
+    if not runs.is_dir():
+        return None
+    target.mkdir(exist_ok=True)
+    kept = target / "runs"
+    if kept.exists():
+        shutil.rmtree(kept)
+    runs.rename(kept)
+    return kept

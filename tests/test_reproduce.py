@@ -300,6 +300,41 @@ def test_each_figure_gets_its_own_progress_bar_from_start_to_stop(tmp_path):
     assert events == [("Fig. 4b", "start", 3, 3), ("Fig. 4b", "stop")]
 
 
+def test_an_interrupted_reproduction_keeps_its_finished_tasks_and_resumes_them(
+    tmp_path, run_cli, monkeypatch
+):
+    import inev.experiments.sweep as sweep
+
+    real, calls = sweep.run_batch, []
+
+    def interrupted_at_the_third_task(tasks, measure=None):
+        calls.append(tasks)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(tasks, measure)
+
+    monkeypatch.setattr(sweep, "run_batch", interrupted_at_the_third_task)
+    out = tmp_path / "r"
+    command = ("reproduce", "4b", "-o", out, "--quick", "--master", "serial")
+    code, _, err = run_cli(*command)
+    assert code == 130
+    assert err == (
+        f"error: interrupted: while running figure 4b; finished tasks kept in {out / 'runs'}, "
+        "the same command resumes them\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]  # no staging folder left
+    assert sorted(p.name for p in out.iterdir()) == ["runs"]
+    assert len(list((out / "runs" / "fig4b" / "parts").glob("*.parquet"))) == 2
+    calls.clear()
+    monkeypatch.setattr(
+        sweep, "run_batch", lambda tasks, measure=None: calls.append(tasks) or real(tasks, measure)
+    )
+    code, stdout, err = run_cli(*command)  # no --force: the folder holds only runs/
+    assert code == 0, err
+    assert len(calls) == 9 - 2 and "Fig. 4b: 9 tasks" in stdout  # 3 points x 3 seeds
+    assert (out / "README.md").is_file() and (out / "fig4b.png").is_file()
+
+
 def test_reproduce_refuses_bad_input_and_leaves_nothing(tmp_path, run_cli, monkeypatch):
     code, _, err = run_cli("reproduce", "13z", "-o", tmp_path / "r")
     assert code == 1 and err.startswith("error: no figure '13z'") and err.count("\n") == 1

@@ -80,7 +80,7 @@ def _plan_row(plan: Any) -> dict[str, Any]:
         "below_lower_bound": plan.psi < lower * (1 - 1e-9),
         "approximate_bound": plan.approximate_bound,
         "kept": plan.kept,
-        "latency": model_latency(plan),  # None for PPoP: the §5.4 model has no pull phase
+        "latency": model_latency(plan),  # PPoP: pulls count their path twice
         "centralized_latency": plan.centralized_latency,
         "planning_seconds": plan.planning_seconds,
         "projections": len(plan.projections),

@@ -2,8 +2,7 @@
 
 Public API (what the simulator and the sweeps call):
 
-``plan_workload(network, workload, method="inev", *, latency_factor=1.0, xi=1.0, order=None,
-strict_latency=False) -> Plan``
+``plan_workload(network, workload, method="inev", options=PlanOptions()) -> Plan``
     Plan a workload (methods ``inev``, ``centralized``, ``isolated``, ``ppop``);
     :mod:`inev.planner.planning`.
 ``Plan``, ``Vertex``, ``ProjectionInfo``; ``load_plan(path)``, ``save_plan(plan, path)``,

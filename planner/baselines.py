@@ -24,6 +24,7 @@ from inev.planner.alg2_placement import place
 from inev.planner.assemble import build_plan, rate_fields
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node, Plan, ProjectionInfo, Vertex, link
+from inev.planner.latency_model import DEFAULT_XI, partial_match_rate
 from inev.planner.projections import (
     Projection,
     make_projection,
@@ -276,10 +277,15 @@ def push_pull_cost(
     return cost
 
 
-def push_pull_plan(network: Network, wl: Workload, central: Plan) -> Plan:
+def push_pull_plan(network: Network, wl: Workload, central: Plan, xi: float = DEFAULT_XI) -> Plan:
     """A PPoP plan: per query one sink vertex; pushed and pulled event vertices feed it.
 
     ``central`` is the workload's centralized plan, whose sink records the PPoP sinks reuse.
+
+    Its latency ℓ (§5.4) is, per query, ξ · pm of the sink over the primitive inputs plus the
+    longest input path, where a pulled type's path counts twice: the request travels from
+    the sink to the source before the events travel back (PPoP pulls on demand). ℓ is the
+    largest over the queries.
 
     Event vertices carry the cost of their type's push or pull traffic; a pulled type's
     vertices are marked in the notes (``pull``), which an executor must honour by requesting
@@ -292,10 +298,19 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan) -> Plan:
     combination: dict[str, tuple[str, ...]] = {}
     notes = []
     index = network.node_index
-    total = 0.0
+    glob = network.global_rates()
+    total = latency = 0.0
     for q in wl.queries:
         pp = push_pull(network, q, wl.window)
         total += pp.cost
+        paths = [
+            (2 if pos >= pp.pushed else 1) * network.hops(n, pp.node)
+            for pos, e in enumerate(pp.order)
+            for n in network.sources(e)
+        ]
+        inputs = [primitive_projection(t, glob[t]) for t in q.types]
+        processing = partial_match_rate(sink_projection(q, glob, wl.window), inputs, glob)
+        latency = max(latency, xi * processing + max(paths, default=0.0))
         notes.append(
             f"{q.name}: node {pp.node}, order {', '.join(pp.order)}, pushed {', '.join(pp.order[: pp.pushed])}"
             f", pulled {', '.join(pp.order[pp.pushed :]) or '-'}, cost {pp.cost:.6g}"
@@ -345,6 +360,6 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan) -> Plan:
         type_rates=type_rates,
         source_rates=source_rates,
         psi=total,
-        latency=0.0,
+        latency=latency,
         notes=tuple(notes),
     )

@@ -45,9 +45,11 @@ def plan_options(command: Callable) -> Callable:
                 help="Weight ξ of processing latency.",
             ),
             click.option(
-                "--strict-latency",
-                is_flag=True,
-                help="Enforce latency <= the bound on the placed plan, not only on estimates.",
+                "--strict-latency/--estimated-latency",
+                default=True,
+                show_default=True,
+                help="With a bound: the placed plan meets it (strict), or only Alg. 1's "
+                "latency estimates do, as in the paper (estimated).",
             ),
             click.option(
                 "--effort",

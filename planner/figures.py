@@ -3,14 +3,15 @@
 Two latencies must never be confused: the plan's **model latency** ℓ(I) of §5.4 (hops of
 transmission plus ξ times a partial-match rate: a model score, not a time) and the
 **detection latency** the simulator measures (time units). Summaries call the first
-``model_latency``. PPoP plans carry no model latency (the §5.4 model has no pull phase), so
-theirs is ``n/a`` rather than 0.
+``model_latency``. A PPoP plan's model latency extends §5.4 (which has no pull phase): a
+pulled type's path counts twice, request and response
+(:func:`inev.planner.baselines.push_pull_plan`).
 
 >>> from inev.planner.inev_graph import Plan
->>> plan = Plan("ppop", (), {}, {}, {}, {}, {}, psi=2.0, centralized_cost=8.0)
+>>> plan = Plan("ppop", (), {}, {}, {}, {}, {}, psi=2.0, latency=6.0, centralized_cost=8.0)
 >>> from inev.common.figures import summary_line
 >>> summary_line(plan_figures(plan))
-'method=ppop psi=2 centralized=8 ratio=0.25 lower_bound=0 model_latency=n/a'
+'method=ppop psi=2 centralized=8 ratio=0.25 lower_bound=0 model_latency=6'
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ RATE = "events / time unit"
 MODEL_LATENCY = "hops + ξ·pm (§5.4)"
 
 
-def model_latency(plan: Plan) -> float | None:
-    """ℓ(I) of the plan, ``None`` where the model does not apply (PPoP)."""
-    return None if plan.method == "ppop" else plan.latency
+def model_latency(plan: Plan) -> float:
+    """ℓ(I) of the plan (for PPoP with its pull phase, see the module docstring)."""
+    return plan.latency
 
 
 def plan_figures(plan: Plan) -> list[Figure]:
@@ -37,7 +38,7 @@ def plan_figures(plan: Plan) -> list[Figure]:
     (table only)."""
     composite = [k for k, p in plan.projections.items() if len(p.types) > 1]
     placed = {v.projection for v in plan.vertices if v.projection in set(composite)}
-    central_latency = None if plan.method == "ppop" else plan.centralized_latency
+    central_latency = plan.centralized_latency
     over_bound = plan.psi / plan.lower_bound if plan.lower_bound > 0 else None
     figures = [
         Figure("method", "method", plan.method),

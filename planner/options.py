@@ -7,6 +7,16 @@ far below one event per time unit the latency estimate is all hops, so every spl
 latency. So there is no bound unless the user sets one: ``latency_factor`` F gives
 τ = F × the centralized latency, ``latency_bound`` T gives τ = T (model latency units).
 
+A bound the user sets holds on the plan returned (``strict_latency``, the default): Alg. 1
+prunes on estimated latencies as the paper does (§6.2), and every candidate plan must also
+meet ℓ(I) ≤ τ once placed. The paper states Problem 1 with ℓ(I) ≤ τ as a constraint and
+prunes on estimates only; inev's local search moves beyond Alg. 1's single pass, where the
+estimates alone let placed plans exceed τ several times (3.5 × the centralized latency on a
+Fig. 12a instance at ξ = 0). ``strict_latency=False`` keeps the paper's estimate-only
+pruning. When no candidate meets τ (a factor below 1 can rule out even the centralized
+plan), planning fails with an :class:`~inev.common.errors.InevError` saying the lowest
+latency found.
+
 **Effort.** ``effort`` scales the search beyond one pass of Alg. 1 and Alg. 2
 (:mod:`inev.planner.search`): 0 is the paper's single pass, 1 (the default) keeps the
 20-node default instance well under a second, larger values search longer.
@@ -35,7 +45,7 @@ class PlanOptions:
     latency_bound: float | None = None
     xi: float = DEFAULT_XI
     order: tuple[str, ...] | None = None
-    strict_latency: bool = False
+    strict_latency: bool = True
     effort: float = 1.0
     time_budget: float | None = None
 

@@ -84,7 +84,7 @@ def _plan_workload(
     elif method == "isolated":
         result = isolated_plan(network, wl, tau, options)
     else:
-        result = push_pull_plan(network, wl, central)
+        result = push_pull_plan(network, wl, central, options.xi)
     return replace(
         result,
         method=method,

@@ -18,7 +18,8 @@ starts there and judges everything by the exact ψ of the placed graph:
 
 The cheapest candidate wins; ``Plan.kept`` and the notes say which. With a latency bound τ
 (:class:`~inev.planner.options.PlanOptions`) Alg. 1 prunes on estimated latencies, as the
-paper does; with ``strict_latency`` a candidate must also meet ℓ(I) ≤ τ on the placed graph.
+paper does, and with ``strict_latency`` (the default) a candidate must also meet ℓ(I) ≤ τ on
+the placed graph; when none does, planning fails with the lowest latency found.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from inev.common.errors import InevError
 from inev.planner import progress
 from inev.planner.alg1_combination import Choice, Params, SharingState, combine_query
 from inev.planner.alg2_placement import PlanTooLarge, place
@@ -243,9 +245,14 @@ class _Best:
         """ψ of the best plan so far (inf before the first)."""
         return math.inf if self.plan is None else self.plan.psi
 
+    lowest: float = math.inf
+    """The lowest latency of a rejected candidate."""
+
     def offer(self, plan: Plan, kept: str) -> None:
+        """Keep ``plan`` if it meets the bound (when strict) and is the cheapest so far."""
         if self.strict and plan.latency > self.tau * (1 + 1e-9):
             self.rejected.append(f"{kept}: latency {plan.latency:.6g} > tau {self.tau:.6g}")
+            self.lowest = min(self.lowest, plan.latency)
             return
         if self.plan is None or plan.psi < self.plan.psi * (1 - 1e-12):
             self.plan = replace(plan, kept=kept)
@@ -325,12 +332,18 @@ def search(
             best.rejected.append(f"inev's best plan (psi {best_cost:.6g}) was not kept: {exc}")
     best.offer(central, "centralized")
     if push_pull and options.effort > 0 and push_pull_floor(network, wl) < best.cost():
-        best.offer(push_pull_plan(network, wl, central), "ppop")
+        best.offer(push_pull_plan(network, wl, central, options.xi), "ppop")
     if parts:
         named = [(q.name, r.plan) for q, r in zip(wl.queries, parts, strict=True)]
         best.offer(side_by_side(named, "inev"), "isolated")
     plan = best.plan
-    assert plan is not None
+    if plan is None:
+        raise InevError(
+            f"no plan meets the latency bound tau = {tau:.6g}: the lowest latency of the "
+            f"candidates is {best.lowest:.6g} (the centralized plan's {central.latency:.6g}); "
+            "raise the bound, or keep plans that meet it only on estimates "
+            "(--estimated-latency)"
+        )
     notes = list(best.rejected)
     if push_pull:  # the outermost search reports what the budget left out
         notes += work.skipped

@@ -103,3 +103,18 @@ def test_large_plan_file_round_trip(tmp_path):
         assert sorted(a.forwarding) == sorted(b.forwarding)
         assert vertex_cost_from_plan(back, b) == pytest.approx(a.cost)
     assert check_plan(back, net) == []
+
+
+def test_a_latency_bound_no_plan_meets_is_one_error_line_and_no_file(files, run_cli):
+    out = files / "plan.json"
+    args = ("plan", files / "net.json", files / "wl.json", "-o", out)
+    code, _, err = run_cli(*args, "--latency-factor", "0.01")
+    assert code == 1 and len(err.splitlines()) == 1
+    assert err.startswith("error: no plan meets the latency bound tau = ")
+    assert not out.exists()
+    code, stdout, err = run_cli(*args, "--latency-factor", "0.01", "--estimated-latency")
+    assert code == 0 and out.exists()  # the paper's pruning on estimates alone
+    code, stdout, _ = run_cli(*args, "--latency-factor", "1")
+    plan = load_plan(out)
+    assert code == 0 and stdout.startswith("method=inev ")
+    assert plan.latency <= plan.centralized_latency * (1 + 1e-9)

@@ -15,6 +15,7 @@ from inev.planner.checks import check_plan
 from inev.planner.cost_model import vertex_cost_from_plan
 from inev.planner.latency_model import partial_match_rate
 from inev.planner.lower_bound import approximate_bound, lower_bound
+from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.projections import (
     all_projections,
@@ -103,6 +104,28 @@ def test_push_pull_by_hand():
     plan = plan_workload(net, Workload.build(1.0, [q]), "ppop")
     assert plan.psi == pytest.approx(0.12)
     assert plan.centralized_cost == pytest.approx(10.01)
+    # latency: pm(q) = R(A) + R(q) = 0.01 + 0.01 * 20 = 0.21; A pushed over 1 hop, B pulled
+    # from node 2: the request goes out and the events come back, 2 * 1 hop -> 0.21 + 2
+    assert plan.latency == pytest.approx(2.21)
+    # centralized at node 1: the same pm, B from node 2 over 1 hop -> 0.21 + 1
+    assert plan.centralized_latency == pytest.approx(1.21)
+
+
+def test_a_latency_bound_holds_on_the_plan_and_one_below_every_plan_is_refused():
+    net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.01, [0]), "B": (10.0, [1, 2])})
+    wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    free = plan_workload(net, wl)
+    # multi-node at B's sources 1 and 2: A travels 2 links (psi 0.02); pm 0.21 split over
+    # 2 vertices plus A's 2 hops to node 2: latency 2.105 (PPoP: 0.12 and 2.21, above)
+    assert free.multi_node == {"SEQ(A, B)": "B"}
+    assert free.psi == pytest.approx(0.02) and free.latency == pytest.approx(2.105)
+    # tau = 1 x the centralized 1.21: both are too slow, the centralized plan is kept
+    bounded = plan_workload(net, wl, options=PlanOptions(latency_factor=1.0))
+    assert bounded.latency <= 1.21 + 1e-9 and bounded.psi == pytest.approx(10.01)
+    loose = plan_workload(net, wl, options=PlanOptions(latency_factor=2.0))  # tau 2.42
+    assert loose.psi == pytest.approx(0.02)
+    with pytest.raises(InevError, match=r"no plan meets the latency bound tau = 0\.605"):
+        plan_workload(net, wl, options=PlanOptions(latency_factor=0.5))
 
 
 def test_approximate_bound_by_hand():

@@ -232,6 +232,10 @@ def _realise(
     return build_plan(network, combination, placement, method, options.xi, lines)
 
 
+class LatencyBoundUnmet(InevError):
+    """No candidate plan meets the latency bound τ (with ``strict_latency``)."""
+
+
 @dataclass
 class _Best:
     """The cheapest acceptable candidate so far."""
@@ -338,7 +342,7 @@ def search(
         best.offer(side_by_side(named, "inev"), "isolated")
     plan = best.plan
     if plan is None:
-        raise InevError(
+        raise LatencyBoundUnmet(
             f"no plan meets the latency bound tau = {tau:.6g}: the lowest latency of the "
             f"candidates is {best.lowest:.6g} (the centralized plan's {central.latency:.6g}); "
             "raise the bound, or keep plans that meet it only on estimates "
@@ -395,7 +399,14 @@ def _singles(
             work.skipped.append("isolated candidate skipped: time budget spent")
             return []
         progress.stage(f"query {q.name} alone ({i + 1}/{len(wl.queries)})", 0)
-        parts.append(_single(network, wl, q, tau, options, work))
+        try:
+            parts.append(_single(network, wl, q, tau, options, work))
+        except LatencyBoundUnmet:  # alone at its own best node it is slower than tau
+            work.skipped.append(
+                f"isolated candidate skipped: no plan of query {q.name} alone meets the "
+                "latency bound"
+            )
+            return []
     return parts
 
 

@@ -456,7 +456,14 @@ def _decorate(
     axis.text(0, 1.015, subtitle, transform=axis.transAxes, fontsize=7, color="0.35", va="bottom")
     axis.grid(True, which="major", alpha=0.3)
     legend_title = "one point per run" if options.scatter else "median, inter-quartile range"
-    axis.legend(fontsize=7.5, frameon=False, title=legend_title, title_fontsize=7)
+    axis.legend(  # a light box: on crowded axes the text stays readable over lines and bands
+        fontsize=7.5,
+        frameon=True,
+        framealpha=0.85,
+        edgecolor="none",
+        title=legend_title,
+        title_fontsize=7,
+    )
     notes = _notes(floored, infinite)
     if notes:
         figure.text(0.01, 0.01, notes, ha="left", va="bottom", fontsize=6.5, color="0.35")

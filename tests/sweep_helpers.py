@@ -36,3 +36,20 @@ def toy_measure(
         }
         for i, m in enumerate(methods)
     }
+
+
+def count_batches(monkeypatch: Any, interrupt_at: int | None = None) -> list:
+    """Replace the sweep's ``run_batch`` with one that records each batch it is given and,
+    at batch number ``interrupt_at`` (1-based), raises KeyboardInterrupt (a Ctrl-C there)."""
+    import inev.experiments.sweep as sweep
+
+    real, calls = sweep.run_batch, []
+
+    def counted(tasks, measure=None):
+        calls.append(tasks)
+        if len(calls) == interrupt_at:
+            raise KeyboardInterrupt
+        return real(tasks, measure)
+
+    monkeypatch.setattr(sweep, "run_batch", counted)
+    return calls

@@ -8,6 +8,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
+import sweep_helpers
 
 from inev.common.errors import InevError
 from inev.experiments.claims import evaluate, load_claims
@@ -303,17 +304,7 @@ def test_each_figure_gets_its_own_progress_bar_from_start_to_stop(tmp_path):
 def test_an_interrupted_reproduction_keeps_its_finished_tasks_and_resumes_them(
     tmp_path, run_cli, monkeypatch
 ):
-    import inev.experiments.sweep as sweep
-
-    real, calls = sweep.run_batch, []
-
-    def interrupted_at_the_third_task(tasks, measure=None):
-        calls.append(tasks)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(tasks, measure)
-
-    monkeypatch.setattr(sweep, "run_batch", interrupted_at_the_third_task)
+    sweep_helpers.count_batches(monkeypatch, interrupt_at=3)
     out = tmp_path / "r"
     command = ("reproduce", "4b", "-o", out, "--quick", "--master", "serial")
     code, _, err = run_cli(*command)
@@ -325,10 +316,8 @@ def test_an_interrupted_reproduction_keeps_its_finished_tasks_and_resumes_them(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]  # no staging folder left
     assert sorted(p.name for p in out.iterdir()) == ["runs"]
     assert len(list((out / "runs" / "fig4b" / "parts").glob("*.parquet"))) == 2
-    calls.clear()
-    monkeypatch.setattr(
-        sweep, "run_batch", lambda tasks, measure=None: calls.append(tasks) or real(tasks, measure)
-    )
+    monkeypatch.undo()
+    calls = sweep_helpers.count_batches(monkeypatch)
     code, stdout, err = run_cli(*command)  # no --force: the folder holds only runs/
     assert code == 0, err
     assert len(calls) == 9 - 2 and "Fig. 4b: 9 tasks" in stdout  # 3 points x 3 seeds

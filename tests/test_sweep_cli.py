@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import sweep_helpers
+
 SPEC = """
 name = "t"
 seeds = 2
@@ -59,17 +61,7 @@ def test_help_lists_presets_and_metrics(run_cli):
 def test_ctrl_c_keeps_the_finished_tasks_and_says_so_in_one_error_line(
     tmp_path, run_cli, monkeypatch
 ):
-    import inev.experiments.sweep as sweep
-
-    real, calls = sweep.run_batch, []
-
-    def interrupted_at_the_third_task(tasks, measure=None):
-        calls.append(tasks)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(tasks, measure)
-
-    monkeypatch.setattr(sweep, "run_batch", interrupted_at_the_third_task)
+    sweep_helpers.count_batches(monkeypatch, interrupt_at=3)
     spec = tmp_path / "s.toml"
     spec.write_text(SPEC.replace("length = [3, 6]", "length = [3, 4]"))
     out = tmp_path / "r"
@@ -81,7 +73,7 @@ def test_ctrl_c_keeps_the_finished_tasks_and_says_so_in_one_error_line(
     ]
     assert "length" in stdout and not (out / "results.parquet").exists()
     assert len(list((out / "parts").glob("part-*.parquet"))) == 2
-    monkeypatch.setattr(sweep, "run_batch", real)
+    monkeypatch.undo()
     code, stdout, _ = run_cli("sweep", spec, "-o", out, "--master", "serial")
     assert code == 0 and "4 tasks (2 run, 2 already done)" in stdout
 

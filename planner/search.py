@@ -244,13 +244,12 @@ class _Best:
     strict: bool
     plan: Plan | None = None
     rejected: list[str] = field(default_factory=list)
+    lowest: float = math.inf
+    """The lowest latency of a rejected candidate."""
 
     def cost(self) -> float:
         """ψ of the best plan so far (inf before the first)."""
         return math.inf if self.plan is None else self.plan.psi
-
-    lowest: float = math.inf
-    """The lowest latency of a rejected candidate."""
 
     def offer(self, plan: Plan, kept: str) -> None:
         """Keep ``plan`` if it meets the bound (when strict) and is the cheapest so far."""

@@ -303,19 +303,11 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan, xi: float = DE
     for q in wl.queries:
         pp = push_pull(network, q, wl.window)
         total += pp.cost
-        paths = [
-            (2 if pos >= pp.pushed else 1) * network.hops(n, pp.node)
-            for pos, e in enumerate(pp.order)
-            for n in network.sources(e)
-        ]
-        inputs = [primitive_projection(t, glob[t]) for t in q.types]
-        processing = partial_match_rate(sink_projection(q, glob, wl.window), inputs, glob)
-        latency = max(latency, xi * processing + max(paths, default=0.0))
         notes.append(
             f"{q.name}: node {pp.node}, order {', '.join(pp.order)}, pushed {', '.join(pp.order[: pp.pushed])}"
             f", pulled {', '.join(pp.order[pp.pushed :]) or '-'}, cost {pp.cost:.6g}"
         )
-        ids = []
+        ids, longest = [], 0
         for pos, e in enumerate(pp.order):
             key = e if e not in projections else f"{e} @{q.name}"
             projections[key] = ProjectionInfo(
@@ -342,8 +334,12 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan, xi: float = DE
                     )
                 )
                 ids.append(vid)
+                longest = max(longest, len(links) * (2 if pos >= pp.pushed else 1))  # pulls
             if pos >= pp.pushed:
                 notes.append(f"{q.name}: pull {e}")
+        inputs = [primitive_projection(t, glob[t]) for t in q.types]
+        processing = partial_match_rate(sink_projection(q, glob, wl.window), inputs, glob)
+        latency = max(latency, xi * processing + longest)
         sink_info = central.projections[central.sinks[q.name]]
         skey = sink_info.key if sink_info.key not in projections else f"{sink_info.key} @{q.name}"
         projections[skey] = replace(sink_info, key=skey, queries=(q.name,))

@@ -499,11 +499,10 @@ def _insert_negation(rng, tree, negation):
 
 
 def _under_kleene(tree, target):
-    for n in _walk(tree):
-        if isinstance(n, Operator) and n.kind == "KL":
-            if any(m is target for m in _walk(n)):
-                return True
-    return False
+    return any(
+        isinstance(n, Operator) and n.kind == "KL" and any(m is target for m in _walk(n))
+        for n in _walk(tree)
+    )
 
 
 def random_stream(rng: random.Random, types, n: int, horizon: int = 10):

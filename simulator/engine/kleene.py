@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from inev.simulator.engine.constraints import Composite
@@ -126,9 +127,9 @@ def iteration_checks(
         return True
 
     def accept(trend: Trend) -> bool:
-        if nexts and not composite.chained:  # the order is known only for the whole set
-            if not all(follows(pair) for pair in zip(trend, trend[1:], strict=False)):
-                return False
+        # over an AND the order is known only for the whole set
+        if nexts and not composite.chained and not all(map(follows, pairwise(trend))):
+            return False
         for c in fixed:
             binding: dict[Any, Any] = {}
             for a in condition_attributes(c):

@@ -331,8 +331,8 @@ class _Parser:
             self.take(")")
             self.take(".")
             return Attr(type_name, self.take("name")[1], next=True)
-        following = self.tokens[self.position + 1][0]
-        if kind == "name" and value in ("FIRST", "LAST") and following == "(":
+        ahead = self.tokens[min(self.position + 1, len(self.tokens) - 1)][0]
+        if kind == "name" and value in ("FIRST", "LAST") and ahead == "(":
             self.take()
             self.take("(")
             type_name = self.take("name")[1]

@@ -75,6 +75,7 @@ from inev.simulator.engine.events import Event
 from inev.simulator.engine.greedy import greedy_plan
 from inev.simulator.engine.kleene import Iterations, KleeneRule, iteration, iteration_checks
 from inev.simulator.engine.predicates import CodeGen
+from inev.simulator.engine.selection import Selection, Selector, next_match_check
 from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
 from inev.simulator.engine.zstream import cardinality, zstream_plan
 from inev.workloads.expressions import (
@@ -175,6 +176,7 @@ class _Branch:
         self.children: list[Engine | None] = [None] * len(units)
         self.hold = constraints.hold
         self.deferred = self.hold is not None
+        self.next_check: Any = None
         self.late_check: Any = None
         self.none = (None,) * len(constraints.types)
         self.gen = CodeGen(constraints, engine.selectivity_seed)
@@ -433,6 +435,7 @@ class Engine:
         lateness: float | None = 0.0,
         ties: str = "strict",
         streams: Mapping[str, str] | None = None,
+        selection: Selection | None = None,
     ) -> None:
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
         if ties not in TIES:
@@ -477,6 +480,7 @@ class Engine:
         self.arrivals = 0
         self.next_purge = -INF
         self.emitted: dict[tuple[str, Any], float] = {}
+        self.selector = self._selector(selection)
         self.pending: list[tuple[float, int, _Branch, Any]] = []
         self.deferred = any(b.deferred for b in self.branches)
         self.last_event: dict[str, Event] = {}
@@ -486,6 +490,30 @@ class Engine:
         self.last_cost = 0
         for branch in self.branches:
             self._start(branch, explicit)
+
+    def _selector(self, selection: Selection | None) -> Selector | None:
+        """The selection state (None for skip-till-any-match): see :mod:`.selection`."""
+        if selection is None or selection.default:
+            return None
+        leaves = set(event_types(self.pattern))
+        for leaf in (selection.consume - {"*"}) | selection.freeze:
+            if leaf not in leaves:
+                raise InevError(f"--consume/--freeze names {leaf}, no leaf of {self.pattern}")
+        order: dict[str, frozenset[str]] = {}
+        for branch in self.branches:
+            for f in selection.freeze:
+                before = {a for a, b in branch.c.order if b == f}
+                order[f] = order.get(f, frozenset()) | before | {f}
+            if selection.strategy == "next":
+                if branch.c.kleene:
+                    raise InevError(
+                        f"skip-till-next-match over a Kleene closure ({self.pattern}) is not "
+                        "supported: a trend would take every relevant event"
+                    )
+                branch.next_check = next_match_check(
+                    branch.c.conditions, branch.c.pairs, self.window, self.selectivity_seed
+                )
+        return Selector(selection, self.window, self.streams, order)
 
     def _start(self, branch: _Branch, explicit: Plan | None) -> None:
         """A branch's first plan (``explicit``, or generated from the initial statistics),
@@ -779,6 +807,12 @@ class Engine:
         if type(item) is Event:
             self.counters["events"] += 1
             typ = item[1]
+            selector = self.selector
+            if selector is not None:
+                selector.see(item)
+                if selector.drop(item):
+                    self.counters["filtered"] += 1
+                    return out
             nb = self.neg_buffers.get(typ)
             if nb is not None:
                 nb[0].append(t)
@@ -901,6 +935,14 @@ class Engine:
         return found
 
     def _emit(self, branch: _Branch, found: list) -> list[Any]:
+        selector = self.selector
+        if selector is not None:
+            check = branch.next_check
+            made = sorted(
+                ((m, branch.flatten(m[3])) for m in found),
+                key=lambda x: selector.order_key(x[1]),
+            )
+            found = [m for m, events in made if selector.keep(events, check)]
         self.counters["matches"] += len(found)
         if self.output is None:
             self.counters["outputs"] += len(found)

@@ -197,3 +197,115 @@ def test_engine_refusals_are_one_line():
         with pytest.raises(InevError, match=re.escape(message)) as info:
             Engine(parse_pattern(pattern), 5.0, where=where)
         assert "\n" not in str(info.value)
+
+
+# ------------------------------------------------------------------ selection strategies
+def _plain(pattern) -> bool:
+    """No Kleene closure and no negation: each leaf binds one event, emitted when made."""
+    text = str(pattern)
+    return "KL(" not in text and "NOT(" not in text
+
+
+def _selected_by_brute_force(pattern, streams, events, window, where, ties, selection):
+    """The oracle's matches, then the selection rules applied to them as the module
+    :mod:`inev.simulator.engine.selection` states them (input order: the list's)."""
+    found = _expected(pattern, events, window, where, ties, streams)
+    leaves = list(event_types(pattern))
+    read = {streams.get(t, t) for t in leaves}
+    by_id = {e.id: e for e in events}
+    mine = [e for e in events if e.type in read]
+    rank = {e.id: i for i, e in enumerate(mine)}
+    if selection.strategy == "partition":
+        counts: dict = {}
+        for e in mine:
+            part = e.attrs.get(selection.partition)
+            counts[part] = counts.get(part, 0) + 1
+            rank[e.id] = (part, counts[part])
+    keep = Counter()
+    for m, n in found.items():
+        if selection.strategy == "contiguous":
+            places = sorted({rank[i] for i in m})
+            if places[-1] - places[0] + 1 != len(places):
+                continue
+        if selection.strategy == "partition":
+            places = sorted({rank[i] for i in m})
+            if len({p for p, _ in places}) > 1 or places[-1][1] - places[0][1] + 1 != len(places):
+                continue
+        if selection.strategy == "next" and _skipped(m, leaves, streams, mine, rank, by_id, where, window):
+            continue
+        keep[m] = n
+    if selection.consume:
+        consumed, kept = set(), Counter()
+        for m in sorted(keep, key=lambda m: (max(rank[i] for i in m), sorted(rank[i] for i in m))):
+            own = {i for i, leaf in zip(m, leaves, strict=True) if leaf in selection.consume}
+            if own & consumed:
+                continue
+            consumed |= own
+            kept[m] = keep[m]
+        keep = kept
+    return keep
+
+
+def _skipped(m, leaves, streams, mine, rank, by_id, where, window):
+    """Whether the match skipped a relevant event (skip-till-next-match's definition)."""
+    from inev.workloads.expressions import condition_attributes, conjuncts, evaluate
+
+    items = conjuncts(parse_condition(where)) if where else ()
+    pairs = sorted(zip(m, leaves, strict=True), key=lambda x: rank[x[0]])
+    first = min(by_id[i].time for i in m)
+    bound = {pairs[0][1]: by_id[pairs[0][0]]}
+    for (before, _), (ident, leaf) in zip(pairs, pairs[1:], strict=False):
+        for x in mine:
+            if not rank[before] < rank[x.id] < rank[ident] or x.type != streams.get(leaf, leaf):
+                continue
+            if x.time - first > window:
+                continue
+            trial = {**bound, leaf: x}
+            fields = {t: {"time": e.time, "id": e.id, **e.attrs} for t, e in trial.items()}
+            ok = all(
+                evaluate(c, fields)
+                for c in items
+                if leaf in {a.type for a in condition_attributes(c)}
+                and {a.type for a in condition_attributes(c)} <= set(trial)
+            )
+            if ok:
+                return True
+        bound[leaf] = by_id[ident]
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 10**9),
+    strategy=st.sampled_from(["contiguous", "partition:v", "next", "any"]),
+    consume=st.booleans(),
+)
+def test_selection_strategies_equal_brute_force(seed, strategy, consume):
+    from inev.simulator.engine.selection import parse_selection
+
+    rng, pattern, streams, events, window, where, ties = _instance(seed)
+    if not _plain(pattern) and (strategy == "next" or consume):
+        return
+    # one event per time: the input order of equal times is the engine's arrival order
+    events = [e._replace(time=float(i)) for i, e in enumerate(events)]
+    leaves = sorted(event_types(pattern))
+    selection = parse_selection(strategy, [rng.choice(leaves)] if consume else [])
+    engine = Engine(pattern, window, where=where, ties=ties, streams=streams, selection=selection)
+    got = _feed(engine, events, streams)
+    assert got == _selected_by_brute_force(pattern, streams, events, window, where, ties, selection)
+
+
+def test_freeze_blocks_leaves_until_matched_or_expired():
+    from inev.simulator.engine.selection import parse_selection
+
+    # OpenCEP's freeze example: after A1 nothing of a or before it is read until A1 is
+    # matched or older than the window
+    events = _stream("A0 A1 B2 C3 A6 B7 C8")
+    pattern = "SEQ(A a, B b, C c)"
+    selection = parse_selection("any", freeze=["a"])
+    engine = Engine(pattern, 5.0, selection=selection)
+    assert sorted(_feed(engine, events, {})) == [(1, 3, 4), (5, 6, 7)]
+    selection = parse_selection("any", freeze=["b"])
+    engine = Engine(pattern, 5.0, selection=selection)
+    got = sorted(_feed(engine, events, {}))
+    assert got == [(1, 3, 4), (2, 3, 4), (5, 6, 7)]

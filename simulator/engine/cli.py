@@ -26,6 +26,7 @@ from inev.simulator.engine.matching import (
 )
 from inev.simulator.engine.processing import parse_capacity, shedding_strategy
 from inev.simulator.engine.replay import ordered_chunks, prepare
+from inev.simulator.engine.selection import parse_selection
 from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.workloads.io import load_workload
@@ -117,6 +118,27 @@ def size_check_option(command: Any) -> Any:
 )
 @shedding_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random shedders.")
+@click.option(
+    "--strategy",
+    default="any",
+    show_default=True,
+    help="Selection strategy: any (skip-till-any-match), next (skip-till-next-match), "
+    "contiguous (strict contiguity) or partition:ATTR (contiguity per value of ATTR).",
+)
+@click.option(
+    "--consume",
+    multiple=True,
+    metavar="LEAF",
+    help="Events bound to this leaf (event type or variable; 'all' for every leaf) are in one "
+    "match at most, the first emitted (repeatable).",
+)
+@click.option(
+    "--freeze",
+    multiple=True,
+    metavar="LEAF",
+    help="An event of this leaf blocks new events of it and of the leaves before it until it "
+    "is matched or its window passes (OpenCEP's freeze policy; repeatable).",
+)
 @size_check_option
 def match_command(
     workload_file: str,
@@ -133,9 +155,16 @@ def match_command(
     cost_per_unit: float,
     safety: float | None,
     seed: int,
+    strategy: str,
+    consume: tuple[str, ...],
+    freeze: tuple[str, ...],
     no_size_check: bool,
 ) -> None:
     """Evaluate every query of a workload over a trace; write one JSON line per match.
+
+    --strategy, --consume and --freeze choose among the matches (skip-till-any-match, the
+    default, keeps them all, and is what the planner and inev simulate assume); see
+    docs/spec-extensions.md.
 
     With --capacity the trace runs through one node of that capacity (FIFO queue, work
     units as service time), with --latency-bound and --shed under load shedding; the
@@ -147,7 +176,10 @@ def match_command(
     equality joins), refusing a run that would exhaust memory."""
     check_paths({"workload": workload_file, "trace": trace_file}, out)
     adaptation = adaptation_of(adaptive, k, distance, check_every)
+    selection = parse_selection(strategy, consume, freeze)
     strategy = shedding_strategy(capacity is not None, shed, latency_bound)
+    if capacity is not None and not selection.default:
+        raise InevError("--capacity runs skip-till-any-match only (no --strategy, --consume)")
     if capacity is not None:
         parse_capacity(capacity)
         if latency_bound is not None and not latency_bound > 0:
@@ -155,13 +187,14 @@ def match_command(
         if not cost_per_unit > 0:
             raise InevError(f"--cost-per-unit must be positive, got {cost_per_unit}")
     workload = load_workload(workload_file)
+    _check_leaves(workload, selection)
     prepared = prepare(workload, trace_file, check=not no_size_check)
     if capacity is not None:
         events = [e for chunk in ordered_chunks(prepared) for e in chunk]
         shed_run = (capacity, latency_bound, strategy, cost_per_unit, safety, seed)
         _match_overloaded(workload, events, out, engine_plan, adaptation, *shed_run)
         return
-    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
+    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check, selection=selection)
     scan = prepared.scan
     start = clock.perf_counter()
     with atomic_output(out) as handle, time_progress("match", scan.start, scan.end) as update:
@@ -205,6 +238,13 @@ def match_command(
         f"match: {found}, {plural(counts.events, 'event')} ({dropped}) in "
         f"{seconds:.2f} s, {rate:,.0f} events/s -> {out}"
     )
+
+
+def _check_leaves(workload: Any, selection: Any) -> None:
+    """Every leaf --consume and --freeze name is a leaf of some query."""
+    leaves = {t for q in workload.queries for t in q.types} | {"*"}
+    for leaf in sorted((selection.consume | selection.freeze) - leaves):
+        raise InevError(f"--consume/--freeze: no query has a leaf {leaf}")
 
 
 def _match_overloaded(

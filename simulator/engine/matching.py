@@ -153,9 +153,7 @@ def _selection_for(query: Any, selection: Selection | None) -> Selection | None:
     if selection is None or selection.default:
         return None
     leaves = set(query.types) | {"*"}
-    return replace(
-        selection, consume=selection.consume & leaves, freeze=selection.freeze & leaves
-    )
+    return replace(selection, consume=selection.consume & leaves, freeze=selection.freeze & leaves)
 
 
 def match_ids(

@@ -33,6 +33,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from inev.common.errors import InevError
@@ -219,21 +220,28 @@ def next_match_check(
             return False
         trial = {**bound, leaf: candidate}
         for a, b, s in pair_list:
-            if leaf in (a, b) and a in trial and b in trial:
-                if not pair_holds(trial[a]._replace(type=a), trial[b]._replace(type=b), s, seed):
-                    return False
+            if (
+                leaf in (a, b)
+                and a in trial
+                and b in trial
+                and not pair_holds(trial[a]._replace(type=a), trial[b]._replace(type=b), s, seed)
+            ):
+                return False
         for c in conds:
             scope = {x.type for x in condition_attributes(c)}
-            if leaf in scope and scope <= set(trial):
-                if not evaluate(c, {t: fields(trial[t]) for t in scope}):
-                    return False
+            if (
+                leaf in scope
+                and scope <= set(trial)
+                and not evaluate(c, {t: fields(trial[t]) for t in scope})
+            ):
+                return False
         return True
 
     def check(events: tuple, leaves: tuple[str, ...], selector: Selector) -> bool:
         ordered = sorted(zip(events, leaves, strict=True), key=lambda x: selector.place(x[0]))
         first = min(e[0] for e in events)
         bound = {ordered[0][1]: ordered[0][0]}
-        for (previous, _), (event, leaf) in zip(ordered, ordered[1:], strict=False):
+        for (previous, _), (event, leaf) in pairwise(ordered):
             stream = selector.streams.get(leaf, leaf)
             times, history = selector.history.get(stream, ([], []))
             low, high = selector.place(previous), selector.place(event)

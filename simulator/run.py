@@ -71,7 +71,7 @@ from inev.simulator.simulation_result import (
     SimulationResult,
     compare_matches,
 )
-from inev.simulator.sources import poisson_trace, workload_attributes
+from inev.simulator.sources import poisson_trace, with_variables, workload_attributes
 from inev.simulator.tally import Tally
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
@@ -345,7 +345,8 @@ class _TraceFilter:
     (``ignored``)."""
 
     def __init__(self, network: Network, workload: Workload) -> None:
-        self.sources = {t: frozenset(network.event_types[t].sources) for t in workload.types}
+        self.sources = {t: frozenset(network.event_types[t].sources) for t in workload.event_types}
+        self.workload = workload
         self.ignored = 0
 
     def chunks(self, chunks: Iterable[Sequence[Event]]) -> Iterator[list[Event]]:
@@ -368,7 +369,7 @@ class _TraceFilter:
                         f"{event.type} in the network"
                     )
                 kept.append(event)
-            yield kept
+            yield with_variables(kept, self.workload)
 
 
 class _Guarded:
@@ -511,6 +512,14 @@ def simulate(
     started = time.perf_counter()
     wl = workload.split_or()
     wl.check_network(network)
+    if wl.streams:
+        if changes:
+            raise InevError(
+                "changes at run time with pattern variables are not simulated (a variable is "
+                "a stream of its own in the plan; repairs would treat it apart from its type)"
+            )
+        # the planner's network: each variable a stream with its type's sources and rates
+        network = network.with_streams(wl.streams)
     for name in plan.sinks:
         wl.query(name)
     if isinstance(trace, TraceStream):
@@ -548,14 +557,15 @@ def _draw(
             net_k,
             stop,
             options.seed + 7919 * k,
-            types=wl.types,
+            types=wl.event_types,
             attributes=workload_attributes(wl),
             start=start,
         )
         events.extend(drawn)
     events.sort(key=_TIME_ID)
     # renumbered in time order (ids of different epochs' draws would collide)
-    return [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
+    ordered = [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
+    return with_variables(ordered, wl)
 
 
 def _streamable(

@@ -231,7 +231,9 @@ def _selected_by_brute_force(pattern, streams, events, window, where, ties, sele
             places = sorted({rank[i] for i in m})
             if len({p for p, _ in places}) > 1 or places[-1][1] - places[0][1] + 1 != len(places):
                 continue
-        if selection.strategy == "next" and _skipped(m, leaves, streams, mine, rank, by_id, where, window):
+        if selection.strategy == "next" and _skipped(
+            m, leaves, streams, mine, rank, by_id, where, window
+        ):
             continue
         keep[m] = n
     if selection.consume:

@@ -138,6 +138,47 @@ def streams(pattern: Pattern) -> dict[str, str]:
     }
 
 
+def leaf_order(pattern: Pattern) -> set[tuple[str, str]]:
+    """``{(x, y)}``: leaf x comes before leaf y (a SEQ or NSEQ orders a child holding x
+    before one holding y); negated leaves included.
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> sorted(leaf_order(parse_pattern("SEQ(A, AND(NOT(N), B), C)")))
+    [('A', 'B'), ('A', 'C'), ('A', 'N'), ('B', 'C'), ('N', 'C')]
+    """
+    out: set[tuple[str, str]] = set()
+    for node in walk(pattern):
+        if isinstance(node, Operator) and node.kind in ("SEQ", "NSEQ"):
+            groups = [event_types(c) for c in node.children]
+            for i, left in enumerate(groups):
+                for right in groups[i + 1 :]:
+                    out.update((x, y) for x in left for y in right)
+    return out
+
+
+def negation_bounds(pattern: Pattern) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Per negated leaf, the positive leaves nearest before and after it in the pattern's
+    order (an empty side: the window bounds it; see :mod:`inev.simulator.engine.constraints`).
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> negation_bounds(parse_pattern("SEQ(A, B, NOT(N), C)"))
+    {'N': (frozenset({'B'}), frozenset({'C'}))}
+    >>> negation_bounds(parse_pattern("SEQ(NOT(X), A, B)"))
+    {'X': (frozenset(), frozenset({'A'}))}
+    """
+    negated = negated_types(pattern)
+    positive = set(event_types(pattern)) - negated
+    order = leaf_order(pattern)
+    out = {}
+    for n in sorted(negated):
+        first = {a for a, b in order if b == n and a in positive}
+        last = {b for a, b in order if a == n and b in positive}
+        first = {a for a in first if not any((a, x) in order for x in first)}
+        last = {b for b in last if not any((x, b) in order for x in last)}
+        out[n] = (frozenset(first), frozenset(last))
+    return out
+
+
 def kleene_bounds(node: Operator) -> tuple[int, int | None]:
     """The ``(low, high)`` iterations of a KL operator (``(1, None)`` by default)."""
     return node.bounds if node.bounds is not None else (1, None)

@@ -329,6 +329,13 @@ class Workload:
             )
         if ties not in TIES:
             raise InevError(f"workload: ties must be one of {', '.join(TIES)}, got {ties!r}")
+        aggregating = [q.name for q in qs if q.returns is not None]
+        if ties == "any" and aggregating:
+            raise InevError(
+                f"workload: ties 'any' with the return clause of query {aggregating[0]}: GRETA "
+                "orders a trend's events strictly (its Definition 1), so aggregation keeps "
+                "ties 'strict'"
+            )
         _check_streams(qs)
         return cls(window=w, queries=qs, slide=s, selectivity_seed=selectivity_seed, ties=ties)
 

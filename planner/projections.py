@@ -97,8 +97,25 @@ class Projection:
 
 
 def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
-    """The pattern restricted to ``types`` (None when nothing is left); see the module docstring."""
+    """The pattern restricted to ``types`` (None when nothing is left); see the module docstring.
+
+    A ``NOT(N)`` stays only with the types that bound it (its nearest leaves in the order,
+    or every positive type when the window bounds a side); without them its interval would
+    differ from the query's, and a projection may only add matches, never lose them.
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> str(restrict(parse_pattern("SEQ(A, B, NOT(D))"), {"A", "D"}))
+    'A'
+    >>> str(restrict(parse_pattern("SEQ(A, NOT(D), B, C)"), {"A", "B", "D"}))
+    'SEQ(A, NOT(D), B)'
+    """
     keep = frozenset(types)
+    positive = frozenset(event_types(pattern)) - negated_types(pattern)
+    unbound = set()
+    for n, (first, last) in negation_bounds(pattern).items():
+        ends = first | last if first and last else positive
+        if not ends <= keep:
+            unbound.add(n)
 
     def visit(node: Pattern) -> Pattern | None:
         if isinstance(node, Primitive):
@@ -111,7 +128,9 @@ def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
             return _join("SEQ", kids)
         if node.kind == "NOT":
             inner = visit(node.children[0])
-            return None if inner is None else Operator("NOT", (inner,))
+            if inner is None or set(event_types(inner)) & unbound:
+                return None
+            return Operator("NOT", (inner,))
         kids = [k for k in (visit(c) for c in node.children) if k is not None]
         if all(isinstance(k, Operator) and k.kind == "NOT" for k in kids):
             return None  # nothing positive left: no match to negate

@@ -71,7 +71,12 @@ from inev.simulator.simulation_result import (
     SimulationResult,
     compare_matches,
 )
-from inev.simulator.sources import poisson_trace, with_variables, workload_attributes
+from inev.simulator.sources import (
+    poisson_trace,
+    with_variables,
+    without_variables,
+    workload_attributes,
+)
 from inev.simulator.tally import Tally
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
@@ -114,9 +119,12 @@ def centralized_matches(
 ) -> dict[str, Counter]:
     """Matches of every query (but those in ``skip``) by one engine over the sorted trace:
     :func:`inev.simulator.engine.matching.match_ids` with static plans (no re-optimisation:
-    the reference must not depend on when an engine re-plans)."""
+    the reference must not depend on when an engine re-plans). ``events`` may hold the
+    plan's copies of events per variable (:func:`~inev.simulator.sources.with_variables`):
+    the reference reads each event once, as the trace had it."""
     options = MatchOptions(engine_plan, Adaptation("off"), aggregate=False, guard=False)
-    return match_ids(workload, sorted(events, key=_TIME_ID), options, skip=skip)
+    originals = without_variables(events, workload)
+    return match_ids(workload, sorted(originals, key=_TIME_ID), options, skip=skip)
 
 
 Epoch = tuple[float, float, Network, Plan, dict[str, Any]]

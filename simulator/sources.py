@@ -144,3 +144,29 @@ def rescale_rates(network: Network, types: Iterable[str], total_rate: float) -> 
     current = sum(network.global_rate(t) for t in dict.fromkeys(types))
     scale = total_rate / current
     return network.with_rates({t: network.rate(t) * scale for t in network.types})
+
+
+def without_variables(events: Iterable[Event], workload: Workload) -> list[Event]:
+    """The trace :func:`with_variables` copied from: each event once, under its type.
+
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A a, A b, B)")])
+    >>> copies = with_variables([make_event(1.0, "A", 0, 7)], wl)
+    >>> [(e.type, e.id) for e in without_variables(copies, wl)]
+    [('A', 7)]
+    """
+    variables = workload.streams
+    if not variables:
+        return list(events)
+    out, seen = [], set()
+    for e in events:
+        stream = variables.get(e.type)
+        if stream is None:
+            key = (e.type, e.id)
+        else:
+            key = (stream, e.id)
+            e = e._replace(type=stream)
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out

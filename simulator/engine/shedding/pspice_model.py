@@ -92,7 +92,6 @@ class PatternModel:
         self.last_time = 0.0
         self.table: UtilityTable | None = None
         self.neutral = 1.0
-        self.built_states = 0
         self.matrix: np.ndarray | None = None  # the last transition matrix built
         self.rate = 0.0
         self._traced: list[_RunnerInfo] = []
@@ -337,7 +336,6 @@ class PatternModel:
         table.values[~trusted] = neutral  # too few observations: neither kept nor preferred
         self.table = table
         self.neutral = neutral
-        self.built_states = n
         for d in (
             self.exposure,
             self.moves,
@@ -351,10 +349,6 @@ class PatternModel:
             for k in d:
                 d[k] *= 0.5
         return self.table
-
-    def stale(self) -> bool:
-        """Whether states appeared since the last build (a new plan of the engine)."""
-        return self.table is not None and len(self.states) + 1 > self.built_states
 
     def utilities(self, now: float) -> Iterator[tuple[Any, int, np.ndarray]]:
         """``(runner, node, utilities)`` of every non-empty buffer (table lookups)."""

@@ -178,7 +178,6 @@ class PSpiceShedder(Shedder):
         self.rebuild_every = rebuild_every
         self.counter = 0
         self.next_build = warmup
-        self.next_check = warmup
         self.builds = 0
 
     def after(self, item: Any, kind: Any, outputs: list[tuple[str, Any]], cost: float) -> None:
@@ -186,11 +185,6 @@ class PSpiceShedder(Shedder):
         self.counter += 1
         if self.counter >= self.next_build:
             self.build()
-        elif self.counter >= self.next_check:
-            # a plan change brings new states: model them soon, not a rebuild period later
-            self.next_check = self.counter + self.warmup
-            if any(m.stale() for m in self.models.values()):
-                self.next_build = min(self.next_build, self.counter + self.warmup)
 
     def build(self) -> None:
         """Run the model builder for every pattern (off the hot path)."""

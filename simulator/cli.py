@@ -15,10 +15,11 @@ from inev.planner.fingerprint import check_plan_for
 from inev.planner.inev_graph import load_plan
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.repair import load_changes
+from inev.simulator.aggregation import size_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
 from inev.simulator.engine.processing import shedding_strategy
-from inev.simulator.engine.replay import ordered_chunks, prepare
+from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
 from inev.simulator.figures import simulation_figures
 from inev.simulator.options import SimulationOptions
 from inev.simulator.run import TraceStream, simulate
@@ -168,7 +169,11 @@ def simulate_command(
         raise InevError("give a plan file or --method to plan on the fly")
     trace = None
     if trace_file:
-        trace, end = _trace_stream(workload, trace_file, options.check)
+        # sinks of return queries aggregate alone (no trends) unless capacity or changes
+        # need their matches: size those queries as the run evaluates them
+        alone = options.capacity is None and not changes_file
+        sized = size_workload(workload) if alone else workload
+        trace, end = _trace_stream(sized, trace_file, options.check)
         given = click.get_current_context().get_parameter_source("duration")
         explicit = given is not None and given.name != "DEFAULT"
         options = replace(options, duration=max(options.duration, end) if explicit else end)
@@ -186,6 +191,8 @@ def simulate_command(
 def _trace_stream(workload: Any, trace_file: str, check: bool) -> tuple[TraceStream, float]:
     """A recorded trace, scanned and checked, as a stream; and its last time."""
     prepared = prepare(workload, trace_file, check=check)
+    for note in absent_types(workload, prepared.scan):
+        click.echo(f"note: {note}", err=True)
     scan = prepared.scan
     stream = TraceStream(
         lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start

@@ -47,6 +47,7 @@ import simpy
 
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
+from inev.planner import centralized_node
 from inev.planner.inev_graph import Plan
 from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
@@ -528,6 +529,7 @@ def simulate(
             )
         # the planner's network: each variable a stream with its type's sources and rates
         network = network.with_streams(wl.streams)
+    plan = _with_centralized_node(network, wl, plan)
     for name in plan.sinks:
         wl.query(name)
     if isinstance(trace, TraceStream):
@@ -838,6 +840,16 @@ def _change_report(
         )
         report.append(entry)
     return report
+
+
+def _with_centralized_node(network: Network, workload: Workload, plan: Plan) -> Plan:
+    """``plan``, with the centralized node (and its cost) derived where the file lacks them (a
+    plan built from another planner's combination with ``build_plan``): the run's ratio is
+    measured against gathering at that node."""
+    if plan.centralized_node is not None and plan.centralized_node in network.node_index:
+        return plan
+    node, cost = centralized_node(network, workload.types)
+    return replace(plan, centralized_node=node, centralized_cost=cost)
 
 
 def _centralized_messages(

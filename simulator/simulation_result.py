@@ -166,7 +166,8 @@ class SimulationResult:
         return {
             "format": FORMAT,
             **document,
-            "ratio": self.ratio,
+            # undefined (gathering costs nothing, the run sends messages): null, not Infinity
+            "ratio": self.ratio if math.isfinite(self.ratio) else None,
             "equal_to_centralized": self.equal_to_centralized,
             "model_deviation": self.model_deviation,
             "aggregates_equal_to_centralized": self.aggregates_equal_to_centralized,

@@ -112,16 +112,11 @@ def match_workload(
     queries = [q for q in workload.queries if q.name not in skipped]
     aggregated: dict[str, Any] = {}
     notes: list[str] = []
-    if options.aggregate and (options.selection is None or options.selection.default):
-        from inev.simulator.engine.greta import GretaQuery, compile_query
+    if _aggregates(options):
+        from inev.simulator.engine.greta import GretaQuery
 
-        for q in queries:
-            if q.returns is None:
-                continue
-            try:
-                aggregated[q.name] = GretaQuery(compile_query(q, workload.window, workload.slide))
-            except InevError as exc:
-                notes.append(f"{exc}; its matches are written instead")
+        compiled, notes = _greta_compiled(workload, queries)
+        aggregated = {name: GretaQuery(c) for name, c in compiled.items()}
     engines = {
         q.name: Engine.from_query(
             q,
@@ -154,6 +149,44 @@ def _selection_for(query: Any, selection: Selection | None) -> Selection | None:
         return None
     leaves = set(query.types) | {"*"}
     return replace(selection, consume=selection.consume & leaves, freeze=selection.freeze & leaves)
+
+
+def _aggregates(options: MatchOptions) -> bool:
+    """Whether ``return`` queries aggregate with GRETA: asked for, and every match counts
+    (a selection strategy keeps some of them: those queries aggregate nothing, they are
+    written as matches)."""
+    return options.aggregate and (options.selection is None or options.selection.default)
+
+
+def greta_queries(workload: Workload, options: MatchOptions | None = None) -> frozenset[str]:
+    """The queries :func:`match_workload` aggregates with GRETA (no trend built): the
+    ``return`` queries GRETA evaluates exactly, when ``options`` aggregate.
+
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, KL(B), C)", returns="COUNT(*)"),
+    ...                           Query.build("r", "SEQ(A, B)")])
+    >>> sorted(greta_queries(wl))
+    ['q']
+    """
+    if not _aggregates(options or MatchOptions()):
+        return frozenset()
+    return frozenset(_greta_compiled(workload, workload.queries)[0])
+
+
+def _greta_compiled(workload: Workload, queries: Iterable[Any]) -> tuple[dict[str, Any], list]:
+    """GRETA's compiled form of every ``return`` query it accepts; why the others are not."""
+    from inev.simulator.engine.greta import compile_query
+
+    compiled: dict[str, Any] = {}
+    notes: list[str] = []
+    for q in queries:
+        if q.returns is None:
+            continue
+        try:
+            compiled[q.name] = compile_query(q, workload.window, workload.slide)
+        except InevError as exc:
+            notes.append(f"{exc}; its matches are written instead")
+    return compiled, notes
 
 
 def match_ids(

@@ -30,7 +30,7 @@ def test_match_variables_ties_and_a_leading_negation(run_cli, tmp_path, write_js
     )
     trace = tmp_path / "t.csv"
     trace.write_text(TRACE)
-    code, out, err = run_cli("match", workload, trace, "-o", tmp_path / "m.jsonl")
+    code, _out, err = run_cli("match", workload, trace, "-o", tmp_path / "m.jsonl")
     assert code == 0, err
     found = {}
     for r in _lines(tmp_path / "m.jsonl"):
@@ -54,7 +54,9 @@ def test_match_selection_flags(run_cli, tmp_path, write_json):
     assert code == 0, err
     # among the events of type G (the query's): 1-3 and 3-4 are next to each other
     assert sorted(r["events"] for r in _lines(tmp_path / "m.jsonl")) == [[1, 3], [3, 4]]
-    code, _out, err = run_cli("match", workload, trace, "-o", tmp_path / "n.jsonl", "--consume", "a")
+    code, _out, err = run_cli(
+        "match", workload, trace, "-o", tmp_path / "n.jsonl", "--consume", "a"
+    )
     assert code == 0, err
     # G 1 starts one match at most (the first, with G 3), G 3 the next
     assert sorted(r["events"] for r in _lines(tmp_path / "n.jsonl")) == [[1, 3], [3, 4]]
@@ -78,3 +80,22 @@ def test_match_refuses_bad_selection_flags(run_cli, tmp_path, write_json, flags,
     assert code == 1
     assert err.strip().startswith("error: ") and message in err and err.count("\n") == 1
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_aggregation_refuses_what_greta_does_not_define():
+    from inev.common.errors import InevError
+    from inev.simulator.engine.greta import compile_query
+    from inev.simulator.engine.matching import match_workload
+    from inev.workloads.workload import Query, Workload
+
+    positions = Query.build("q", "SEQ(A, KL(B))", where="B[2].v > 1", returns="COUNT(*)")
+    with pytest.raises(InevError, match="reads a position of a trend"):
+        compile_query(positions, 5.0)
+    # inev match then writes the query's matches, with a note saying why
+    run = match_workload(Workload.build(5.0, [positions]), [[]])
+    assert "q" in run.engines and "position" in run.notes[0]
+    with pytest.raises(InevError, match="size bounds .* are not defined by GRETA"):
+        Query.build("q", "SEQ(A, KL(B){2,})", returns="COUNT(*)")
+    counted = Query.build("q", "SEQ(A, B)", returns="COUNT(*)")
+    with pytest.raises(InevError, match="ties 'any' with the return clause"):
+        Workload.build(5.0, [counted], ties="any")

@@ -350,20 +350,12 @@ class Workload:
     @property
     def event_types(self) -> tuple[str, ...]:
         """The event types the queries read (variables resolved), in first-use order."""
-        seen: dict[str, None] = {}
-        for q in self.queries:
-            for t in q.event_types:
-                seen.setdefault(t, None)
-        return tuple(seen)
+        return tuple(dict.fromkeys(t for q in self.queries for t in q.event_types))
 
     @property
     def types(self) -> tuple[str, ...]:
-        """Event types used by any query, in first-use order."""
-        seen: dict[str, None] = {}
-        for q in self.queries:
-            for t in q.types:
-                seen.setdefault(t, None)
-        return tuple(seen)
+        """Leaf names (event types and variables) used by any query, in first-use order."""
+        return tuple(dict.fromkeys(t for q in self.queries for t in q.types))
 
     def query(self, name: str) -> Query:
         """The query called ``name``."""

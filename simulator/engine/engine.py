@@ -90,6 +90,7 @@ from inev.workloads.query import (
     Pattern,
     Primitive,
     event_types,
+    kleene_types,
     negated_types,
     split_or,
 )
@@ -285,7 +286,7 @@ class _Branch:
         ]
         inner = [c for c in own if not _reads(c, "next") and not _reads(c, "position")]
         across = [c for c in own if c not in inner]
-        nested = {t for t in leaves if t in _kleene_leaves(composite.pattern)}
+        nested = kleene_types(composite.pattern)
         for c in across:
             if condition_scope(c) & nested:
                 raise InevError(
@@ -1086,12 +1087,3 @@ def _reads(condition: Condition, what: str) -> bool:
     if what == "next":
         return any(a.next for a in condition_attributes(condition))
     return any(a.position is not None for a in condition_attributes(condition))
-
-
-def _kleene_leaves(pattern: Pattern) -> frozenset[str]:
-    """Leaves of ``pattern`` that stand under a KL inside it."""
-    found: set[str] = set()
-    for node in _walk(pattern):
-        if isinstance(node, Operator) and node.kind == "KL":
-            found.update(event_types(node))
-    return frozenset(found)

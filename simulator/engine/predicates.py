@@ -193,21 +193,11 @@ class CodeGen:
         local = {t: f"v_{t}" for t in scope}
         local[negation.type] = "e"
         lines = [f"def {name}({', '.join(local[t] for t in scope)}):"]
-        closed = self.c.ties == "any"
-        if negation.first:
-            self._extreme(lines, "lo", sorted(negation.first), local, latest=True)
-            lower = "_bisect_left" if closed else "_bisect_right"
-        else:  # the window: no earlier than the match's latest event minus the window
-            self._extreme(lines, "lo", sorted(negation.positive), local, latest=True)
-            lines.append(f"    lo = lo - {self.c.window!r}")
-            lower = "_bisect_left"
-        if negation.last:
-            self._extreme(lines, "hi", sorted(negation.last), local, latest=False)
-            upper = "<=" if closed else "<"
-        else:  # the window: no later than the match's earliest event plus the window
-            self._extreme(lines, "hi", sorted(negation.positive), local, latest=False)
-            lines.append(f"    hi = hi + {self.c.window!r}")
-            upper = "<="
+        # a bound set by the match's leaves is closed under ties "any"; the window's always
+        closed = self._bound(lines, "lo", negation.first, negation.positive, local)
+        lower = "_bisect_left" if closed else "_bisect_right"
+        closed = self._bound(lines, "hi", negation.last, negation.positive, local)
+        upper = "<=" if closed else "<"
         checks = [self.pair_expr(negation.type, t, s, local) for t, s in negation.pairs]
         checks += [self.condition_expr(c, local) for c in negation.conditions]
         for t in sorted(negation.same):
@@ -224,6 +214,25 @@ class CodeGen:
         lines.append("        i += 1")
         lines.append("    return True")
         return "\n".join(lines) + "\n"
+
+    def _bound(
+        self,
+        lines: list[str],
+        name: str,
+        leaves: frozenset[str],
+        positive: frozenset[str],
+        local: Mapping[str, str],
+    ) -> bool:
+        """Source setting ``lo`` (the latest end of ``leaves``) or ``hi`` (their earliest
+        start); without leaves, the match's latest event minus the window (its earliest
+        plus the window). Returns whether the bound is inclusive."""
+        latest = name == "lo"
+        if leaves:
+            self._extreme(lines, name, sorted(leaves), local, latest=latest)
+            return self.c.ties == "any"
+        self._extreme(lines, name, sorted(positive), local, latest=latest)
+        lines.append(f"    {name} = {name} {'-' if latest else '+'} {self.c.window!r}")
+        return True
 
     def _extreme(
         self, lines: list[str], name: str, types: list[str], local: Mapping[str, str], latest: bool

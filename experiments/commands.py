@@ -229,6 +229,8 @@ def _finish(outcome: Any, failed: list[str], allow_errors: bool) -> None:
     that the command line prints its one ``error: interrupted: ...`` line (and the memory
     watchdog, whose stop is an interrupt too, can still name itself).
     """
+    if outcome.interrupted and outcome.finished == 0 and not outcome.path.exists():
+        raise KeyboardInterrupt(f"no task had finished; {outcome.path} was not kept")
     if outcome.interrupted:
         raise KeyboardInterrupt(
             f"{outcome.finished} of {outcome.tasks} tasks finished ({outcome.ran} run, "

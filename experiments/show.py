@@ -93,7 +93,7 @@ def show_workload(path: str, given: Given) -> list[Any]:
     workload = load_workload(path)
     network = load_network(given.network) if given.network else None
     if network is not None:
-        workload.check_network(network)
+        workload.check_network(network, (path, given.network))
     head = (
         f"{path}: workload, {plural(len(workload.queries), 'query', 'queries')}, window "
         f"{workload.window:g} time unit{'' if workload.window == 1 else 's'}"

@@ -86,6 +86,7 @@ def plan_command(
     check_paths({"network": network_file, "workload": workload_file}, out)
     network = load_network(network_file)
     workload = load_workload(workload_file)
+    workload.check_network(network, (workload_file, network_file))
     with progress_on_stderr():
         plan = plan_workload(network, workload, method, PlanOptions(**knobs))
     plan = stamp(plan, network, workload)
@@ -188,7 +189,7 @@ def repair_command(
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
     from inev.planner.inev_graph import load_plan
-    from inev.planner.repair import load_changes, repair_plan
+    from inev.planner.repair import apply_changes, load_changes, repair_plan
 
     inputs = {
         "plan": plan_file,
@@ -202,6 +203,7 @@ def repair_command(
     workload = load_workload(workload_file)
     check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     changes = load_changes(changes_file)
+    apply_changes(network, changes, changes_file)  # a bad entry is refused naming the file
     result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs), replan=replan)
     save_plan(stamp(result.result, result.network, workload), out)
     click.echo(result.summary())

@@ -14,7 +14,7 @@ from inev.common.progress import time_progress
 from inev.planner.fingerprint import check_plan_for
 from inev.planner.inev_graph import load_plan
 from inev.planner.planning import METHODS, plan_workload
-from inev.planner.repair import load_changes
+from inev.planner.repair import apply_changes, load_changes
 from inev.simulator.aggregation import size_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
@@ -156,7 +156,7 @@ def simulate_command(
     options = options_of(knobs)
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    workload.check_network(network)
+    workload.check_network(network, (workload_file, network_file))
     if total_rate is not None:
         network = rescale_rates(network, workload.split_or().types, total_rate)
     if plan_file:
@@ -178,6 +178,8 @@ def simulate_command(
         explicit = given is not None and given.name != "DEFAULT"
         options = replace(options, duration=max(options.duration, end) if explicit else end)
     changes = load_changes(changes_file) if changes_file else []
+    if changes:
+        apply_changes(network, changes, changes_file)  # a bad entry: refused naming the file
     with time_progress("simulate", 0.0, options.duration) as update:
         result = simulate(
             network, workload, plan, options, trace=trace, changes=changes, progress=update

@@ -82,7 +82,7 @@ def show_command(workload_file: str, network_file: str | None) -> None:
     workload = load_workload(workload_file)
     network = load_network(network_file) if network_file else None
     if network is not None:
-        workload.check_network(network)
+        workload.check_network(network, (workload_file, network_file))
     console = Console()
     console.print(
         f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "

@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from inev.common.errors import InevError
+from inev.common.help_text import examples
 from inev.common.words import listing, plural
 
 
@@ -393,7 +394,15 @@ VIEWS = {
 """The view of each kind of file."""
 
 
-@click.command("show")
+@click.command(
+    "show",
+    epilog=examples(
+        "inev show net.json",
+        "inev show wl.json --network net.json",
+        "inev show plan.json",
+        "inev show results",
+    ),
+)
 @click.argument("file", type=click.Path())
 @click.option(
     "--network",

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from inev.common.figures import echo_summary
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import listing, plural
 from inev.planner import progress
@@ -70,7 +71,14 @@ def plan_options(command: Callable) -> Callable:
     return command
 
 
-@click.command("plan")
+@click.command(
+    "plan",
+    epilog=examples(
+        "inev plan net.json wl.json -o plan.json",
+        "inev plan net.json wl.json -o plan.json --explain",
+        "inev plan net.json wl.json -o isolated.json --method isolated",
+    ),
+)
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Plan JSON.")
@@ -160,7 +168,12 @@ def explain_lines(plan: Plan) -> list[str]:
     return lines
 
 
-@click.command("repair")
+@click.command(
+    "repair",
+    epilog=examples(
+        "inev repair plan.json net.json wl.json --changes changes.json -o repaired.json",
+    ),
+)
 @click.argument("plan_file", type=click.Path(dir_okay=False))
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))

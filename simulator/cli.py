@@ -9,6 +9,7 @@ import click
 
 from inev.common.errors import InevError
 from inev.common.figures import echo_summary
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.planner.fingerprint import check_plan_for
@@ -87,7 +88,15 @@ def options_of(knobs: dict[str, Any]) -> SimulationOptions:
     )
 
 
-@click.command("simulate")
+@click.command(
+    "simulate",
+    epilog=examples(
+        "inev simulate net.json wl.json plan.json --duration 20 --seed 1 -o sim.json",
+        "inev simulate net.json wl.json plan.json --duration 20 --changes changes.json -o sim.json",
+        "inev simulate net.json wl.json --method inev --total-rate 60 --duration 20 -o sim.json",
+        "inev simulate net.json wl.json plan.json --capacity auto:0.6 --latency-bound 2 --shed pspice -o sim.json",
+    ),
+)
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from inev.common.errors import InevError
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import listing, plural
 from inev.topologies.generate import (
@@ -33,12 +34,25 @@ def distances_text(summary: dict[str, Any]) -> str:
     )
 
 
-@click.group("network")
+@click.group(
+    "network",
+    epilog=examples(
+        "inev network generate --nodes 20 --event-types 6 --seed 1 -o net.json",
+        "inev network show net.json",
+    ),
+)
 def network_group() -> None:
     """Generate and inspect event networks (inev-network/1 JSON)."""
 
 
-@network_group.command("generate")
+@network_group.command(
+    "generate",
+    epilog=examples(
+        "inev network generate --nodes 20 --out-degree 3 --event-types 6 --skew 1.3 --node-ratio 0.5 --seed 1 -o net.json",
+        "inev network generate --nodes 100 --topology grid --seed 2 -o grid.json",
+        "inev network generate --from-file Geant2011.graphml --largest-component -o geant.json",
+    ),
+)
 @click.option("--nodes", default=20, show_default=True, help="Number of nodes.")
 @click.option("--out-degree", default=3.0, show_default=True, help="Average node degree.")
 @click.option("--event-types", default=6, show_default=True, help="Number of event types.")
@@ -103,7 +117,12 @@ def generate_command(
     )
 
 
-@network_group.command("show")
+@network_group.command(
+    "show",
+    epilog=examples(
+        "inev network show net.json",
+    ),
+)
 @click.argument("network_file", type=click.Path(dir_okay=False))
 def show_command(network_file: str) -> None:
     """Summarise a network: nodes, links, diameter, types with rates and sources."""

@@ -137,6 +137,9 @@ def show_plan(path: str, given: Given) -> list[Any]:
         caption="rates and costs in events per time unit",
     )
     for overlay in scene.overlays:
+        if not overlay.links:  # an input used where it is made
+            forwarding.add_row(overlay.name, "0", "0", f"none: {overlay.note}", "0")
+            continue
         rates = sorted({round(value, 12) for _, _, value in overlay.links})
         shown = f"{rates[0]:.4g}" if len(rates) == 1 else f"{rates[0]:.4g} – {rates[-1]:.4g}"
         forwarding.add_row(

@@ -123,6 +123,8 @@ class SimulationResult:
     """Trace events of types no query uses (not replayed)."""
     trace_skipped: int = 0
     """Empty lines of a CSV trace."""
+    messages_by_link_and_type: dict[str, dict[str, int]] = field(default_factory=dict)
+    """``messages_by_link`` split by the type or projection sent (what the drawing colours)."""
 
     @property
     def aggregates_equal_to_centralized(self) -> bool | None:

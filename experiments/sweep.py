@@ -94,6 +94,17 @@ class SweepOutcome:
     interrupted: bool = False
     finished: int = 0
 
+    def to_pandas(self) -> Any:
+        """Every row as a pandas DataFrame."""
+        return self.table.to_pandas()
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary table and the plot
+        (:class:`inev.experiments.notebook.SweepResults`)."""
+        from inev.experiments.notebook import results
+
+        return results(self)._repr_html_()
+
 
 def run_sweep(
     spec: SweepSpec,

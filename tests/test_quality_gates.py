@@ -39,15 +39,15 @@ from inev.workloads.workload import Workload
 # python tests/gate_figures.py shedding  (10,000 events of issue 26's stream, bound 0.2)
 #
 # With the plan in pattern order (--adaptive off: the operator of the pSPICE paper, where
-# partial matches that never complete cost most of the work) pSPICE lost 0.024-0.079 of
-# random partial-match dropping's false negatives (0.036 / 0.042 keyed at loads 1.6 / 2.5,
-# 0.024 / 0.079 unkeyed). Floor: 0.1.
+# partial matches that never complete cost most of the work) pSPICE lost 0.025-0.076 of
+# random partial-match dropping's false negatives (0.040 / 0.051 keyed at loads 1.6 / 2.5,
+# 0.025 / 0.076 unkeyed). Floor: 0.1.
 PSPICE_SHARE_OF_RANDOM = 0.1
 # With the invariant-adaptive engine (inev match's default) the plan evaluates D first and
 # wastes little work, so every partial match is about as useful per work unit as any other
-# and any shedder loses matches in proportion to the work it must cut (even one that knows
-# every partial match's future matches and every item's exact cost; see
-# benchmarks/bench_shedding_ceiling.py): pSPICE lost 0.85-0.96 of random's. Floor: 1.
+# and a shedder loses matches about in proportion to the work it must cut (so does one that
+# knows every item's exact cost and every partial match's future matches, see
+# benchmarks/bench_shedding_ceiling.py): pSPICE lost 0.81-0.99 of random's. Floor: 1.
 PSPICE_SHARE_OF_RANDOM_ADAPTIVE = 1.0
 
 

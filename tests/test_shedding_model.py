@@ -17,7 +17,7 @@ from inev.simulator.engine.shedding.markov import (
     transition_matrix,
 )
 from inev.simulator.engine.shedding.pspice_model import PatternModel
-from inev.simulator.engine.shedding.reward import branching_table
+from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.shedders import buffer_costs
 from inev.simulator.engine.shedding.utility import UtilityTable
 
@@ -61,12 +61,11 @@ def test_transition_matrix_from_counts():
 
 
 def test_value_iteration_matches_geometric_sum():
-    # the paper's chain as the special case G = P - I: one transient state that stays with
-    # probability q and costs r per event: expected remaining work with m events left is
-    # r (1 - q^m) / (1 - q)
+    # one transient state, stays with probability q and costs r per event:
+    # expected remaining work with m events left is r (1 - q^m) / (1 - q)
     q, r = 0.8, 3.0
     P = np.array([[1.0, 0.0], [1 - q, q]])
-    _, table = branching_table(P - np.eye(2), np.zeros(2), np.array([5.0, r]), 20, 4)
+    table = remaining_time_table(P, np.array([5.0, r]), max_events=20, bin_size=4)
     for j in range(table.shape[1]):
         m = 4 * j
         assert table[1, j] == pytest.approx(r * (1 - q**m) / (1 - q))
@@ -248,36 +247,3 @@ def test_an_extension_completed_in_the_same_item_completes_its_partial_match():
     assert P[ab, ab] == 1.0
     assert model.table.lookup(a, 12) > 0 and model.table.lookup(c, 12) > 0
     assert model.table.lookup(ab, 12) == 0.0
-
-
-def test_branching_table_by_hand():
-    # states: 0 complete, 1 = A, 2 = AB; per event an A spawns 0.5 AB and completes
-    # nothing itself, an AB completes 0.25 matches; an A costs 1 work unit, an AB 2
-    G = np.zeros((3, 3))
-    G[1, 2] = 0.5
-    value, cost = branching_table(G, np.array([0, 0, 0.25]), np.array([0, 1.0, 2.0]), 2, 1)
-    assert value[2].tolist() == [0.0, 0.25, 0.5]
-    assert value[1].tolist() == [0.0, 0.0, 0.5 * 0.25]  # V_2(A) = V_1(A) + 0.5 V_1(AB)
-    assert cost[1].tolist() == [0.0, 1.0, 1.0 + 1.0 + 0.5 * 2.0]
-    assert cost[2].tolist() == [0.0, 2.0, 4.0]
-    assert value[0].tolist() == cost[0].tolist() == [0.0, 0.0, 0.0]
-
-
-def test_worth_of_partial_matches_credits_the_whole_cascade():
-    # SEQ(A, B, C) evaluated C first, ((C A) B): every match is built when its C arrives.
-    # A@1, B@2, B@3, C@4: the C joins the one A (1 pair, one CA stored), then CA joins the
-    # two B's (2 pairs, 2 matches). Both buffers share the 2 matches; the A is charged the
-    # 3 pairs of the cascade from its step on, the B's the 2 of theirs.
-    engine = Engine("SEQ(A, B, C)", window=10.0, plan=OrderPlan((2, 0, 1)))
-    model = PatternModel(engine)
-    for i, (t, typ) in enumerate([(1.0, "A"), (2.0, "B"), (3.0, "B"), (4.0, "C")]):
-        model.before(t)
-        engine.push(make_event(t, typ, 0, i))
-        model.after()
-    state = {tuple(sorted(k[1])): v for k, v in model.states.items()}
-    a, b, ac = state[("A",)], state[("B",)], state[("A", "C")]
-    assert model.matches == {a: 2.0, b: 2.0}
-    assert model.work == {a: 3.0, b: 2.0}
-    assert model.spawns == {(a, ac): 1.0}
-    # exposure: the A was live at the three later items, the B's 1 + 2 times
-    assert (model.exposure[a], model.exposure[b]) == (3.0, 3.0)

@@ -18,9 +18,10 @@ cannot follow). The detector calibrates that prediction per item kind ``k``:
     f_k = base + rest_k + h_1 · (ρ_k + spread · σ_k)
 
 ``base`` is the item's own work (one unit per engine it enters, exact), ``ρ_k`` and ``σ_k``
-the exponential average and standard deviation of the observed ratio of join work to
-prediction (weight ``smoothing``), ``rest_k`` the join work of items the model predicted
-none for (average plus ``spread`` deviations). The margin is needed because the outputs of
+the mean and standard deviation of the observed ratio of join work to prediction, each item
+weighted by its prediction (a small item's few pairs make its ratio jumpy; weights decay by
+``1 - smoothing`` per item), ``rest_k`` the join work of items the model predicted none for
+(average plus ``spread`` deviations). The margin is needed because the outputs of
 the later joins of a cascade vary far more than their average (a D event of SEQ(A, B, C, D)
 evaluated D first costs 0.3 to 3.8 times the prediction, measured on the pSPICE gate's
 stream), and the bound must hold for every item. The amount to shed is a number of work
@@ -34,9 +35,9 @@ benchmark reports its wall-clock overhead instead.
 >>> d.observe("A", explained=4.0, cost=5.0)  # 4 units of joins for 4 predicted: ratio 1
 >>> d.estimate("A", explained=5.0)
 6.0
->>> d.observe("A", explained=4.0, cost=25.0)  # ratio 6: ρ = 1 + 0.05·5, σ² = 0.05·25
->>> round(d.estimate("A", 4.0), 6)  # 1 + 4·(1.25 + 3·√1.25)
-19.416408
+>>> d.observe("A", explained=4.0, cost=25.0)  # ratio 6: ρ = (0.95·4 + 24) / 7.8 = 3.56
+>>> round(d.estimate("A", 4.0), 3)  # 1 + 4·(ρ + 3σ), σ² = (0.95·4 + 144) / 7.8 - ρ² = 6.25
+45.247
 """
 
 from __future__ import annotations
@@ -51,16 +52,29 @@ BufferCost = tuple[Any, int, int, int, float, Any]
 
 @dataclass
 class _Fit:
-    """Running figures of one item kind (exponential averages)."""
+    """Running sums of one item kind (weights decay by ``1 - smoothing`` per observation)."""
 
-    ratio: float = 1.0
-    """Work units per unit the state model explains."""
-    spread2: float = 0.0
-    """Squared deviation of that ratio."""
+    weight: float = 0.0
+    """Σ predicted join work."""
+    joins: float = 0.0
+    """Σ observed join work."""
+    squares: float = 0.0
+    """Σ observed² / predicted: the ratio's second moment, weighted by the prediction."""
     rest: float = 0.0
-    """Work beyond the item's own units when the model explains none."""
+    """Join work of items the model predicted none for (average)."""
     rest2: float = 0.0
-    seen: int = 0
+
+    @property
+    def ratio(self) -> float:
+        """Observed join work per unit predicted."""
+        return self.joins / self.weight if self.weight else 1.0
+
+    @property
+    def deviation(self) -> float:
+        """Standard deviation of that ratio, each item weighted by its prediction."""
+        if not self.weight:
+            return 0.0
+        return max(self.squares / self.weight - self.ratio**2, 0.0) ** 0.5
 
 
 @dataclass
@@ -78,32 +92,29 @@ class OverloadDetector:
         if fit is None:
             fit = self.fits[kind] = _Fit()
         joins = max(cost - base, 0.0)
-        w = self.smoothing if fit.seen else 1.0
         if explained >= 1.0:
-            r = joins / explained
-            d = r - fit.ratio
-            fit.ratio += w * d
-            fit.spread2 += w * (d * d - fit.spread2) if fit.seen else 0.0
-            fit.seen += 1
+            keep = 1.0 - self.smoothing
+            fit.weight = fit.weight * keep + explained
+            fit.joins = fit.joins * keep + joins
+            fit.squares = fit.squares * keep + joins * joins / explained
         else:
             d = joins - fit.rest
             fit.rest += self.smoothing * d
             fit.rest2 += self.smoothing * (d * d - fit.rest2)
 
     def slope(self, kind: Any) -> float:
-        """Estimated work units per unit of explained join work (the calibrated ratio plus
-        its margin)."""
+        """Estimated work units per unit of predicted join work (ratio plus margin)."""
         fit = self.fits.get(kind)
         if fit is None:
             return 1.0
-        return fit.ratio + self.spread * fit.spread2**0.5
+        return fit.ratio + self.spread * fit.deviation
 
     def estimate(self, kind: Any, explained: float, base: float = 1.0) -> float:
         """Estimated work units of the next item of ``kind`` whose joins the state model
         expects to cost ``explained``: its own ``base`` units, the calibrated joins and
-        ``spread`` standard deviations of the recent calibration errors."""
+        ``spread`` standard deviations of the calibration."""
         fit = self.fits.get(kind)
         if fit is None:
             return base + explained
         rest = fit.rest + self.spread * fit.rest2**0.5
-        return base + rest + explained * (fit.ratio + self.spread * fit.spread2**0.5)
+        return base + rest + explained * self.slope(kind)

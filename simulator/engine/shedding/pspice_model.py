@@ -24,24 +24,6 @@ remaining-time tables over the events left in a window (``window × observed ite
 at most ``MAX_EVENTS``), and a :class:`.utility.UtilityTable`; then it halves the counts
 (retraining with forgetting, §III-D). Building is called periodically by the shedder, not
 per item.
-
-**What a partial match is worth in a tree plan** (a choice beyond the paper, and why). The
-paper defines a partial match's utility by the false negatives its loss causes and measures
-that by its completion probability, since a partial match of its NFA completes at most once.
-In a tree plan under skip-till-any-match a buffered partial match is never consumed: every
-later item that joins it may complete another match (a buffered B event of SEQ(A, B, C, D)
-evaluated D first takes part in dozens). So the model counts, per state, the **matches** a
-cascade completes with one of its partial matches (credited to every buffer the cascade
-joined), the **work** of the cascade from the step that examined it on (its own pairs and the
-joins its extensions cause in the same item: an A event whose extension DA is joined with
-every C and B costs that whole cascade, not one pair), and the partial matches it **spawns**
-into parent buffers. A partial match with ``m`` events left then expects
-``V_m = μ + (I + G) V_{m-1}`` matches and ``W_m = w + (I + G) W_{m-1}`` work units
-(:func:`.reward.branching_table`; μ, w per partial match and event, ``G`` the spawn rates),
-and its utility is the weight times ``V_m / W_m``, the paper's equation with the expected
-number of completions in place of the probability of one (which it is when a partial match
-completes at most once). The learned transition matrix of the paper's chain is kept
-(``matrix``) for inspection.
 """
 
 from __future__ import annotations
@@ -52,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from inev.simulator.engine.shedding.markov import COMPLETE, transition_matrix
-from inev.simulator.engine.shedding.reward import branching_table
+from inev.simulator.engine.shedding.markov import COMPLETE, completion_table, transition_matrix
+from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.utility import UtilityTable
 
 MAX_EVENTS = 50_000
@@ -83,9 +65,6 @@ class PatternModel:
         self.checks: dict[int, float] = {}
         self.join_pairs: dict[tuple[int, int], float] = {}
         self.join_outs: dict[tuple[int, int], float] = {}
-        self.matches: dict[int, float] = {}
-        self.work: dict[int, float] = {}
-        self.spawns: dict[tuple[int, int], float] = {}
         self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
         self.items = 0
         self.first_time: float | None = None
@@ -167,7 +146,6 @@ class PatternModel:
                     outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
             for segment in _cascades(info, trace):
                 _record_moves(info, segment, moves)
-                self._record_worth(info, segment)
         self._traced = []
         self.items += 1
 
@@ -179,31 +157,6 @@ class PatternModel:
         if seen <= 0:
             return 1.0
         return self.join_outs.get((sibling, parent), 0.0) / seen
-
-    def _record_worth(self, info: _RunnerInfo, segment: list[tuple[int, int, int, int]]) -> None:
-        """Matches, work and spawns of one cascade, credited to the states it joined (module
-        docstring): every buffer joined shares the matches the cascade completes and the
-        work from its step on; each step's outputs stored in a parent buffer are spawns."""
-        root = info.runner.plan.root
-        tail = 0.0
-        tails = []
-        for _sibling, size, count, _outs in reversed(segment):
-            tail += count * size
-            tails.append(tail)
-        tails.reverse()
-        last = segment[-1]
-        completed = float(last[3]) if info.parent[last[0]] == root else 0.0
-        for (sibling, size, _count, outs), work in zip(segment, tails, strict=True):
-            if not size:
-                continue
-            s = info.state_of[sibling]
-            self.work[s] = self.work.get(s, 0.0) + work
-            if completed:
-                self.matches[s] = self.matches.get(s, 0.0) + completed
-            parent = info.parent[sibling]
-            if outs and parent != root:
-                key = (s, info.state_of[parent])
-                self.spawns[key] = self.spawns.get(key, 0.0) + outs
 
     def path_costs(self, item: Any, is_event: bool) -> tuple[float, list]:
         """Expected join work of ``item`` and, per buffer on its paths, the work one partial
@@ -315,20 +268,15 @@ class PatternModel:
         self.rate = self.item_rate()
         max_events = int(min(MAX_EVENTS, math.ceil(self.engine.window * self.rate)) + 1)
         bin_size = max(1, math.ceil(max_events / self.bins))
-        self.matrix = transition_matrix(n, self.exposure, self.moves)
-        per_match = np.zeros(n)
-        per_work = np.zeros(n)
-        spawn = np.zeros((n, n))
+        P = transition_matrix(n, self.exposure, self.moves)
+        reward = np.zeros(n)
         for s, seen in self.exposure.items():
             if seen > 0:
-                per_match[s] = self.matches.get(s, 0.0) / seen
-                per_work[s] = self.work.get(s, 0.0) / seen
-        for (s, t), count in self.spawns.items():
-            seen = self.exposure.get(s, 0.0)
-            if seen > 0 and s != COMPLETE:
-                spawn[s, t] += count / seen
-        value, cost = branching_table(spawn, per_match, per_work, max_events, bin_size)
-        table = UtilityTable.build(self.weight, value, cost, bin_size)
+                reward[s] = self.checks.get(s, 0.0) / seen
+        completion = completion_table(P, max_events, bin_size)
+        remaining = remaining_time_table(P, reward, max_events, bin_size)
+        self.matrix = P
+        table = UtilityTable.build(self.weight, completion, remaining, bin_size)
         trusted = np.array([self.exposure.get(s, 0.0) >= MIN_EXPOSURE for s in range(n)])
         trusted[COMPLETE] = True
         positive = table.values[trusted][table.values[trusted] > 0]
@@ -336,16 +284,7 @@ class PatternModel:
         table.values[~trusted] = neutral  # too few observations: neither kept nor preferred
         self.table = table
         self.neutral = neutral
-        for d in (
-            self.exposure,
-            self.moves,
-            self.checks,
-            self.join_pairs,
-            self.join_outs,
-            self.matches,
-            self.work,
-            self.spawns,
-        ):
+        for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
         return self.table

@@ -37,7 +37,7 @@ class UtilityTable:
         positive = remaining[remaining > 0]
         scale = float(positive.mean()) if positive.size else 1.0
         time = np.maximum(remaining / scale, TIME_FLOOR)
-        values = weight * np.maximum(completion, 0.0) / time
+        values = weight * np.clip(completion, 0.0, 1.0) / time
         return cls(values, int(bin_size))
 
     def lookup(self, state: int, events: float) -> float:

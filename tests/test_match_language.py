@@ -94,7 +94,7 @@ def test_aggregation_refuses_what_greta_does_not_define():
     # inev match then writes the query's matches, with a note saying why
     run = match_workload(Workload.build(5.0, [positions]), [[]])
     assert "q" in run.engines and "position" in run.notes[0]
-    with pytest.raises(InevError, match="size bounds .* are not defined by GRETA"):
+    with pytest.raises(InevError, match=r"size bounds .* are not defined by GRETA"):
         Query.build("q", "SEQ(A, KL(B){2,})", returns="COUNT(*)")
     counted = Query.build("q", "SEQ(A, B)", returns="COUNT(*)")
     with pytest.raises(InevError, match="ties 'any' with the return clause"):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.words import listing
 from inev.topologies.network import Network, check_type_name
 from inev.workloads.expressions import (
     Aggregate,
@@ -364,18 +365,32 @@ class Workload:
                 return q
         raise InevError(f"workload has no query {name!r}")
 
-    def check_network(self, network: Network) -> None:
-        """Raise :class:`InevError` if a query uses an event type the network lacks, or
-        names a variable like one of the network's types."""
+    def check_network(self, network: Network, files: tuple[str, str] | None = None) -> None:
+        """Raise :class:`InevError` if a query uses an event type the network lacks (a
+        variable's type included), or names a variable like one of the network's types; the
+        message names ``files`` (the workload's and the network's) and the network's types.
+
+        >>> wl = Workload.build(window=1.0, queries=[Query.build("q1", "SEQ(A, Z)")])
+        >>> net = Network.build([0], [], {"A": (1.0, [0]), "B": (2.0, [0])})
+        >>> wl.check_network(net, ("wl.json", "net.json"))
+        Traceback (most recent call last):
+        ...
+        inev.common.errors.InevError: wl.json: query q1 uses event type Z, which net.json does not have (its types: A, B)
+        """
+        where, net = (f"{files[0]}: ", files[1]) if files else ("", "the network")
         for q in self.queries:
             for t in q.types:
                 stream = q.stream_of(t)
                 if stream not in network.event_types:
-                    raise InevError(f"query {q.name}: unknown event type {stream} for the network")
+                    known = listing(sorted(network.event_types), limit=30)
+                    raise InevError(
+                        f"{where}query {q.name} uses event type {stream}, which {net} does not "
+                        f"have (its types: {known})"
+                    )
                 if t != stream and t in network.event_types:
                     raise InevError(
-                        f"query {q.name}: variable {t} has the name of the network's event "
-                        f"type {t}; rename it"
+                        f"{where}query {q.name}: variable {t} has the name of an event type of "
+                        f"{net}; rename it"
                     )
 
     def split_or(self) -> Workload:

@@ -53,6 +53,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
+from inev.simulator.engine.api import SAFETY_SHARE
 from inev.simulator.engine.processing import Completion, Processor, parse_capacity
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 
@@ -76,7 +77,7 @@ class CapacityOptions:
     shed: str = "none"
     cost_per_unit: float = 1.0
     stage_slack: float | None = None
-    safety: float = 0.1
+    safety: float = SAFETY_SHARE
     seed: int = 0
 
     def __post_init__(self) -> None:

@@ -16,8 +16,7 @@ from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.common.words import plural
-from inev.simulator.engine.engine import Adaptation, Engine
-from inev.simulator.engine.events import Event
+from inev.simulator.engine.api import CompiledWorkload, SheddingOptions, compile_workload
 from inev.simulator.engine.matching import (
     ADAPTIVE,
     ENGINE_PLANS,
@@ -28,7 +27,6 @@ from inev.simulator.engine.matching import (
 )
 from inev.simulator.engine.processing import parse_capacity, shedding_strategy
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
-from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.workloads.io import load_workload
 
@@ -170,8 +168,8 @@ def match_command(
         Console(stderr=True).print(f"note: {note}", highlight=False)
     if capacity is not None:
         events = [e for chunk in ordered_chunks(prepared) for e in chunk]
-        shed_run = (capacity, latency_bound, strategy, cost_per_unit, safety, seed)
-        _match_overloaded(workload, events, out, engine_plan, adaptation, *shed_run)
+        shedding = SheddingOptions(capacity, latency_bound, strategy, cost_per_unit, safety, seed)
+        _match_overloaded(compile_workload(workload, options), events, out, shedding)
         return
     scan = prepared.scan
     start = clock.perf_counter()
@@ -219,47 +217,17 @@ def match_command(
 
 
 def _match_overloaded(
-    workload: Any,
-    events: list,
-    out: str,
-    plan: str,
-    adaptation: Adaptation,
-    capacity: str,
-    latency_bound: float | None,
-    strategy: str,
-    cost_per_unit: float,
-    safety: float | None,
-    seed: int,
+    compiled: CompiledWorkload, events: list, out: str, shedding: SheddingOptions
 ) -> None:
     """``inev match --capacity …``: one overloaded node, matches plus the shedding line."""
-
-    def make_engines() -> dict[str, Engine]:
-        return {
-            q.name: Engine.from_query(q, workload, plan=plan, adaptation=adaptation)
-            for q in workload.queries
-        }
-
-    if safety is None:
-        safety = 0.1 * latency_bound if latency_bound is not None else 0.0
-    weights = {q.name: q.weight for q in workload.queries}
     start = clock.perf_counter()
-    result, outputs = run_overload(
-        make_engines,
-        events,
-        capacity,
-        latency_bound,
-        strategy,
-        weights=weights,
-        cost_per_unit=cost_per_unit,
-        safety=safety,
-        seed=seed,
-    )
+    report = compiled.shed(events, shedding)
+    result, strategy = report.figures, shedding.strategy
     seconds = clock.perf_counter() - start
     with atomic_output(out) as handle:
-        for q in workload.queries:
-            for m in outputs.get(q.name, []):
-                ids = [m.id] if isinstance(m, Event) else [e.id for e in m]
-                handle.write(json.dumps({"query": q.name, "events": ids}) + "\n")
+        for q in compiled.workload.queries:
+            for ids in report.matches.get(q.name, []):
+                handle.write(json.dumps({"query": q.name, "events": list(ids)}) + "\n")
         # wall-clock figures stay out of the file, so that equal inputs give equal files
         figures = {k: v for k, v in result.items() if k not in ("shedder_seconds", "wall_seconds")}
         handle.write(json.dumps({"shedding": figures}) + "\n")

@@ -16,7 +16,12 @@ from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.common.words import plural
-from inev.simulator.engine.api import CompiledWorkload, SheddingOptions, compile_workload
+from inev.simulator.engine.api import (
+    SAFETY_SHARE,
+    CompiledWorkload,
+    SheddingOptions,
+    compile_workload,
+)
 from inev.simulator.engine.matching import (
     ADAPTIVE,
     ENGINE_PLANS,
@@ -78,7 +83,7 @@ def shedding_options(command: Any) -> Any:
             "--safety",
             type=float,
             default=None,
-            help="Safety buffer of the overload detector (default: 10% of the bound).",
+            help=f"Safety buffer of the overload detector (default: {SAFETY_SHARE:.0%} of the bound).",
         ),
     ]
     for option in reversed(options):

@@ -10,7 +10,6 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
@@ -30,7 +29,7 @@ from inev.simulator.engine.matching import (
     greta_queries,
     match_workload,
 )
-from inev.simulator.engine.processing import parse_capacity, shedding_strategy
+from inev.simulator.engine.processing import check_shedding, parse_capacity, shedding_strategy
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.workloads.io import load_workload
@@ -160,10 +159,7 @@ def match_command(
     strategy = shedding_strategy(capacity is not None, shed, latency_bound)
     if capacity is not None:
         parse_capacity(capacity)
-        if latency_bound is not None and not latency_bound > 0:
-            raise InevError(f"--latency-bound must be positive, got {latency_bound}")
-        if not cost_per_unit > 0:
-            raise InevError(f"--cost-per-unit must be positive, got {cost_per_unit}")
+        check_shedding(latency_bound, cost_per_unit)
     workload = load_workload(workload_file)
     options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
     # an overloaded node builds every query's matches (its shedders drop partial matches)

@@ -369,6 +369,16 @@ def test_exact_on_the_issue_instance(tmp_path, capsys):
     assert all(v["output"] == "all" for v in plan["vertices"])
 
 
+def test_inev_on_the_issue_instance(tmp_path):
+    """inev's own search reaches the reference's combination sending matches (it used to
+    keep Alg. 2's output selector, which made the consumers receive every other type's
+    events: psi 2.80): selectors judged by their whole effect, issue 32."""
+    net, wl = _write_issue_instance(tmp_path)
+    plan = plan_workload(load_network(net), load_workload(wl))
+    assert plan.psi <= min(1.93293, reference_combination_cost(net, wl)) * (1 + 1e-9)
+    assert plan.psi < reference_combination_cost(net, wl, keep_matches=False)
+
+
 # ---------------------------------------------------------------- limits
 def _refused(argv, capsys):
     with pytest.raises(SystemExit) as exc:

@@ -37,6 +37,11 @@ from collections.abc import Iterator
 from inev.common.errors import InevError
 from inev.common.files import remove_live_temporaries
 
+SIZE_SHARE = 0.5
+"""Share of the memory limit that the size checks let a run's estimated state take (the rest
+is for the interpreter, the trace being read, matches in flight and the estimate's error)."""
+FALLBACK_LIMIT = 8 * 2**30
+"""The limit the size checks assume where memory cannot be read or INEV_MAX_MEMORY is 0."""
 GRACE_SECONDS = 10.0
 """How long the main thread may take to stop after the interrupt before the process ends."""
 INTERVAL_SECONDS = 0.25
@@ -98,6 +103,29 @@ def configured_limit() -> int | None:
         value = parse_size(text)
         return value or None
     return default_limit()
+
+
+def size_budget(limit: int | None = None) -> int:
+    """Bytes the size checks let a run's estimated state take: :data:`SIZE_SHARE` of the
+    configured limit (:func:`configured_limit`: ``INEV_MAX_MEMORY``, else what the process
+    holds plus 90 % of the available memory), or of :data:`FALLBACK_LIMIT` where there is
+    none; ``limit`` (bytes) replaces the configured one. Setting ``INEV_MAX_MEMORY`` moves
+    the watchdog and the size checks together.
+
+    >>> size_budget(limit=2 * 2**30) == 2**30
+    True
+    """
+    if limit is None:
+        limit = configured_limit()
+    return int(SIZE_SHARE * (limit or FALLBACK_LIMIT))
+
+
+def show_bytes(value: float) -> str:
+    """A size for a message: ``1.5 GiB``, ``300 MiB``, ``12 KiB``."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.0f} B"
 
 
 def _gib(value: int) -> str:

@@ -27,7 +27,9 @@ file. :func:`main` keeps it for every kind of failure:
 from __future__ import annotations
 
 import os
+import re
 import sys
+import textwrap
 import traceback
 from collections.abc import Sequence
 from importlib import import_module
@@ -37,6 +39,7 @@ from typing import NoReturn
 import click
 
 from inev.common.errors import InevError
+from inev.common.help_text import examples
 from inev.common.interrupts import Terminated, clean_exit_on_signals
 from inev.common.watchdog import watch_memory
 
@@ -107,6 +110,20 @@ def load_command(name: str) -> click.Command:
     return getattr(import_module(module), attribute)
 
 
+def short_help(text: str, limit: int) -> str:
+    """The first sentence of ``text``, shortened at a word to at most ``limit`` characters.
+
+    Our own, because click deprecated its ``make_default_short_help`` (8.2).
+
+    >>> short_help("Plan a workload. Writes a plan file.", 40)
+    'Plan a workload.'
+    >>> short_help("Simulate a plan on a network, node by node", 24)
+    'Simulate a plan on a...'
+    """
+    first = re.split(r"(?<=\.)\s", " ".join(text.split()), maxsplit=1)[0]
+    return textwrap.shorten(first, width=max(limit, 10), placeholder="...")
+
+
 class LazyGroup(click.Group):
     """A click group that imports a sub-command only when it runs (or prints its help)."""
 
@@ -119,12 +136,23 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(n) for n in names)
-        rows = [(n, click.utils.make_default_short_help(COMMANDS[n][1], limit)) for n in names]
+        rows = [(n, short_help(COMMANDS[n][1], limit)) for n in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "inev network generate --nodes 20 --event-types 6 --seed 1 -o net.json",
+        "inev workload generate --network net.json --queries 2 --length 4 -o wl.json",
+        "inev plan net.json wl.json -o plan.json",
+        "inev draw plan.json --network net.json -o plan.html",
+        "inev demo",
+        then="Each command's --help has examples of its own; the README has a walk-through.",
+    ),
+)
 @click.version_option(package_name="inev")
 def cli() -> None:
     """Plan, simulate and compare in-network evaluation of CEP query workloads."""

@@ -9,16 +9,18 @@ import click
 
 from inev.common.errors import InevError
 from inev.common.figures import echo_summary
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.planner.fingerprint import check_plan_for
 from inev.planner.inev_graph import load_plan
 from inev.planner.planning import METHODS, plan_workload
-from inev.planner.repair import load_changes
+from inev.planner.repair import apply_changes, load_changes
+from inev.simulator.aggregation import size_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
 from inev.simulator.engine.processing import shedding_strategy
-from inev.simulator.engine.replay import ordered_chunks, prepare
+from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
 from inev.simulator.figures import simulation_figures
 from inev.simulator.options import SimulationOptions
 from inev.simulator.run import TraceStream, simulate
@@ -86,7 +88,15 @@ def options_of(knobs: dict[str, Any]) -> SimulationOptions:
     )
 
 
-@click.command("simulate")
+@click.command(
+    "simulate",
+    epilog=examples(
+        "inev simulate net.json wl.json plan.json --duration 20 --seed 1 -o sim.json",
+        "inev simulate net.json wl.json plan.json --duration 20 --changes changes.json -o sim.json",
+        "inev simulate net.json wl.json --method inev --total-rate 60 --duration 20 -o sim.json",
+        "inev simulate net.json wl.json plan.json --capacity auto:0.6 --latency-bound 2 --shed pspice -o sim.json",
+    ),
+)
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
@@ -155,7 +165,7 @@ def simulate_command(
     options = options_of(knobs)
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    workload.check_network(network)
+    workload.check_network(network, (workload_file, network_file))
     if total_rate is not None:
         network = rescale_rates(network, workload.split_or().types, total_rate)
     if plan_file:
@@ -168,11 +178,17 @@ def simulate_command(
         raise InevError("give a plan file or --method to plan on the fly")
     trace = None
     if trace_file:
-        trace, end = _trace_stream(workload, trace_file, options.check)
+        # sinks of return queries aggregate alone (no trends) unless capacity or changes
+        # need their matches: size those queries as the run evaluates them
+        alone = options.capacity is None and not changes_file
+        sized = size_workload(workload) if alone else workload
+        trace, end = _trace_stream(sized, trace_file, options.check)
         given = click.get_current_context().get_parameter_source("duration")
         explicit = given is not None and given.name != "DEFAULT"
         options = replace(options, duration=max(options.duration, end) if explicit else end)
     changes = load_changes(changes_file) if changes_file else []
+    if changes:
+        apply_changes(network, changes, changes_file)  # a bad entry: refused naming the file
     with time_progress("simulate", 0.0, options.duration) as update:
         result = simulate(
             network, workload, plan, options, trace=trace, changes=changes, progress=update
@@ -186,6 +202,8 @@ def simulate_command(
 def _trace_stream(workload: Any, trace_file: str, check: bool) -> tuple[TraceStream, float]:
     """A recorded trace, scanned and checked, as a stream; and its last time."""
     prepared = prepare(workload, trace_file, check=check)
+    for note in absent_types(workload, prepared.scan):
+        click.echo(f"note: {note}", err=True)
     scan = prepared.scan
     stream = TraceStream(
         lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start

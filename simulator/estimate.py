@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
+from inev.common.watchdog import show_bytes
+from inev.simulator.engine.size import bytes_per_partial_match, partial_match_limit
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.rates import pattern_selectivity
@@ -45,7 +47,6 @@ from inev.workloads.workload import Workload
 
 LOG2E = math.log2(math.e)
 MAX_EVENTS = 5_000_000
-MAX_PARTIAL_MATCHES = 1_000_000
 MAX_MATCHES = 20_000_000
 
 
@@ -134,25 +135,40 @@ def check_size(
     workload: Workload,
     duration: float,
     max_events: float = MAX_EVENTS,
-    max_partial_matches: float = MAX_PARTIAL_MATCHES,
+    max_partial_matches: float | None = None,
     max_matches: float = MAX_MATCHES,
 ) -> SizeEstimate:
-    """Raise :class:`InevError` naming the problem when a run would be too big to simulate."""
+    """Raise :class:`InevError` naming the problem when a run would be too big to simulate.
+
+    Partial matches are limited by memory, as in ``inev match``
+    (:func:`inev.simulator.engine.size.partial_match_limit`), unless ``max_partial_matches``
+    gives a count."""
     size = estimate(network, workload, duration)
     split = workload.split_or()
     if size.events > max_events:
+        fitting = float(f"{max_events / duration / 2:.1g}")  # half the limit, one digit
         raise InevError(
             f"about {size.events:.3g} events in {duration:g} time units exceed the limit of "
-            f"{max_events:.3g}: shorten the duration or lower the rates"
+            f"{max_events:.3g}: shorten the duration or lower the rates (--total-rate "
+            f"{fitting:g} with --method rescales every rate to fit this limit)"
         )
     for name, value in size.partial_matches_per_window.items():
-        if value > max_partial_matches:
+        q = split.query(name)
+        limit = max_partial_matches
+        if limit is None:
+            limit = partial_match_limit(len(q.types))
+        if value > limit:
+            types = len(q.types)
+            held = bytes_per_partial_match(types) * (2 * types - 1)
             raise InevError(
-                f"query {name}: about {_show(value)} partial matches per window would exhaust memory "
-                f"(limit {max_partial_matches:.3g}): lower the rates or the window"
+                f"query {name}: about {_show(value)} partial matches per window would take "
+                f"about {show_bytes(value * held)} of memory, over the "
+                f"{show_bytes(limit * held)} the size check allows (half the memory limit; "
+                "INEV_MAX_MEMORY sets it): lower the rates or the window, or --total-rate "
+                "with --method to rescale every rate"
                 + (
                     " (Kleene trends double with every event in a window)"
-                    if kleene_types(split.query(name).pattern)
+                    if kleene_types(q.pattern)
                     else ""
                 )
             )
@@ -160,7 +176,8 @@ def check_size(
         if value > max_matches:
             raise InevError(
                 f"query {name}: about {_show(value)} matches in the run exceed the limit of "
-                f"{max_matches:.3g}: lower the rates, the window or the duration"
+                f"{max_matches:.3g}: lower the rates (--total-rate with --method rescales "
+                "every rate), the window or the duration"
             )
     return size
 

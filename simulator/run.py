@@ -47,6 +47,7 @@ import simpy
 
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
+from inev.planner import centralized_node
 from inev.planner.inev_graph import Plan
 from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
@@ -511,6 +512,7 @@ def simulate(
     started = time.perf_counter()
     wl = workload.split_or()
     wl.check_network(network)
+    plan = _with_centralized_node(network, wl, plan)
     for name in plan.sinks:
         wl.query(name)
     if isinstance(trace, TraceStream):
@@ -711,6 +713,14 @@ def _measure(
     )
 
 
+def _by_link_and_type(sim: SimNetwork) -> dict[str, dict[str, int]]:
+    """Messages per link (keyed as ``messages_by_link``) and per type or projection sent."""
+    out: dict[str, dict[str, int]] = {}
+    for ((u, v), kind), count in sorted(sim.by_link_kind.items(), key=lambda kv: str(kv[0])):
+        out.setdefault(f"{u} {v}", {})[str(kind)] = count
+    return out
+
+
 def _counted(sim: SimNetwork, tally: Tally, executions: list[PlanExecution]) -> dict[str, Any]:
     """The result's counters: messages (by type, link and sending vertex; links keyed as
     plan files write them), latencies, items processed per node, partial matches and
@@ -727,6 +737,7 @@ def _counted(sim: SimNetwork, tally: Tally, executions: list[PlanExecution]) -> 
             f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
         },
         "messages_by_vertex": {int(k): c for k, c in sim.by_sender.items()},
+        "messages_by_link_and_type": _by_link_and_type(sim),
         "latency": {q: latency_summary(values) for q, values in tally.latencies.items()},
         "events_processed": {str(n): c for n, c in tally.processed.items()},
         "partial_matches": dict(partial),
@@ -820,6 +831,16 @@ def _change_report(
         )
         report.append(entry)
     return report
+
+
+def _with_centralized_node(network: Network, workload: Workload, plan: Plan) -> Plan:
+    """``plan``, with the centralized node (and its cost) derived where the file lacks them (a
+    plan built from another planner's combination with ``build_plan``): the run's ratio is
+    measured against gathering at that node."""
+    if plan.centralized_node is not None and plan.centralized_node in network.node_index:
+        return plan
+    node, cost = centralized_node(network, workload.types)
+    return replace(plan, centralized_node=node, centralized_cost=cost)
 
 
 def _centralized_messages(

@@ -18,6 +18,7 @@ from inev.simulator.engine.shedding.markov import (
 )
 from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.reward import remaining_time_table
+from inev.simulator.engine.shedding.shedders import buffer_costs
 from inev.simulator.engine.shedding.utility import UtilityTable
 
 
@@ -163,10 +164,10 @@ def test_path_cost_model_by_hand():
     for i, typ in enumerate("AACAC"):
         engine.push(make_event(float(i), typ, 0, i))
     b = make_event(5.0, "B", 0, 5)
-    # joins seen fewer than 30 times count as if every pair joined: h2 = 2, h1 = 3 (1 + 2)
+    # joins never seen count as if every pair joined: h2 = 2, h1 = 3 (1 + 2)
     work, buffers = model.path_costs(b, True)
     assert work == 9.0
-    assert sorted((n, c) for _, _, _, n, c in buffers) == [(2, 3.0), (3, 3.0)]
+    assert sorted((n, c) for _, _, _, n, c, _ in buffers) == [(2, 3.0), (3, 3.0)]
     model.before(5.0)
     engine.push(b)
     model.after()
@@ -175,16 +176,34 @@ def test_path_cost_model_by_hand():
     state = {tuple(sorted(k[1])): v for k, v in model.states.items()}
     assert model.join_selectivity(state[("A",)], state[("A", "B")]) == 1.0
     assert model.join_selectivity(state[("C",)], 0) == 0.0
-    # after 30 more identical B events the high estimate is the observed share itself
     for i in range(30):
         model.before(6.0 + i)
         engine.push(make_event(6.0 + i, "B", 0, 10 + i))
         model.after()
-    assert model.join_selectivity_high(state[("C",)], 0) == 0.0
-    assert model.join_selectivity_high(state[("A",)], state[("A", "B")]) == 1.0
     work, _ = model.path_costs(make_event(40.0, "C", 0, 99), True)
     # a C joins the 93 AB partial matches (3 A's × 31 B's), its ABC outputs reach the root
     assert work == 93.0
+
+
+def test_path_cost_of_a_keyed_join_counts_the_items_own_key():
+    # SEQ(A, B) with A.k == B.k: a B examines only the buffered A's of its own key, and only
+    # those cost it work (the entry carries them), whatever the other keys hold
+    engine = Engine("SEQ(A, B)", window=100.0, where="A.k == B.k", plan=OrderPlan((0, 1)))
+    model = PatternModel(engine)
+    for i, k in enumerate([1, 1, 2, 2, 2, 2]):
+        engine.push(make_event(float(i), "A", 0, i, {"k": k}))
+    work, buffers = model.path_costs(make_event(9.0, "B", 0, 9, {"k": 1}), True)
+    assert work == 2.0
+    [(_, _, _, n, cost, part)] = buffers
+    assert (n, cost) == (2, 1.0)
+    assert sorted(x[3][0].id for x in part) == [0, 1]
+    costs = buffer_costs(buffers[0])
+    assert costs.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    work, buffers = model.path_costs(make_event(9.0, "B", 0, 10, {"k": 3}), True)
+    assert (work, buffers) == (0.0, [])
+    # and the engine's real work agrees: 1 unit for the item, one per A of its key
+    engine.push(make_event(9.0, "B", 0, 9, {"k": 1}))
+    assert engine.last_cost == 3
 
 
 def test_processor_routes_sub_projection_matches():

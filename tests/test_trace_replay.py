@@ -195,3 +195,94 @@ def test_a_simulation_that_outgrows_the_guard_stops_naming_the_query(study, monk
     for trace in (_stream(workload, path), list(read_trace(path))):
         with pytest.raises(InevError, match=r"^query q\d: [\d,]+ partial matches held at time"):
             simulate(network, workload, plan, duration=6.0, trace=trace)
+
+
+def _shed_trace(path, events: int = 2000) -> None:
+    """Issue 26's stream (times i x 0.01; A-D weighted 4:3:2:1; x in 0..19; seed 9)."""
+    import random
+
+    rng = random.Random(9)
+    rows = ["time,type,node,id,x"]
+    for i in range(events):
+        typ = rng.choices("ABCD", weights=[4, 3, 2, 1])[0]
+        rows.append(f"{i * 0.01:.2f},{typ},0,{i},{rng.randint(0, 19)}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_the_size_check_is_a_memory_budget(tmp_path, monkeypatch):
+    # SEQ(A, B, C, D) where A.x < D.x over window 0.5: about 9.6e5 partial matches in the
+    # busiest window (the busiest A, B, C, D counts' product), in up to 7 buffers of 172
+    # bytes each: 1.1 GiB. It fits the budget of an 8 GiB machine (4 GiB) but not that of a
+    # 1 GiB one (512 MiB); a fixed count of 1e6 had refused it everywhere at 1.4e6
+    path = tmp_path / "t.csv"
+    _shed_trace(path)
+    wl = Workload.build(0.5, [Query.build("q", "SEQ(A, B, C, D)", where="A.x < D.x")])
+    scan = scan_for(wl, path)
+    estimate = estimate_from_scan(wl, scan).partial_matches["q"]
+    assert estimate == pytest.approx(959616)
+    monkeypatch.setenv("INEV_MAX_MEMORY", "8G")
+    check_trace_size(wl, scan, "t.csv")
+    monkeypatch.setenv("INEV_MAX_MEMORY", "1G")
+    with pytest.raises(InevError) as info:
+        check_trace_size(wl, scan, "t.csv")
+    message = str(info.value)
+    assert message.startswith("query q: about 9.6e+05 partial matches")
+    assert "would take about 1.08 GiB" in message
+    assert "over the 512 MiB the size check allows" in message
+    assert "INEV_MAX_MEMORY sets it" in message and "--no-size-check" in message
+
+
+def test_greta_queries_are_sized_by_their_graph_not_their_trends(tmp_path, run_cli):
+    # one window with an A, 80 B and a C: 2^80 - 1 trends, 82 GRETA vertices. The default
+    # size check lets the count run (exact), and still refuses to enumerate the trends
+    rows = ["time,type,node,id", "0.0,A,0,0"]
+    rows += [f"{0.01 * i:.2f},B,0,{i}" for i in range(1, 81)]
+    rows.append("0.9,C,0,81")
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(rows) + "\n")
+    counted = tmp_path / "count.json"
+    listed = tmp_path / "list.json"
+    counted.write_text(
+        json.dumps(
+            {
+                "format": "inev-workload/1",
+                "window": 1.0,
+                "queries": [{"name": "t", "pattern": "SEQ(A, KL(B), C)", "return": "COUNT(*)"}],
+            }
+        )
+    )
+    listed.write_text(json.dumps({
+        "format": "inev-workload/1", "window": 1.0,
+        "queries": [{"name": "t", "pattern": "SEQ(A, KL(B), C)"}]}))  # fmt: skip
+    out = tmp_path / "m.jsonl"
+    code, _, err = run_cli("match", counted, path, "-o", out)
+    assert code == 0, err
+    [cell] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert cell["value"] == 2**80 - 1
+    code, _, err = run_cli("match", listed, path, "-o", tmp_path / "n.jsonl")
+    assert code == 1 and "partial matches in the busiest window" in err
+    assert "Kleene type's trends double" in err and not (tmp_path / "n.jsonl").exists()
+
+
+def test_match_says_which_query_types_the_trace_never_holds(tmp_path, run_cli):
+    path = tmp_path / "t.csv"
+    path.write_text("time,type,node,id\n0,A,0,1\n1,B,0,2\n")
+    wl = tmp_path / "wl.json"
+    save_workload(
+        Workload.build(
+            5.0,
+            [
+                Query.build("q", "SEQ(A, Z)"),
+                Query.build("r", "OR(SEQ(A, B), SEQ(X, Y))"),
+                Query.build("s", "NSEQ(A, W, B)"),
+            ],
+        ),
+        wl,
+    )
+    code, out, err = run_cli("match", wl, path, "-o", tmp_path / "m.jsonl")
+    assert code == 0
+    assert err.splitlines() == [
+        "note: query q: the trace holds no event of type Z, so it cannot match",
+        "note: query r: the trace holds no event of types X, Y",
+    ]
+    assert "2 matches" in out  # r's first branch, and s (no W: nothing negates A, B)

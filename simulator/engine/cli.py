@@ -12,6 +12,7 @@ from rich.table import Table
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.common.words import plural
@@ -22,10 +23,11 @@ from inev.simulator.engine.matching import (
     ENGINE_PLANS,
     MatchOptions,
     adaptation_of,
+    greta_queries,
     match_workload,
 )
 from inev.simulator.engine.processing import parse_capacity, shedding_strategy
-from inev.simulator.engine.replay import ordered_chunks, prepare
+from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
 from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.workloads.io import load_workload
@@ -93,7 +95,12 @@ def size_check_option(command: Any) -> Any:
     )(command)
 
 
-@click.command("match")
+@click.command(
+    "match",
+    epilog=examples(
+        "inev match seq.json trace.csv -o matches.jsonl",
+    ),
+)
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="JSONL output.")
@@ -155,13 +162,17 @@ def match_command(
         if not cost_per_unit > 0:
             raise InevError(f"--cost-per-unit must be positive, got {cost_per_unit}")
     workload = load_workload(workload_file)
-    prepared = prepare(workload, trace_file, check=not no_size_check)
+    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
+    # an overloaded node builds every query's matches (its shedders drop partial matches)
+    aggregated = greta_queries(workload, options) if capacity is None else frozenset()
+    prepared = prepare(workload, trace_file, check=not no_size_check, aggregated=aggregated)
+    for note in absent_types(workload, prepared.scan):
+        Console(stderr=True).print(f"note: {note}", highlight=False)
     if capacity is not None:
         events = [e for chunk in ordered_chunks(prepared) for e in chunk]
         shed_run = (capacity, latency_bound, strategy, cost_per_unit, safety, seed)
         _match_overloaded(workload, events, out, engine_plan, adaptation, *shed_run)
         return
-    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
     scan = prepared.scan
     start = clock.perf_counter()
     with atomic_output(out) as handle, time_progress("match", scan.start, scan.end) as update:

@@ -331,6 +331,20 @@ class PlanRunner:
             return float(len(buf))
         return len(buf) / max(len(self._index(node)), 1)
 
+    def partition(self, node: int, leaf: int, binding: tuple) -> list[Item]:
+        """The items of ``node``'s partitioned buffer that a new item with ``binding``
+        entering at its sibling ``leaf`` would examine (its key's part; stale entries
+        included, as the join counts them), without joining them."""
+        key = self.keys[leaf](binding)
+        if key is NO_KEY:
+            return []
+        buf = self.buffers[node]
+        index = self.indexes[node] if self.indexed.get(node) is buf else self._index(node)
+        try:
+            return index.get(key) or []
+        except TypeError:  # an unhashable key: the join scans the whole buffer
+            return buf
+
     def feed(self, unit: int, items: list[Item]) -> list[Item]:
         """Insert new items of ``unit``; return the new root matches."""
         buffers = self.buffers

@@ -108,15 +108,10 @@ def match_workload(
     aggregated: dict[str, Any] = {}
     notes: list[str] = []
     if options.aggregate:
-        from inev.simulator.engine.greta import GretaQuery, compile_query
+        from inev.simulator.engine.greta import GretaQuery
 
-        for q in queries:
-            if q.returns is None:
-                continue
-            try:
-                aggregated[q.name] = GretaQuery(compile_query(q, workload.window, workload.slide))
-            except InevError as exc:
-                notes.append(f"{exc}; its matches are written instead")
+        compiled, notes = _greta_compiled(workload, queries)
+        aggregated = {name: GretaQuery(c) for name, c in compiled.items()}
     engines = {
         q.name: Engine.from_query(q, workload, plan=options.plan, adaptation=options.adaptation)
         for q in queries
@@ -134,6 +129,37 @@ def match_workload(
         guard=guard,
     )
     return Matching(counts, engines, aggregated, notes)
+
+
+def greta_queries(workload: Workload, options: MatchOptions | None = None) -> frozenset[str]:
+    """The queries :func:`match_workload` aggregates with GRETA (no trend built): the
+    ``return`` queries GRETA evaluates exactly, when ``options`` aggregate.
+
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, KL(B), C)", returns="COUNT(*)"),
+    ...                           Query.build("r", "SEQ(A, B)")])
+    >>> sorted(greta_queries(wl))
+    ['q']
+    """
+    if not (options or MatchOptions()).aggregate:
+        return frozenset()
+    return frozenset(_greta_compiled(workload, workload.queries)[0])
+
+
+def _greta_compiled(workload: Workload, queries: Iterable[Any]) -> tuple[dict[str, Any], list]:
+    """GRETA's compiled form of every ``return`` query it accepts; why the others are not."""
+    from inev.simulator.engine.greta import compile_query
+
+    compiled: dict[str, Any] = {}
+    notes: list[str] = []
+    for q in queries:
+        if q.returns is None:
+            continue
+        try:
+            compiled[q.name] = compile_query(q, workload.window, workload.slide)
+        except InevError as exc:
+            notes.append(f"{exc}; its matches are written instead")
+    return compiled, notes
 
 
 def match_ids(

@@ -263,7 +263,8 @@ class Processor:
             explained, buffers = self.buffers(item, targets)
             queueing = start - time
             unit_time = self.cost_per_unit / self.capacity
-            estimate = self.detector.estimate(kind, explained)
+            base = float(len(targets))
+            estimate = self.detector.estimate(kind, explained, base)
             over = queueing + estimate * unit_time + self.safety > self.latency_bound
             if over:
                 stats.overloads += 1
@@ -279,12 +280,15 @@ class Processor:
                 budget = (self.latency_bound - self.safety - queueing) / unit_time
                 # marginal works overlap (dropping AB partial matches also saves their
                 # joins with the next buffer), so shed again until the estimate fits
+                # the shedders count partial matches in the state model's units
+                slope = max(self.detector.slope(kind), 1e-9)
                 for _ in range(SHED_ROUNDS):
-                    if shedder.shed(item, kind, event_time, estimate - budget, buffers):
+                    excess = (estimate - budget) / slope
+                    if shedder.shed(item, kind, event_time, excess, buffers):
                         self.busy_until = start
                         return Completion(item, time, start, start, 0.0, [], dropped=True)
                     explained, buffers = self.buffers(item, targets)
-                    estimate = self.detector.estimate(kind, explained)
+                    estimate = self.detector.estimate(kind, explained, base)
                     if estimate <= budget or not buffers:
                         break
                 if queueing + estimate * unit_time > self.latency_bound:
@@ -317,7 +321,7 @@ class Processor:
             for name, _ in targets:
                 self.models[name].after()
         if bounded:
-            self.detector.observe(kind, explained, cost)
+            self.detector.observe(kind, explained, cost, float(len(targets)))
         shedder.after(item, kind, outputs, cost)
         return self._complete(item, time, start, cost, outputs)
 

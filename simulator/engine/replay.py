@@ -18,7 +18,7 @@ same pass (no trend is built); their results are written after the matches, as b
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +43,14 @@ class Prepared:
     size: TraceSize | None
 
 
-def prepare(workload: Workload, path: str | os.PathLike[str], check: bool = True) -> Prepared:
-    """Scan ``path`` once: content, order and (with ``check``) the size estimate."""
+def prepare(
+    workload: Workload,
+    path: str | os.PathLike[str],
+    check: bool = True,
+    aggregated: Collection[str] = (),
+) -> Prepared:
+    """Scan ``path`` once: content, order and (with ``check``) the size estimate, in which the
+    queries named in ``aggregated`` are priced as GRETA graphs (:mod:`.size`)."""
     trace = TraceFile(path)
     scan = scan_for(workload, path)
     if scan.unsorted is not None and scan.rows > SORT_LIMIT:
@@ -52,8 +58,50 @@ def prepare(workload: Workload, path: str | os.PathLike[str], check: bool = True
             f"{scan.unsorted} goes back in time: a trace of {scan.rows:,} rows must be sorted "
             f"by time to be streamed (up to {SORT_LIMIT:,} rows are sorted in memory)"
         )
-    size = check_trace_size(workload, scan, trace.name) if check else None
+    size = check_trace_size(workload, scan, trace.name, aggregated=aggregated) if check else None
     return Prepared(trace, scan, size)
+
+
+def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
+    """One note per query whose positive types the trace never holds: which types, and
+    whether the query can match at all (an OR branch without them still can).
+
+    >>> from collections import Counter
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, Z)"), Query.build("r", "OR(A, Y)")])
+    >>> for note in absent_types(wl, TraceScan(rows=3, counts=Counter({"A": 3}))):
+    ...     print(note)
+    query q: the trace holds no event of type Z, so it cannot match
+    query r: the trace holds no event of type Y
+    """
+    from inev.workloads.query import negated_types, split_or
+
+    notes = []
+    for q in workload.queries:
+        present = [scan.counts.get(t, 0) > 0 for t in q.types]
+        missing = [t for t, seen in zip(q.types, present, strict=True) if not seen]
+        missing = [t for t in dict.fromkeys(missing) if t not in negated_types(q.pattern)]
+        if not missing:
+            continue
+        possible = any(
+            all(scan.counts.get(t, 0) > 0 for t in _positive(branch))
+            for branch in split_or(q.pattern)
+        )
+        listed = ", ".join(missing)
+        word = "type" if len(missing) == 1 else "types"
+        notes.append(
+            f"query {q.name}: the trace holds no event of {word} {listed}"
+            + ("" if possible else ", so it cannot match")
+        )
+    return notes
+
+
+def _positive(pattern: Any) -> list[str]:
+    """The types of an OR-free pattern that a match must hold (its negated ones excepted)."""
+    from inev.workloads.query import event_types, negated_types
+
+    negated = negated_types(pattern)
+    return [t for t in event_types(pattern) if t not in negated]
 
 
 def ordered_chunks(prepared: Prepared, attributes: Any = None) -> Iterator[list[Event]]:

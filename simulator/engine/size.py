@@ -24,6 +24,19 @@ matches per window that of all its positive types.
 thousand events and stops the run with the same kind of message if they pass a limit the
 estimate should have kept them under.
 
+**GRETA queries.** A ``return`` query that GRETA aggregates (:mod:`.greta`) builds no trend:
+its state is one graph vertex per event of its types in each window holding the event, so
+it is priced at Σ_e c(e) · ⌈window / slide⌉ vertices, whatever the number of trends (a
+window with 80 events of a Kleene type holds 2^80 - 1 trends and 80 vertices).
+
+**The limit is memory, not a count.** The engines of a query hold up to one buffer per node
+of their plan (2k - 1 for k types), each at most the estimate, and a partial match of k types
+takes about :func:`bytes_per_partial_match` bytes (measured by
+``benchmarks/bench_partial_match_bytes.py``). A run is refused when that exceeds the size
+budget, :func:`inev.common.watchdog.size_budget`: half of the memory limit
+(``INEV_MAX_MEMORY``, else what the machine has available), so a refusal means "this would
+not fit here", on this machine.
+
 >>> from collections import Counter
 >>> from inev.common.traces import TraceScan
 >>> from inev.workloads.workload import Query, Workload
@@ -39,22 +52,25 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.traces import TraceScan, scan_trace
+from inev.common.watchdog import show_bytes, size_budget
 from inev.simulator.engine.keys import equality_classes
 from inev.workloads.expressions import Attr, conjuncts
-from inev.workloads.query import kleene_types, negated_types
+from inev.workloads.query import event_types, kleene_types, negated_types
 from inev.workloads.rates import pattern_selectivity
 from inev.workloads.workload import Query, Workload
 
-MAX_PARTIAL_MATCHES = 1_000_000
-"""Estimated partial matches per busiest window above which a run is refused."""
-MAX_HELD = 5_000_000
-"""Partial matches held at once above which a running replay is stopped (a few GB)."""
+MAX_PARTIAL_MATCHES: float | None = None
+"""Estimated partial matches per busiest window above which a run is refused (``None``: from
+the size budget, :func:`partial_match_limit`)."""
+MAX_HELD: int | None = None
+"""Partial matches held at once above which a running replay is stopped (``None``: what the
+size budget holds of partial matches of the workload's longest query)."""
 CHECK_EVERY = 16_384
 """Events between two checks of a running replay."""
 _MAX_SUBSET = 8
@@ -95,16 +111,50 @@ def key_columns(workload: Workload) -> dict[str, list[str]]:
     return {t: sorted(names) for t, names in out.items()}
 
 
+def bytes_per_partial_match(types: int) -> float:
+    """Bytes one buffered partial match of ``types`` types takes: its tuple, binding, list
+    slot and a key index entry (``benchmarks/bench_partial_match_bytes.py`` measured 144 to
+    190 bytes for 3 to 8 types with tracemalloc; this line lies above every figure).
+
+    >>> bytes_per_partial_match(4)
+    172.0
+    """
+    return 140.0 + 8.0 * types
+
+
+def partial_match_limit(types: int, budget: float | None = None) -> float:
+    """Estimated partial matches per busiest window that a query of ``types`` types may
+    reach: the size budget over the bytes of its plan's buffers (module docstring).
+
+    >>> round(partial_match_limit(4, budget=2**30))
+    891812
+    """
+    budget = size_budget() if budget is None else budget
+    return budget / (bytes_per_partial_match(types) * (2 * types - 1))
+
+
 def _log2(x: float) -> float:
     return math.log2(x) if x > 0 else -math.inf
 
 
-def estimate_from_scan(workload: Workload, scan: TraceScan) -> TraceSize:
-    """The size estimate of ``workload`` over a scanned trace (module docstring)."""
+def estimate_from_scan(
+    workload: Workload, scan: TraceScan, aggregated: Collection[str] = ()
+) -> TraceSize:
+    """The size estimate of ``workload`` over a scanned trace (module docstring); the queries
+    named in ``aggregated`` are evaluated by GRETA and priced by their graph's vertices."""
     partial: dict[str, float] = {}
     matches: dict[str, float] = {}
     keyed: dict[str, tuple[str, ...]] = {}
+    windows = math.ceil(workload.window / (workload.slide or workload.window) - 1e-9)
+    for q in workload.queries:
+        if q.name in aggregated:
+            vertices = sum(float(scan.busiest.get(t, 0)) for t in dict.fromkeys(q.types))
+            partial[q.name] = vertices * windows
+            matches[q.name] = 0.0
+            keyed[q.name] = ()
     for q in workload.split_or().queries:
+        if q.name.split("/")[0] in aggregated:
+            continue
         kleene = kleene_types(q.pattern)
         types = [t for t in q.types if t not in negated_types(q.pattern)]
         busiest = {t: float(scan.busiest.get(t, 0)) for t in types}
@@ -181,36 +231,61 @@ def check_trace_size(
     scan: TraceScan,
     trace_name: str,
     max_partial_matches: float | None = None,
+    aggregated: Collection[str] = (),
 ) -> TraceSize:
     """Raise :class:`InevError` naming the query, the knob and the estimate when evaluating
-    ``workload`` over the scanned trace would hold too many partial matches (more than
-    ``max_partial_matches``, by default :data:`MAX_PARTIAL_MATCHES`)."""
+    ``workload`` over the scanned trace would hold more partial matches than fit in memory
+    (:func:`partial_match_limit`; ``max_partial_matches``, or :data:`MAX_PARTIAL_MATCHES`
+    when set, replaces that limit); ``aggregated`` as in :func:`estimate_from_scan`."""
     if max_partial_matches is None:
         max_partial_matches = MAX_PARTIAL_MATCHES
-    size = estimate_from_scan(workload, scan)
+    size = estimate_from_scan(workload, scan, aggregated)
     split = workload.split_or()
     for name, value in size.partial_matches.items():
-        if value <= max_partial_matches:
+        q = workload.query(name) if name in aggregated else split.query(name)
+        types = len(q.types)
+        limit = max_partial_matches
+        if limit is None:
+            limit = partial_match_limit(types)
+        if value <= limit:
             continue
-        q = split.query(name)
-        keys = size.keyed[name]
-        hint = (
-            f"already partitioned by {', '.join(keys)}: shorten the window"
-            if keys
-            else "shorten the window, or join on a key (an equality such as A.id == B.id "
-            "partitions partial matches by its value)"
-        )
-        kleene = (
-            " (a Kleene type's trends double with every event in a window)"
-            if (kleene_types(q.pattern))
-            else ""
-        )
-        raise InevError(
-            f"query {name}: about {_show(value)} partial matches in the busiest window "
-            f"({workload.window:g}) of {trace_name} would exhaust memory (limit "
-            f"{max_partial_matches:.3g}){kleene}: {hint}, or pass --no-size-check"
-        )
+        raise InevError(_refusal(workload, q, value, limit, trace_name, size.keyed[name]))
     return size
+
+
+def _refusal(
+    workload: Workload,
+    q: Query,
+    value: float,
+    limit: float,
+    trace_name: str,
+    keys: tuple[str, ...],
+) -> str:
+    """The one line refusing ``q``: estimate, memory, the knob."""
+    hint = (
+        f"already partitioned by {', '.join(keys)}: shorten the window"
+        if keys
+        else "shorten the window, or join on a key (an equality such as A.id == B.id "
+        "partitions partial matches by its value)"
+    )
+    kleene = (
+        " (a Kleene type's trends double with every event in a window)"
+        if kleene_types(q.pattern)
+        else ""
+    )
+    types = len(q.types)
+    memory = value * bytes_per_partial_match(types) * (2 * types - 1)
+    allowed = limit * bytes_per_partial_match(types) * (2 * types - 1)
+    return (
+        f"query {q.name}: about {_show(value)} partial matches in the busiest window "
+        f"({workload.window:g}) of {trace_name} would take about {_show_bytes(memory)}, over "
+        f"the {_show_bytes(allowed)} the size check allows (half the memory limit; "
+        f"INEV_MAX_MEMORY sets it){kleene}: {hint}, or pass --no-size-check"
+    )
+
+
+def _show_bytes(value: float) -> str:
+    return "more than 1e308 bytes" if math.isinf(value) else show_bytes(value)
 
 
 def scan_for(workload: Workload, trace: Any, check_ids: bool = True) -> TraceScan:
@@ -226,7 +301,8 @@ class SizeGuard:
     Call :meth:`tick` once per event; every ``every`` events (default
     :data:`CHECK_EVERY`) it sums the partial matches of ``engines`` (``{query: engine or
     engines}``) and raises :class:`InevError` naming the biggest query, the time reached and
-    the knob when they pass ``limit`` (default :data:`MAX_HELD`).
+    the knob when they pass ``limit`` (default :data:`MAX_HELD`, else what the size budget
+    holds of partial matches of the longest pattern).
     """
 
     def __init__(
@@ -238,7 +314,12 @@ class SizeGuard:
     ) -> None:
         self.engines = engines
         self.window = window
-        self.limit = MAX_HELD if limit is None else limit
+        if limit is None:
+            limit = MAX_HELD
+        if limit is None:
+            longest = max((_engine_types(e) for e in engines.values()), default=1)
+            limit = int(size_budget() / bytes_per_partial_match(longest))
+        self.limit = limit
         self.every = CHECK_EVERY if every is None else every
         self.count = 0
 
@@ -263,3 +344,9 @@ class SizeGuard:
                 f"({total:,} in all) passed the limit of {self.limit:,} during the run: "
                 f"shorten the window ({self.window:g}) or join on a key"
             )
+
+
+def _engine_types(engines: Any) -> int:
+    """The most types of a pattern among ``engines`` (one engine or several)."""
+    group = engines if isinstance(engines, list | tuple) else [engines]
+    return max((len(event_types(e.pattern)) for e in group), default=1)

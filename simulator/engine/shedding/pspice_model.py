@@ -39,8 +39,7 @@ from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.utility import UtilityTable
 
 MAX_EVENTS = 50_000
-SPREAD = 3.0  # standard deviations above the mean join selectivity in the work model
-MIN_EXPOSURE = 200.0  # below this many observations a state never counts as hopeless
+MIN_EXPOSURE = 200.0  # below this many observations a state's utility is not trusted
 
 
 class _RunnerInfo:
@@ -66,12 +65,12 @@ class PatternModel:
         self.checks: dict[int, float] = {}
         self.join_pairs: dict[tuple[int, int], float] = {}
         self.join_outs: dict[tuple[int, int], float] = {}
-        self.join_moments: dict[tuple[int, int], list[float]] = {}
         self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
         self.items = 0
         self.first_time: float | None = None
         self.last_time = 0.0
         self.table: UtilityTable | None = None
+        self.neutral = 1.0
         self.matrix: np.ndarray | None = None  # the last transition matrix built
         self.rate = 0.0
         self._traced: list[_RunnerInfo] = []
@@ -143,13 +142,6 @@ class PatternModel:
                 t = info.state_of[info.parent[sibling]]
                 checks[s] = checks.get(s, 0.0) + count * size
                 pairs[(s, t)] = pairs.get((s, t), 0.0) + count * size
-                x = outs / (count * size)
-                m = self.join_moments.get((s, t))
-                if m is None:
-                    m = self.join_moments[(s, t)] = [0.0, 0.0, 0.0]
-                m[0] += 1.0
-                m[1] += x
-                m[2] += x * x
                 if outs:
                     outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
             for segment in _cascades(info, trace):
@@ -159,34 +151,27 @@ class PatternModel:
 
     def join_selectivity(self, sibling: int, parent: int) -> float:
         """Observed share of examined pairs that a join into ``parent`` turned into partial
-        matches (0.5 before any observation)."""
+        matches (1 before any observation: the bound must hold from the first item, so the
+        model starts pessimistic; the detector's calibration follows the real work)."""
         seen = self.join_pairs.get((sibling, parent), 0.0)
         if seen <= 0:
-            return 0.5
-        return self.join_outs.get((sibling, parent), 0.0) / seen
-
-    def join_selectivity_high(self, sibling: int, parent: int) -> float:
-        """A high estimate of one join's selectivity: the mean plus ``SPREAD`` standard
-        deviations of the per-item shares (1 before 30 observations). Joins of one item
-        are correlated (a negated event, a burst), so the average alone underestimates
-        the work of the items that matter for the bound."""
-        m = self.join_moments.get((sibling, parent))
-        if m is None or m[0] < 30:
             return 1.0
-        mean = m[1] / m[0]
-        var = max(m[2] / m[0] - mean * mean, 0.0)
-        return min(1.0, mean + SPREAD * var**0.5)
+        return self.join_outs.get((sibling, parent), 0.0) / seen
 
     def path_costs(self, item: Any, is_event: bool) -> tuple[float, list]:
         """Expected join work of ``item`` and, per buffer on its paths, the work one partial
         match of it adds (the detector's processing-latency model, :mod:`.detector`).
 
-        Along a plan path with buffers of sizes ``n_1 … n_J`` and join selectivities
-        ``s_j``, one new item costs ``h_1`` with ``h_j = n_j (1 + s_j h_{j+1})``; one more
-        partial match in buffer ``j`` adds ``m_j (1 + s_j h_{j+1})`` where
-        ``m_j = Π_{i<j} n_i s_i`` new items reach step ``j``. A Kleene event is first tried
-        against the ``k`` trends of its leaf and may extend all of them (an upper bound):
-        ``k + (1 + k) h_1``.
+        Along a plan path with buffers of which a new item examines ``n_1 … n_J`` and join
+        selectivities ``s_j``, one new item costs ``h_1`` with
+        ``h_j = n_j (1 + s_j h_{j+1})``; one more examined partial match in buffer ``j``
+        adds ``m_j (1 + s_j h_{j+1})`` where ``m_j = Π_{i<j} n_i s_i`` new items reach step
+        ``j``. The first step of a keyed join examines exactly the item's own key
+        (:meth:`.evaluation.PlanRunner.partition`), so only those partial matches cost this
+        item work (the buffer entry carries them); a later keyed step examines the mean
+        number per key. A Kleene event is first tried against the ``k`` trends of its leaf
+        and may extend all of them (an upper bound): ``k + (1 + k) h_1``. An item a leaf
+        filter rejects costs no join work.
         """
         engine = self.engine
         if is_event:
@@ -200,42 +185,66 @@ class PatternModel:
             if index is None:
                 self.branch_index = {id(b): i for i, b in enumerate(engine.branches)}
                 index = self.branch_index[id(branch)]
+            kleene = branch.units[unit].kind == "kleene"
+            binding = None
+            if not kleene:
+                items = branch.items_for(unit, item, 0)
+                if items is None:  # filtered at its leaf: no joins
+                    continue
+                binding = items[0][3]
             for runner in branch.runners:
                 info = self.info(index, branch, runner)
-                path = runner.plan.paths[unit]
-                steps = []
-                for _fn, sibling, parent, keyed in path:
-                    n = len(runner.buffers[sibling])
-                    # a keyed join examines only the new item's key: about n / keys items
-                    probe = runner.probe_size(sibling) if keyed else float(n)
-                    sel = self.join_selectivity_high(info.state_of[sibling], info.state_of[parent])
-                    steps.append((sibling, n, probe, sel))
-                h = 0.0
-                tail = []
-                for _sibling, _n, probe, sel in reversed(steps):
-                    tail.append(1.0 + sel * h)
-                    h = probe * (1.0 + sel * h)
-                tail.reverse()
-                reach = 1.0
-                if branch.units[unit].kind == "kleene":
-                    # the event is tried against every buffered trend of its leaf and may
-                    # extend each: up to 1 + k new trends enter the path
-                    leaf = runner.plan.leaf_node[unit]
-                    k = len(runner.buffers[leaf])
-                    if k:
-                        out.append((runner, leaf, info.state_of[leaf], k, 1.0 + h))
-                    total += k
-                    reach = 1.0 + k
-                total += reach * h
-                for (sibling, n, probe, sel), extra in zip(steps, tail, strict=True):
-                    if n:
-                        # an item costs work only when it is examined (probe of the n items)
-                        cost = reach * extra * (probe / n)
-                        out.append((runner, sibling, info.state_of[sibling], n, cost))
-                    reach *= probe * sel
-                    if reach <= 0:
-                        break
+                total += self._runner_costs(runner, info, unit, binding, out)
         return total, out
+
+    def _runner_costs(
+        self, runner: Any, info: _RunnerInfo, unit: int, binding: tuple | None, out: list
+    ) -> float:
+        """:meth:`path_costs` on one running plan (appends its buffers to ``out``)."""
+        plan = runner.plan
+        leaf = plan.leaf_node[unit]
+        steps = []
+        for j, (_fn, sibling, parent, keyed) in enumerate(plan.paths[unit]):
+            buf = runner.buffers[sibling]
+            part = None
+            if not keyed:
+                probe = float(len(buf))
+            elif j == 0 and binding is not None:
+                part = runner.partition(sibling, leaf, binding)
+                probe = float(len(part))
+            else:
+                probe = runner.probe_size(sibling)
+            sel = self.join_selectivity(info.state_of[sibling], info.state_of[parent])
+            steps.append((sibling, len(buf), probe, sel, part))
+        h = 0.0
+        tail = []
+        for _sibling, _n, probe, sel, _part in reversed(steps):
+            tail.append(1.0 + sel * h)
+            h = probe * (1.0 + sel * h)
+        tail.reverse()
+        total = 0.0
+        reach = 1.0
+        if binding is None:
+            # a Kleene event is tried against every buffered trend of its leaf and may
+            # extend each: up to 1 + k new trends enter the path
+            k = len(runner.buffers[leaf])
+            if k:
+                out.append((runner, leaf, info.state_of[leaf], k, 1.0 + h, None))
+            total += k
+            reach = 1.0 + k
+        total += reach * h
+        for (sibling, n, probe, sel, part), extra in zip(steps, tail, strict=True):
+            if part is not None:
+                if part:  # only the item's own key is examined, each of its items once
+                    out.append((runner, sibling, info.state_of[sibling], len(part), extra, part))
+            elif n:
+                # an item costs work only when it is examined (probe of the n items)
+                cost = reach * extra * (probe / n)
+                out.append((runner, sibling, info.state_of[sibling], n, cost, None))
+            reach *= probe * sel
+            if reach <= 0:
+                break
+        return total
 
     def seen(self, time: float) -> None:
         """Note the time of an item that was not observed (for the item rate)."""
@@ -266,17 +275,18 @@ class PatternModel:
                 reward[s] = self.checks.get(s, 0.0) / seen
         completion = completion_table(P, max_events, bin_size)
         remaining = remaining_time_table(P, reward, max_events, bin_size)
-        table = UtilityTable.build(self.weight, completion, remaining, bin_size)
-        for state in range(1, n):
-            if self.exposure.get(state, 0.0) < MIN_EXPOSURE:
-                table.values[state] = np.maximum(table.values[state], 1e-12)
-        self.table = table
         self.matrix = P
+        table = UtilityTable.build(self.weight, completion, remaining, bin_size)
+        trusted = np.array([self.exposure.get(s, 0.0) >= MIN_EXPOSURE for s in range(n)])
+        trusted[COMPLETE] = True
+        positive = table.values[trusted][table.values[trusted] > 0]
+        neutral = float(np.median(positive)) if positive.size else 1.0
+        table.values[~trusted] = neutral  # too few observations: neither kept nor preferred
+        self.table = table
+        self.neutral = neutral
         for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
-        for m in self.join_moments.values():
-            m[:] = [v * 0.5 for v in m]
         return self.table
 
     def utilities(self, now: float) -> Iterator[tuple[Any, int, np.ndarray]]:
@@ -292,7 +302,7 @@ class PatternModel:
                 left = np.maximum(window - (now - start), 0.0) * rate
                 state = info.state_of[node]
                 if state >= table.values.shape[0]:  # a state first seen after the build
-                    yield info.runner, node, np.full(len(buf), np.inf)
+                    yield info.runner, node, np.full(len(buf), self.neutral)
                 else:
                     yield info.runner, node, table.lookup_many(state, left)
 

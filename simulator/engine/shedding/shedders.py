@@ -83,18 +83,27 @@ class Shedder:
         return False
 
     # ---------------------------------------------------------------- helpers
+    def _random_scores(self, buffers: Sequence[BufferCost]) -> list:
+        """Random scores for every partial match the item is joined with, with its costs."""
+        out = []
+        for b in buffers:
+            costs = buffer_costs(b)
+            out.append((b[0], b[1], self.rng.random(len(costs)) + 1e-9, costs))
+        return out
+
     def _drop(
         self,
-        scored: list[tuple[Any, int, np.ndarray, float]],
+        scored: list[tuple[Any, int, np.ndarray, float | np.ndarray]],
         excess: float,
         free: bool,
     ) -> int:
         """Drop partial matches in ascending score: every score-0 one when ``free``, then
-        those with a positive cost per partial match until their costs cover ``excess``."""
+        those with a positive cost until their costs cover ``excess`` (a cost is one figure
+        for the whole buffer, or one per partial match)."""
         if not scored:
             return 0
         scores = np.concatenate([s for _, _, s, _ in scored])
-        costs = np.concatenate([np.full(len(s), c) for _, _, s, c in scored])
+        costs = np.concatenate([np.broadcast_to(c, s.shape) for _, _, s, c in scored])
         drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
         need = excess - float(costs[drop].sum())
         if need > 0:
@@ -115,6 +124,18 @@ class Shedder:
         return count
 
 
+def buffer_costs(buffer: BufferCost) -> np.ndarray:
+    """The work each partial match of a detector's buffer entry costs the item: the entry's
+    figure for every one, or for a keyed first join only for those of the item's key."""
+    runner, node, _state, _n, cost, part = buffer
+    buf = runner.buffers[node]
+    if part is None:
+        return np.full(len(buf), cost)
+    members = {id(x) for x in part}
+    mask = np.fromiter((id(x) in members for x in buf), dtype=bool, count=len(buf))
+    return np.where(mask, cost, 0.0)
+
+
 class RandomPartialMatchShedder(Shedder):
     """Drops uniformly random partial matches among those the item is joined with."""
 
@@ -124,8 +145,7 @@ class RandomPartialMatchShedder(Shedder):
         self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
     ) -> bool:
         """Drop random partial matches until ``excess`` is covered."""
-        scored = [(r, node, self.rng.random(n) + 1e-9, c) for r, node, _, n, c in buffers]
-        self._drop(scored, excess, free=False)
+        self._drop(self._random_scores(buffers), excess, free=False)
         return False
 
 
@@ -191,14 +211,14 @@ class PSpiceShedder(Shedder):
     ) -> bool:
         """Drop hopeless, then lowest-utility partial matches until ``excess`` is covered."""
         if not self.builds:
-            scored = [(r, node, self.rng.random(n) + 1e-9, c) for r, node, _, n, c in buffers]
-            self._drop(scored, excess, free=False)
+            self._drop(self._random_scores(buffers), excess, free=False)
             return False
-        cost = {(id(r), node): c for r, node, _, _, c in buffers}
+        cost = {(id(b[0]), b[1]): b for b in buffers}
         scored = []
         for model in self.models.values():
             for runner, node, utilities in model.utilities(time):
-                scored.append((runner, node, utilities, cost.get((id(runner), node), 0.0)))
+                b = cost.get((id(runner), node))
+                scored.append((runner, node, utilities, 0.0 if b is None else buffer_costs(b)))
         self._drop(scored, excess, free=True)
         return False
 

@@ -14,13 +14,16 @@ run) with ``inev`` (at ``--effort``) and with ``--method exact``, and prints:
 
 An instance the exact method refuses (its search budget, see :mod:`inev.planner.exact`) is
 counted and listed, not hidden. Options: ``--instances N`` (default 240), ``--jobs J``
-(processes), ``--effort E``, ``--worst N``, ``--out FILE`` (one JSON line per instance).
+(processes), ``--effort E``, ``--worst N``, ``--out FILE`` (one JSON line per instance),
+``--budget STEPS`` (the exact search's step budget, :data:`inev.planner.exact_search.BUDGET`
+unless given: a smaller one refuses more instances, each refusal listed).
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
 import json
 import math
 import statistics
@@ -128,6 +131,14 @@ def run(args: tuple[int, float]) -> dict:
     return row
 
 
+def _cap(budget: int | None) -> None:
+    """Give the exact method ``budget`` search steps (in this worker process)."""
+    if budget is not None:
+        from inev.planner import exact, exact_search
+
+        exact.least_cost_design = functools.partial(exact_search.least_cost_design, budget=budget)
+
+
 def _share(values: list[float], test) -> str:
     hit = sum(1 for v in values if test(v))
     return f"{hit}/{len(values)} ({hit / max(len(values), 1):.1%})"
@@ -199,12 +210,15 @@ def main() -> None:
     parser.add_argument("--effort", type=float, default=1.0)
     parser.add_argument("--worst", type=int, default=8)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--budget", type=int, default=None)
     args = parser.parse_args()
     indices = args.only if args.only else list(range(args.instances))
     rows: list[dict] = []
     started = time.perf_counter()
     work = [(i, args.effort) for i in indices]
-    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+    with concurrent.futures.ProcessPoolExecutor(
+        args.jobs, initializer=_cap, initargs=(args.budget,)
+    ) as pool:
         for n, row in enumerate(pool.map(run, work), 1):
             rows.append(row)
             if args.out:

@@ -67,6 +67,11 @@ def _in_session(sid: int) -> list[int]:
     return found
 
 
+def _record(seen: dict[int, set[str]], pids: list[int]) -> None:
+    for p in pids:
+        seen.setdefault(p, set()).add(_command_line(p))
+
+
 def interrupt(tmp_path: Path, moment, signum: signal.Signals) -> tuple[int, str, list[str]]:
     """Run the sweep, send ``signum`` when ``moment(pids below, output folder)`` first holds;
     return the exit status, the error output and the command lines of every process seen
@@ -85,11 +90,11 @@ def interrupt(tmp_path: Path, moment, signum: signal.Signals) -> tuple[int, str,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    seen: dict[int, str] = {}
+    seen: dict[int, set[str]] = {}  # every command line of a process: a pid may exec (bash -> java)
     deadline = time.monotonic() + 60
     while run.poll() is None and time.monotonic() < deadline:
         below = descendants(run.pid)
-        seen.update({p: seen.get(p) or _command_line(p) for p in below})
+        _record(seen, below)
         if moment(below, out):
             run.send_signal(signum)
             break
@@ -98,13 +103,13 @@ def interrupt(tmp_path: Path, moment, signum: signal.Signals) -> tuple[int, str,
         run.kill()
         pytest.fail("the moment never came")
     while run.poll() is None:
-        seen.update({p: seen.get(p) or _command_line(p) for p in descendants(run.pid)})
+        _record(seen, descendants(run.pid))
         time.sleep(0.02)
     _, err = run.communicate(timeout=60)
     left = [p for p in seen if alive(p)] + _in_session(run.pid)
     assert not left, f"processes outlived inev: {[_command_line(p) for p in left]}"
     assert sorted(p.name for p in temporary.iterdir()) in ([], ["inev-spark"])
-    return run.returncode, err.decode(), list(seen.values())
+    return run.returncode, err.decode(), sorted(set().union(*seen.values()))
 
 
 def _check_folder(tmp_path: Path) -> None:

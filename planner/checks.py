@@ -110,17 +110,20 @@ def structure_problems(plan: Plan, network: Network) -> list[str]:
 
 def _region_problems(plan: Plan, key: str, part: str, placed: list, expected: list) -> list[str]:
     """A regional placement's rules: its regions partition the sources of ``part``, and each
-    vertex's first inputs are the event vertices of its region's sources, in order."""
+    vertex's first inputs are the event vertices of its region's sources, in order, and no
+    other input is an event vertex of ``part``."""
     problems = []
     members = [n for v in placed for n in v.region]
     if len(members) != len(set(members)) or set(members) != set(expected):
         problems.append(f"{key}: the regions of its {len(placed)} sites do not partition f({part})")
     for v in placed:
-        own = [plan.vertex(w) for w in v.inputs[: len(v.region)]]
-        if [(w.projection, w.node, bool(w.inputs)) for w in own] != [
-            (part, n, False) for n in v.region
-        ]:
-            problems.append(f"vertex {v.id}: its first inputs are not its region's {part} events")
+        inputs = [plan.vertex(w) for w in v.inputs]
+        own = [(w.projection, w.node) for w in inputs[: len(v.region)] if not w.inputs]
+        rest = [w for w in inputs[len(v.region) :] if w.projection == part and not w.inputs]
+        if own != [(part, n) for n in v.region] or rest:
+            problems.append(
+                f"vertex {v.id}: its {part} inputs are not the events of its region's sources"
+            )
     return problems
 
 

@@ -73,7 +73,8 @@ TYPES = 3
 COVER = 0.99
 """…as long as the types tried so far carry less than this share of it."""
 PLACED = 2
-"""Counts k placed by Alg. 2 per type (the best by the estimate)."""
+"""Counts k placed by Alg. 2 per type (the best by the estimate) where the search's work
+allows; one where it does not (on large networks each placed design takes seconds)."""
 
 Partner = tuple[str, float]
 """An input that must reach the sites: its key and its rate per time unit."""
@@ -308,10 +309,11 @@ def regionalise(
     cost: float,
     types: Sequence[tuple[str, bool]],
     budget: Budget,
+    placed: int = PLACED,
 ) -> tuple[Design, float]:
     """The best design reached by partitioning each of ``types`` regionally in turn (module
     docstring; pairs of :func:`types_to_try`), and its ψ; ``design`` itself when nothing is
-    cheaper."""
+    cheaper. ``placed``: the counts placed per type."""
     fits = listed_destinations(network, design.combination(evaluate.pool)) <= MAX_DESTINATIONS
     for name, narrow in types:
         if budget.spent():
@@ -320,7 +322,7 @@ def regionalise(
         found = target(design, evaluate.pool, name, nodes, narrow)
         if found is None:
             continue
-        for k in best_counts(network, found, nodes):
+        for k in best_counts(network, found, nodes, placed):
             if budget.spent():
                 break
             candidate = with_regions(network, design, found, k)

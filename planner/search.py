@@ -372,13 +372,18 @@ def _regional(
     """Beyond the paper: regional placements (:func:`inev.planner.regional.regionalise`)
     of the heaviest types and of the types partitioning multi-node projections at more
     sources than a regional one may have sites, after the search above; then the local
-    search from the result with the work left. The pass has its own budget (a few placed
-    designs per type, within the deadline), so the search before it is unchanged and the
-    result is never costlier than the search's."""
+    search from the result with the work left. The pass has its own budget (one or two
+    placed designs per type, within the deadline), so the search before it is unchanged and
+    the result is never costlier than the search's."""
+    if not options.regional:
+        return design, cost
     types = regional.types_to_try(network, design, central)
-    budget = Budget(int(options.effort * regional.PLACED * len(types)), work.deadline)
+    size = _vertices(design, space, network)
+    wanted = regional.PLACED * len(types)
+    placed = regional.PLACED if work.evaluations(wanted, size) >= wanted else 1
+    budget = Budget(math.ceil(options.effort * placed * len(types)), work.deadline)
     progress.stage("regional placements", budget.evaluations)
-    found, value = regional.regionalise(network, evaluate, design, cost, types, budget)
+    found, value = regional.regionalise(network, evaluate, design, cost, types, budget, placed)
     if value >= cost:
         return design, cost
     size = _vertices(found, space, network)

@@ -19,7 +19,10 @@ change costs only inev's planning.
 
 Options: ``--instances N`` (default 200), ``--only K [K ...]``, ``--jobs J`` reference
 processes at once, ``--timeout S`` per reference run, ``--worst N`` rows of the worst list,
-``--effort`` passed to the planner.
+``--effort`` passed to the planner. ``--regional-gain`` also plans every instance without
+regional placements (``--no-regional``, the paper's placements only: issue 28) and prints on
+how many instances the regional placements made the plan cheaper, left it equal, or made it
+costlier (which the planner must never do).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -218,6 +221,24 @@ def reference_design_psi(net, wl, combination: dict) -> float | None:
         return None
 
 
+def print_regional_gain(rows: list[dict]) -> None:
+    """How the regional placements changed each plan against the paper's placements alone."""
+    quotients = [(r["plan"].psi / r["paper"].psi if r["paper"].psi > 0 else 1.0, r) for r in rows]
+    better = [q for q, _ in quotients if q < 1 - 1e-9]
+    worse = [(q, r) for q, r in quotients if q > 1 + 1e-9]
+    regional = sum(any(v.region for v in r["plan"].vertices) for r in rows)
+    extra = [r["seconds"] - r["paper_seconds"] for r in rows]
+    print(
+        f"regional placements: cheaper on {len(better)}/{len(rows)} (median "
+        f"{statistics.median(better) if better else 1:.4g}, best {min(better, default=1):.4g} "
+        f"of the paper's placements' psi), equal on {len(rows) - len(better) - len(worse)}, "
+        f"costlier on {len(worse)}; plans with a regional placement: {regional}; planning "
+        f"seconds added: median {statistics.median(extra):.3f}, max {max(extra):.3f}"
+    )
+    for q, r in sorted(worse, key=lambda t: -t[0])[:10]:
+        print(f"  costlier {q:.6g}x: {r['inst'].label()}")
+
+
 def geometric_mean(values: list[float]) -> float:
     """exp of the mean of the logs."""
     return math.exp(statistics.fmean(math.log(v) for v in values))
@@ -234,6 +255,11 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--worst", type=int, default=10)
     parser.add_argument("--effort", type=float, default=None)
+    parser.add_argument(
+        "--regional-gain",
+        action="store_true",
+        help="Also plan without regional placements and compare (issue 28).",
+    )
     parser.add_argument(
         "--low-rates",
         action="store_true",
@@ -268,6 +294,12 @@ def main() -> None:
                 "key": key,
                 "ref": cache.get(key) or cache.get(older),
             }
+            if args.regional_gain:  # a fresh network: no cache of the first run helps
+                fresh, fresh_wl = inst.build()
+                t0 = time.perf_counter()
+                paper = replace(options, regional=False)
+                row["paper"] = plan_workload(fresh, fresh_wl, options=paper)
+                row["paper_seconds"] = time.perf_counter() - t0
             rows.append(row)
             if cache.get(key) is None and args.ref_git:
                 pending[key] = pool.submit(
@@ -293,6 +325,8 @@ def main() -> None:
         f"inev planning seconds: median={statistics.median(times):.3f} max={max(times):.3f}"
         f" (instance {max(rows, key=lambda r: r['seconds'])['inst'].index})"
     )
+    if args.regional_gain:
+        print_regional_gain(rows)
     bounds = [r["plan"].psi / r["plan"].lower_bound for r in rows if r["plan"].lower_bound > 0]
     if bounds:
         print(

@@ -326,8 +326,9 @@ def search(
             work.spend(second.used, size)
             if value < best_cost:
                 best_design, best_cost = cand, value
-        best_design, best_cost = _regional(network, evaluate, space, best_design, best_cost,
-                                           central, options, work)  # fmt: skip
+        if push_pull and options.regional:  # the outermost search: not the queries alone
+            best_design, best_cost = _regional(network, evaluate, space, best_design,
+                                               best_cost, central, options, work)  # fmt: skip
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
@@ -374,9 +375,9 @@ def _regional(
     sources than a regional one may have sites, after the search above; then the local
     search from the result with the work left. The pass has its own budget (one or two
     placed designs per type, within the deadline), so the search before it is unchanged and
-    the result is never costlier than the search's."""
-    if not options.regional:
-        return design, cost
+    the result is never costlier than the search's. Only the outermost search runs it: the
+    queries planned alone (the isolated candidate, the paper's sharing-agnostic baseline)
+    keep the paper's placements."""
     types = regional.types_to_try(network, design, central)
     size = _vertices(design, space, network)
     wanted = regional.PLACED * len(types)

@@ -22,13 +22,15 @@ processes at once, ``--timeout S`` per reference run, ``--worst N`` rows of the 
 ``--effort`` passed to the planner. ``--regional-gain`` also plans every instance without
 regional placements (``--no-regional``, the paper's placements only: issue 28) and prints on
 how many instances the regional placements made the plan cheaper, left it equal, or made it
-costlier (which the planner must never do).
+costlier (which the planner must never do). ``--nodes N [N ...]`` draws each instance's
+size from these instead of 20-50 (e.g. ``--nodes 100 200``, the upper end of the paper's).
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
 import hashlib
 import json
 import math
@@ -103,8 +105,9 @@ class Instance:
         return net, wl
 
 
-def instance(index: int) -> Instance:
-    """Instance ``index`` of the grid: its parameters drawn from ``default_rng(index)``."""
+def instance(index: int, sizes: tuple[int, ...] = (20, 30, 40, 50)) -> Instance:
+    """Instance ``index`` of the grid: its parameters drawn from ``default_rng(index)``
+    (its node count from ``sizes``)."""
     rng = np.random.default_rng([0xBE7C4, index])
     queries = int(rng.choice([1, 1, 2, 3, 5, 10]))
     # the reference's combination generator takes > 12 minutes on 10 queries of 7 types:
@@ -112,7 +115,7 @@ def instance(index: int) -> Instance:
     length = int(rng.choice({10: [4, 5], 5: [4, 5, 6]}.get(queries, [4, 5, 6, 7])))
     return Instance(
         index=index,
-        nodes=int(rng.choice([20, 30, 40, 50])),
+        nodes=int(rng.choice(list(sizes))),
         skew=float(rng.choice([1.1, 1.3, 1.5, 1.7, 1.9])),
         node_ratio=float(rng.choice([0.2, 0.4, 0.6, 0.8, 1.0])),
         types=length + int(rng.integers(0, 4)),
@@ -256,6 +259,9 @@ def main() -> None:
     parser.add_argument("--worst", type=int, default=10)
     parser.add_argument("--effort", type=float, default=None)
     parser.add_argument(
+        "--nodes", type=int, nargs="+", help="Node counts to draw from (default 20 30 40 50)."
+    )
+    parser.add_argument(
         "--regional-gain",
         action="store_true",
         help="Also plan without regional placements and compare (issue 28).",
@@ -268,7 +274,12 @@ def main() -> None:
     args = parser.parse_args()
 
     indices = args.only if args.only else list(range(args.instances))
-    make = low_rate_instance if args.low_rates else instance
+    if args.low_rates:
+        make = low_rate_instance
+    elif args.nodes:
+        make = functools.partial(instance, sizes=tuple(args.nodes))
+    else:
+        make = instance
     grid = [make(k) for k in indices]
     cache_path = Path(args.cache)
     cache_path.parent.mkdir(parents=True, exist_ok=True)

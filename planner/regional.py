@@ -64,7 +64,7 @@ from inev.planner.improve import Budget, Design, Evaluator
 from inev.planner.inev_graph import Node, Plan
 from inev.planner.projections import Projection
 from inev.planner.regions import MAX_SITES, ladder, most_sites, regions
-from inev.planner.steiner import mehlhorn, steiner_links, tree_nodes
+from inev.planner.steiner import EXACT_NODES, mehlhorn, steiner_links, tree_nodes
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
 
@@ -204,7 +204,11 @@ def estimates(
         else:
             sites = regions(network, partition, k).sites  # sites of empty cells left out
             spread = float(found.cost[k - 1])
-        tree = steiner_links(network, sites) if k >= len(sources) else mehlhorn(network, sites)
+        # Mehlhorn's construction (scipy.sparse) only where the planner's own trees would cost
+        # too much per k; on small networks the planner's tree (cached for Alg. 2, and a plain
+        # `inev plan` there starts without scipy)
+        small = k >= len(sources) or len(network.nodes) <= EXACT_NODES
+        tree = steiner_links(network, sites) if small else mehlhorn(network, sites)
         near = network.hops_from(tree_nodes(tree, sites))
         cost = spread + _partners_cost(network, partners, len(tree), near, nodes or {})
         cost += _outputs_cost(network, outputs, sites, partition, k)

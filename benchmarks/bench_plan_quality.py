@@ -19,13 +19,18 @@ change costs only inev's planning.
 
 Options: ``--instances N`` (default 200), ``--only K [K ...]``, ``--jobs J`` reference
 processes at once, ``--timeout S`` per reference run, ``--worst N`` rows of the worst list,
-``--effort`` passed to the planner.
+``--effort`` passed to the planner. ``--regional-gain`` also plans every instance without
+regional placements (``--no-regional``, the paper's placements only: issue 28) and prints on
+how many instances the regional placements made the plan cheaper, left it equal, or made it
+costlier (which the planner must never do). ``--nodes N [N ...]`` draws each instance's
+size from these instead of 20-50 (e.g. ``--nodes 100 200``, the upper end of the paper's).
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
 import hashlib
 import json
 import math
@@ -36,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -100,8 +105,9 @@ class Instance:
         return net, wl
 
 
-def instance(index: int) -> Instance:
-    """Instance ``index`` of the grid: its parameters drawn from ``default_rng(index)``."""
+def instance(index: int, sizes: tuple[int, ...] = (20, 30, 40, 50)) -> Instance:
+    """Instance ``index`` of the grid: its parameters drawn from ``default_rng(index)``
+    (its node count from ``sizes``)."""
     rng = np.random.default_rng([0xBE7C4, index])
     queries = int(rng.choice([1, 1, 2, 3, 5, 10]))
     # the reference's combination generator takes > 12 minutes on 10 queries of 7 types:
@@ -109,7 +115,7 @@ def instance(index: int) -> Instance:
     length = int(rng.choice({10: [4, 5], 5: [4, 5, 6]}.get(queries, [4, 5, 6, 7])))
     return Instance(
         index=index,
-        nodes=int(rng.choice([20, 30, 40, 50])),
+        nodes=int(rng.choice(list(sizes))),
         skew=float(rng.choice([1.1, 1.3, 1.5, 1.7, 1.9])),
         node_ratio=float(rng.choice([0.2, 0.4, 0.6, 0.8, 1.0])),
         types=length + int(rng.integers(0, 4)),
@@ -218,6 +224,24 @@ def reference_design_psi(net, wl, combination: dict) -> float | None:
         return None
 
 
+def print_regional_gain(rows: list[dict]) -> None:
+    """How the regional placements changed each plan against the paper's placements alone."""
+    quotients = [(r["plan"].psi / r["paper"].psi if r["paper"].psi > 0 else 1.0, r) for r in rows]
+    better = [q for q, _ in quotients if q < 1 - 1e-9]
+    worse = [(q, r) for q, r in quotients if q > 1 + 1e-9]
+    regional = sum(any(v.region for v in r["plan"].vertices) for r in rows)
+    extra = [r["seconds"] - r["paper_seconds"] for r in rows]
+    print(
+        f"regional placements: cheaper on {len(better)}/{len(rows)} (median "
+        f"{statistics.median(better) if better else 1:.4g}, best {min(better, default=1):.4g} "
+        f"of the paper's placements' psi), equal on {len(rows) - len(better) - len(worse)}, "
+        f"costlier on {len(worse)}; plans with a regional placement: {regional}; planning "
+        f"seconds added: median {statistics.median(extra):.3f}, max {max(extra):.3f}"
+    )
+    for q, r in sorted(worse, key=lambda t: -t[0])[:10]:
+        print(f"  costlier {q:.6g}x: {r['inst'].label()}")
+
+
 def geometric_mean(values: list[float]) -> float:
     """exp of the mean of the logs."""
     return math.exp(statistics.fmean(math.log(v) for v in values))
@@ -235,6 +259,14 @@ def main() -> None:
     parser.add_argument("--worst", type=int, default=10)
     parser.add_argument("--effort", type=float, default=None)
     parser.add_argument(
+        "--nodes", type=int, nargs="+", help="Node counts to draw from (default 20 30 40 50)."
+    )
+    parser.add_argument(
+        "--regional-gain",
+        action="store_true",
+        help="Also plan without regional placements and compare (issue 28).",
+    )
+    parser.add_argument(
         "--low-rates",
         action="store_true",
         help="The low-rate family: every type at every node, rates below one per time unit.",
@@ -242,7 +274,12 @@ def main() -> None:
     args = parser.parse_args()
 
     indices = args.only if args.only else list(range(args.instances))
-    make = low_rate_instance if args.low_rates else instance
+    if args.low_rates:
+        make = low_rate_instance
+    elif args.nodes:
+        make = functools.partial(instance, sizes=tuple(args.nodes))
+    else:
+        make = instance
     grid = [make(k) for k in indices]
     cache_path = Path(args.cache)
     cache_path.parent.mkdir(parents=True, exist_ok=True)
@@ -268,6 +305,12 @@ def main() -> None:
                 "key": key,
                 "ref": cache.get(key) or cache.get(older),
             }
+            if args.regional_gain:  # a fresh network: no cache of the first run helps
+                fresh, fresh_wl = inst.build()
+                t0 = time.perf_counter()
+                paper = replace(options, regional=False)
+                row["paper"] = plan_workload(fresh, fresh_wl, options=paper)
+                row["paper_seconds"] = time.perf_counter() - t0
             rows.append(row)
             if cache.get(key) is None and args.ref_git:
                 pending[key] = pool.submit(
@@ -293,6 +336,8 @@ def main() -> None:
         f"inev planning seconds: median={statistics.median(times):.3f} max={max(times):.3f}"
         f" (instance {max(rows, key=lambda r: r['seconds'])['inst'].index})"
     )
+    if args.regional_gain:
+        print_regional_gain(rows)
     bounds = [r["plan"].psi / r["plan"].lower_bound for r in rows if r["plan"].lower_bound > 0]
     if bounds:
         print(

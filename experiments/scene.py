@@ -14,7 +14,10 @@ partitioned by type A: it uses the A events of its own node). Overlays are the f
 trees, one per *input* of the INEv graph: ``A`` (the events of type A, from all its sources)
 or ``P1`` (the matches of P1 from all its vertices), each link with the rate that input sends
 over it (events per time unit, summed over the input's vertices). Sink nodes (where a
-query's matches are produced) and the centralized node are marked.
+query's matches are produced) and the centralized node are marked. A regional placement
+(beyond the paper, :mod:`inev.planner.regional`) colours its regions: every source of a
+region and the region's site carry the region's number (drawn as a ring of its colour), and
+the ``regions`` table lists each region's site and sources.
 
 Every forwarding overlay knows the direction of its flow on each link (from the sending
 vertex's node outwards along its tree), which the figure draws as arrows. An input that is
@@ -69,6 +72,9 @@ class NodeMark:
     size: float = 1.0
     """Relative marker area (1 = the default)."""
     detail: tuple[str, ...] = ()
+    region: int | None = None
+    """The region (0, 1, …) of the plan's first regional placement that the node's sources
+    or site belong to (drawn as a ring of the region's colour); None: none."""
 
 
 @dataclass(frozen=True)
@@ -243,6 +249,9 @@ def plan_scene(
         for v in plan.vertices_of(key):
             sink_of.setdefault(v.node, []).append(query)
     sources = {v.node for v in plan.vertices if not v.inputs}
+    region_of, region_rows = _regions(plan, alias)
+    for n, lines in _region_details(plan, alias).items():
+        detail.setdefault(n, []).extend(lines)
     marks = []
     for n in nodes:
         roles = set()
@@ -260,13 +269,24 @@ def plan_scene(
             lines.append("sink of " + ", ".join(sorted(set(sink_of[n]))))
         if n == plan.centralized_node:
             lines.append("centralized node")
-        marks.append(NodeMark(n, *where[n], label, frozenset(roles), detail=tuple(lines)))
+        marks.append(
+            NodeMark(
+                n,
+                *where[n],
+                label,
+                frozenset(roles),
+                detail=tuple(lines),
+                region=region_of.get(n),
+            )
+        )
     overlays = _forwarding_overlays(plan, alias)
     legend = [_alias_line(plan, key, a) for key, a in alias.items()]
     legend += [
         f"{query}: matches from {alias.get(key, key)}" for query, key in sorted(plan.sinks.items())
     ]
     tables = {"placements": _placement_rows(plan, alias)}
+    if region_rows:
+        tables["regions"] = region_rows
     return Scene(
         "plan",
         title,
@@ -389,7 +409,65 @@ def _alias_line(plan: Any, key: str, short: str) -> str:
         if part
         else "at node " + ", ".join(str(v.node) for v in vertices)
     )
+    if any(v.region for v in vertices):
+        where = f"partitioned by {part} regionally at {plural(len(vertices), 'site')}"
     return f"{short} = {key} ({where})"
+
+
+def _regional_vertices(plan: Any) -> dict[tuple, list[Any]]:
+    """The vertices of regional placements, grouped by (partitioning type, sites): the
+    projections sharing regions share one group, in plan order."""
+    by_key: dict[str, list[Any]] = {}
+    for v in plan.vertices:
+        if v.region:
+            by_key.setdefault(v.projection, []).append(v)
+    groups: dict[tuple, list[Any]] = {}
+    for vertices in by_key.values():
+        sites = tuple(v.node for v in vertices)
+        groups.setdefault((vertices[0].partition, sites), vertices)
+    return groups
+
+
+def _regions(plan: Any, alias: Mapping[str, str]) -> tuple[dict[Node, int], tuple]:
+    """Per node, its region in the plan's first regional placement (sources and site), and
+    the ``regions`` table: one row per region of every regional placement."""
+    groups = _regional_vertices(plan)
+    region_of: dict[Node, int] = {}
+    rows: list[tuple[str, ...]] = []
+    for number, ((part, _), vertices) in enumerate(groups.items()):
+        users = sorted(
+            {alias[v.projection] for v in plan.vertices if v.region and v.partition == part}
+        )
+        for j, v in enumerate(vertices):
+            if number == 0:
+                region_of[v.node] = j
+                for n in v.region:
+                    region_of.setdefault(n, j)
+            rows.append(
+                (
+                    ", ".join(users),
+                    part,
+                    str(j),
+                    str(v.node),
+                    str(len(v.region)),
+                    ", ".join(map(str, v.region)),
+                )
+            )
+    if not rows:
+        return region_of, ()
+    header = ("projections", "partitioned by", "region", "site", "sources", "source nodes")
+    return region_of, (header, *rows)
+
+
+def _region_details(plan: Any, alias: Mapping[str, str]) -> dict[Node, list[str]]:
+    """Per source of a regional placement, where its events of the partitioning type go."""
+    out: dict[Node, list[str]] = {}
+    for (part, _), vertices in _regional_vertices(plan).items():
+        name = alias[vertices[0].projection]
+        for j, v in enumerate(vertices):
+            for n in v.region:
+                out.setdefault(n, []).append(f"{part} events to site {v.node} ({name} region {j})")
+    return out
 
 
 def _placement_rows(plan: Any, alias: Mapping[str, str]) -> tuple[tuple[str, ...], ...]:

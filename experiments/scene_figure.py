@@ -29,6 +29,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.words import plural
 from inev.experiments.scene import NodeMark, Overlay, Scene, element_id
 from inev.topologies.network import link_key
 
@@ -296,6 +297,7 @@ def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
             zorder=5,
         )
         points.set_gid("nodes" if group == "plain" else "sinks")
+    _draw_regions(axis, scene, 35 if many else 90)
     _draw_centralized(axis, scene)
     from matplotlib import patheffects
 
@@ -327,6 +329,26 @@ def _node_colour(roles: Any) -> str:
     if "host" in roles:
         return "#f6c445"
     return "white" if "source" in roles else "0.9"
+
+
+def _draw_regions(axis: Any, scene: Scene, base: float) -> None:
+    """A ring in its region's colour around each node of a regional placement's regions
+    (group ``regions`` in SVG files; colours repeat after 20 regions)."""
+    ringed = [m for m in scene.nodes if m.region is not None]
+    if not ringed:
+        return
+    colours = _pyplot().get_cmap("tab20")
+    rings = axis.scatter(
+        [m.x for m in ringed],
+        [m.y for m in ringed],
+        s=base * 2.6,
+        marker="o",
+        facecolors="none",
+        edgecolors=[colours(m.region % colours.N) for m in ringed],
+        linewidths=2.0,
+        zorder=4.5,
+    )
+    rings.set_gid("regions")
 
 
 def _draw_centralized(axis: Any, scene: Scene) -> None:
@@ -383,6 +405,11 @@ def _role_handles(scene: Scene, line: Any) -> list[Any]:
         out.append(
             line([], [], marker="s", ls="", ms=9, mfc="none", mec="0.2", label="centralized node")
         )
+    regions = {m.region for m in scene.nodes if m.region is not None}
+    if regions:
+        label = f"{plural(len(regions), 'region')} (ring colour: its site's)"
+        out.append(line([], [], marker="o", ls="", ms=10, mfc="none", mec="0.35", mew=2.0,
+                        label=label))  # fmt: skip
     return out
 
 

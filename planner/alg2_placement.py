@@ -22,6 +22,13 @@ the INEv graph:
 6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
    rule as single-node placements with all sources of the partitioning type as input.
 
+Beyond the paper, a partitioned projection listed in ``Combination.regional`` has a
+*regional* placement (:mod:`inev.planner.regional`): one vertex per site of its regions,
+taking the event vertices of its region's sources (each of them sends to the site, a
+single-node consumer for its forwarding graph) and every vertex of every other input (which
+travel over the Steiner tree spanning the sites, as they do over the sources' tree for a
+multi-node placement).
+
 Choices: output selection needs every negated type of the projection to be disseminated
 (the receiver must see the negated events to re-evaluate the projection); query sinks that
 feed nothing and event types keep ≡ ("all").
@@ -43,6 +50,7 @@ from inev.planner.combination_model import Combination, inputs_first
 from inev.planner.cost_model import vertex_rate
 from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
+from inev.planner.regions import Regions
 from inev.planner.sites import Sites, sites
 from inev.planner.steiner import bfs, steiner_links, tree_nodes
 from inev.topologies.network import Network
@@ -77,33 +85,39 @@ def output_selector(
     disseminated: frozenset[str],
     network: Network,
     partition: str | None = None,
+    regions: Regions | None = None,
 ) -> tuple[str, ...] | None:
     """getOS (Alg. 2, line 29) under the physically consistent model of :mod:`inev.planner.cost_model`.
 
     The candidate is E(p) \\ DissEv (the types a consumer does not get anyway). It is used
     when its selected events cost less than the matches in all, and no more at any single
     vertex (a multi-node placement's vertices differ only by their local partitioning rate),
-    so no vertex's output costs more than its matches; else ≡ (None).
+    so no vertex's output costs more than its matches; else ≡ (None). A regional placement's
+    vertices are its ``regions``' sites, each with its region's rate of the partitioning type.
     """
     if projection.is_primitive or not projection.negated <= disseminated:
         return None
     chosen = tuple(sorted(projection.positive - disseminated))
     cache = _cache(network).selectors  # searches ask for the same selectors many times
-    key = (projection.rate, chosen, partition)
+    key = (projection.rate, chosen, partition, regions)
     if key not in cache:
         if len(cache) >= _MAX_ROWS:
             cache.clear()
-        cache[key] = _selector(network, projection.rate, chosen, partition)
+        cache[key] = _selector(network, projection.rate, chosen, partition, regions)
     return cache[key]
 
 
 def _selector(
-    network: Network, rate: float, chosen: tuple[str, ...], partition: str | None
+    network: Network,
+    rate: float,
+    chosen: tuple[str, ...],
+    partition: str | None,
+    regions: Regions | None = None,
 ) -> tuple[str, ...] | None:
     """:func:`output_selector`'s choice for a projection of rate ``rate`` (see there)."""
     glob = network.global_rates()
     selected = matches = 0.0
-    for share, local in vertex_shares(network, partition):
+    for share, local in vertex_shares(network, partition, regions):
         m = rate * share
         s = vertex_rate(m, chosen, lambda e, a=local: a if e == partition else glob[e])
         if s > m:
@@ -121,10 +135,23 @@ def send_rate(
     output: tuple[str, ...] | None,
 ) -> float:
     """What the vertex of ``projection`` at ``node`` sends per link (:mod:`inev.planner.cost_model`)."""
-    glob = network.global_rates()
     if partition is None:
-        return vertex_rate(projection.rate, output, glob.__getitem__)
-    local = network.rate_at(partition, node)
+        return vertex_rate(projection.rate, output, network.global_rates().__getitem__)
+    return partitioned_rate(
+        network, projection, partition, network.rate_at(partition, node), output
+    )
+
+
+def partitioned_rate(
+    network: Network,
+    projection: Projection,
+    partition: str,
+    local: float,
+    output: tuple[str, ...] | None,
+) -> float:
+    """What a vertex partitioned by ``partition`` sends per link when ``local`` events of
+    that type per time unit reach it (its source's own rate, or its region's at a site)."""
+    glob = network.global_rates()
     matches = projection.rate * local / network.global_rate(partition)
     return vertex_rate(matches, output, lambda e: local if e == partition else glob[e])
 
@@ -147,16 +174,20 @@ def _partition_rates(
     return found
 
 
-def vertex_shares(network: Network, partition: str | None) -> list[tuple[float, float]]:
+def vertex_shares(
+    network: Network, partition: str | None, regions: Regions | None = None
+) -> list[tuple[float, float]]:
     """``(share of R(p), local rate of the partitioning type)`` per vertex of a placement.
 
     One entry, ``(1, 0)``, for a single node; for a multi-node placement partitioned by c,
-    ``(r(c, n) / R(c), r(c, n))`` per source n of c.
+    ``(r(c, n) / R(c), r(c, n))`` per source n of c; for a regional one, per site the same
+    with its region's rate.
     """
     if partition is None:
         return [(1.0, 0.0)]
     total = network.global_rate(partition)
-    return [(r / total, r) for r in network.source_rates(partition)]
+    rates = network.source_rates(partition) if regions is None else regions.rates
+    return [(r / total, r) for r in rates]
 
 
 @dataclass(slots=True)
@@ -215,6 +246,7 @@ class _Builder(NamedTuple):
     shared: tuple[int, ...]
     rate: float
     partition: str | None
+    region: tuple[Node, ...] = ()
 
 
 @dataclass
@@ -293,7 +325,8 @@ def _outputs_and_inputs(
     outputs: dict[str, tuple[str, ...] | None] = {}
     for key, p in combination.projections.items():
         use = consumers[key] and key not in keep_matches
-        outputs[key] = output_selector(p, diss, network, mn.get(key)) if use else None
+        regions = combination.regional.get(key)
+        outputs[key] = output_selector(p, diss, network, mn.get(key), regions) if use else None
     extended: dict[str, tuple[str, ...]] = {}
     for key, ins in combination.inputs.items():
         extra: list[str] = []
@@ -351,9 +384,10 @@ def _layout(
         rate: float,
         part: str | None,
         shared: tuple[int, ...] = (),
+        region: tuple[Node, ...] = (),
     ) -> int:
         vid = len(builders)
-        builders.append(_Builder(key, node, inputs, shared, rate, part))
+        builders.append(_Builder(key, node, inputs, shared, rate, part, region))
         reaches.append(_initial_reach(network, spread.get(key, _NONE), node, caches))
         placed.setdefault(key, []).append(vid)
         return vid
@@ -390,6 +424,19 @@ def _layout(
             continue
         ins = extended[key]
         inputs = [vid for i in ins for vid in placed[i]]
+        if key in combination.regional:  # beyond the paper: one vertex per site
+            part, regions = mn[key], combination.regional[key]
+            others = tuple(vid for i in ins if i != part for vid in placed[i])
+            for site, group, local in zip(
+                regions.sites, regions.members, regions.rates, strict=True
+            ):
+                rate = partitioned_rate(network, p, part, local, outputs[key])
+                own = tuple(event_vertex[(part, n)] for n in group)
+                new_vertex(key, site, own, rate, part, others, group)
+                _extend_all(network, where, [reaches[vid] for vid in own], site)
+            if fallbacks:
+                fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
+            continue
         if key in mn:
             part = mn[key]
             others = tuple(vid for i in ins if i != part for vid in placed[i])
@@ -424,12 +471,15 @@ def _layout(
 def _multi_node_targets(
     network: Network, combination: Combination, extended: Mapping[str, tuple[str, ...]]
 ) -> dict[str, frozenset[Node]]:
-    """Per input projection: the sources of the partitioning types of its multi-node consumers."""
+    """Per input projection: the sources of the partitioning types of its multi-node consumers
+    (the sites, for a regional consumer)."""
     out: dict[str, set[Node]] = {}
     for key, part in combination.multi_node.items():
+        regions = combination.regional.get(key)
+        nodes = network.sources(part) if regions is None else regions.sites
         for i in extended[key]:
             if i != part:
-                out.setdefault(i, set()).update(network.sources(part))
+                out.setdefault(i, set()).update(nodes)
     interned = _cache(network).node_sets  # one object per set: cache keys compare by identity
     return {k: interned.setdefault(fs, fs) for k, v in out.items() for fs in (frozenset(v),)}
 
@@ -861,6 +911,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
                 tree=tree_id,
                 output=layout.outputs.get(b.key),
                 partition=b.partition,
+                region=b.region,
                 rate=b.rate,
                 cost=len(forwarding) * b.rate,
             )

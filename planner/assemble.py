@@ -21,6 +21,7 @@ from inev.planner.combination_model import Combination
 from inev.planner.cost_model import psi as psi_of
 from inev.planner.inev_graph import Node, Plan, ProjectionInfo
 from inev.planner.latency_model import DEFAULT_XI, plan_latency
+from inev.planner.regions import Regions
 from inev.topologies.network import Network
 from inev.workloads.query import event_types
 
@@ -132,7 +133,9 @@ def explain_lines(
             ins += f"; + {', '.join(added)} (output selection of an input)"
         os_ = placement.outputs.get(key)
         sel = "all" if os_ is None else "{" + ", ".join(os_) + "}"
-        if key in combination.multi_node:
+        if key in combination.regional:
+            lines.append(_regional_line(key, ins, combination.regional[key], placement, sel))
+        elif key in combination.multi_node:
             part = combination.multi_node[key]
             eq1 = ""
             if ch is not None and ch.eq1 is not None and ch.partition == part:
@@ -146,3 +149,15 @@ def explain_lines(
             est = f"; estimated cost {ch.cost:.6g}" if ch is not None else ""
             lines.append(f"{key} <- [{ins}]: single node {where}{est}; output {sel}")
     return lines
+
+
+def _regional_line(key: str, ins: str, regions: Regions, placement: Placement, sel: str) -> str:
+    """The explanation of a regional placement (beyond the paper, :mod:`inev.planner.regional`)."""
+    sizes = sorted((len(m) for m in regions.members), reverse=True)
+    shown = ", ".join(map(str, sizes[:8])) + (", …" if len(sizes) > 8 else "")
+    return (
+        f"{key} <- [{ins}]: regional at {regions.count} sites partitioned by "
+        f"{regions.partition} ({sum(sizes)} sources in regions of {shown}; sites "
+        f"{', '.join(map(str, regions.sites[:8]))}{', …' if regions.count > 8 else ''}; "
+        f"fall-back node {placement.fallback.get(key)}); output {sel}"
+    )

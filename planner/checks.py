@@ -13,7 +13,9 @@
 :func:`structure_problems` adds what the model needs besides: forwarding graphs are
 connected sub-graphs of the topology containing the vertex and its destinations; the
 vertices of a multi-node projection sit exactly at the sources of its partitioning type,
-each with the local event vertex of that type as input; ψ is the sum of the vertex costs.
+each with the local event vertex of that type as input (a regional placement's regions
+partition those sources instead, each vertex taking its region's event vertices first); ψ is
+the sum of the vertex costs.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def forwarding_problems(plan: Plan) -> list[str]:
             for e in sorted(missing):
                 sources = by_type.get((e, component[v.id]), [])
                 if e == v.partition:
-                    sources = [w for w in sources if w.node == v.node]
+                    own = set(v.local_sources)
+                    sources = [w for w in sources if w.node in own]
                 for w in sources:
                     if v.node not in w.graph_nodes:
                         problems.append(
@@ -86,19 +89,42 @@ def structure_problems(plan: Plan, network: Network) -> list[str]:
             if d not in g:
                 problems.append(f"vertex {v.id}: destination {d} outside its forwarding graph")
     for key, part in plan.multi_node.items():
-        nodes = sorted((v.node for v in plan.vertices_of(key)), key=network.node_index.get)
+        placed = plan.vertices_of(key)
         expected = sorted(network.sources(part), key=network.node_index.get)
+        if any(v.region for v in placed):
+            problems += _region_problems(plan, key, part, placed, expected)
+            continue
+        nodes = sorted((v.node for v in placed), key=network.node_index.get)
         if nodes != expected:
             problems.append(
                 f"{key}: multi-node vertices at {nodes}, sources of {part} are {expected}"
             )
-        for v in plan.vertices_of(key):
+        for v in placed:
             local = [plan.vertex(w) for w in v.inputs]
             if not any(w.projection == part and w.node == v.node for w in local):
                 problems.append(f"vertex {v.id}: misses the local {part} events of node {v.node}")
     total = sum(v.cost for v in plan.vertices)
     if abs(total - plan.psi) > 1e-9 * max(1.0, abs(plan.psi)):
         problems.append(f"psi {plan.psi} differs from the sum of vertex costs {total}")
+    return problems
+
+
+def _region_problems(plan: Plan, key: str, part: str, placed: list, expected: list) -> list[str]:
+    """A regional placement's rules: its regions partition the sources of ``part``, and each
+    vertex's first inputs are the event vertices of its region's sources, in order, and no
+    other input is an event vertex of ``part``."""
+    problems = []
+    members = [n for v in placed for n in v.region]
+    if len(members) != len(set(members)) or set(members) != set(expected):
+        problems.append(f"{key}: the regions of its {len(placed)} sites do not partition f({part})")
+    for v in placed:
+        inputs = [plan.vertex(w) for w in v.inputs]
+        own = [(w.projection, w.node) for w in inputs[: len(v.region)] if not w.inputs]
+        rest = [w for w in inputs[len(v.region) :] if w.projection == part and not w.inputs]
+        if own != [(part, n) for n in v.region] or rest:
+            problems.append(
+                f"vertex {v.id}: its {part} inputs are not the events of its region's sources"
+            )
     return problems
 
 

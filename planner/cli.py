@@ -65,6 +65,13 @@ def plan_options(command: Callable) -> Callable:
                 default=None,
                 help="Stop searching after S seconds and keep the best plan found.",
             ),
+            click.option(
+                "--regional/--no-regional",
+                default=True,
+                show_default=True,
+                help="Also try regional placements (a projection at k sites between one "
+                "node and every source; beyond the paper).",
+            ),
         ]
     ):
         command = option(command)
@@ -156,8 +163,11 @@ def explain_lines(plan: Plan) -> list[str]:
         nodes = [v.node for v in vertices]
         part = plan.multi_node.get(key)
         how = f"partitioned by {part} at" if part else "at"
-        cost = sum(v.cost for v in vertices)
         where = plural(len(nodes), "node")
+        if any(v.region for v in vertices):
+            how = f"partitioned by {part} regionally at"
+            where = plural(len(nodes), "site")
+        cost = sum(v.cost for v in vertices)
         lines.append(f"place {key} {how} {where} ({listing(nodes)}); cost {cost:.6g}")
     events: dict[str, float] = {}
     for v in plan.vertices:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from inev.planner.projections import Projection
+from inev.planner.regions import Regions
 
 
 def inputs_first(
@@ -65,6 +66,9 @@ class Combination:
     multi_node: Mapping[str, str]
     sinks: Mapping[str, str]
     queries_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    regional: Mapping[str, Regions] = field(default_factory=dict)
+    """Regional placements (beyond the paper, :mod:`inev.planner.regional`): a projection of
+    ``multi_node`` listed here is evaluated at its regions' sites, not at every source."""
 
     def topological_order(self) -> list[str]:
         """Projection keys with every input before its consumers (by size, then insertion)."""
@@ -94,4 +98,5 @@ class Combination:
             multi_node={k: v for k, v in self.multi_node.items() if k in keep},
             sinks=dict(self.sinks),
             queries_of={k: v for k, v in self.queries_of.items() if k in keep},
+            regional={k: v for k, v in self.regional.items() if k in keep},
         )

@@ -125,11 +125,13 @@ def vertex_cost_from_plan(plan: Plan, vertex: Vertex) -> float:
         return transmission_cost(len(vertex.forwarding), local(info.types[0], vertex.node))
     matches = info.rate
     part = vertex.partition
-    if part is not None:
-        matches *= local(part, vertex.node) / glob[part]
+    own = 0.0
+    if part is not None:  # a regional vertex's own events are its region's
+        own = math.fsum(local(part, n) for n in vertex.local_sources)
+        matches *= own / glob[part]
 
     def available(e: str) -> float:
-        return local(e, vertex.node) if e == part else glob[e]
+        return own if e == part else glob[e]
 
     return transmission_cost(len(vertex.forwarding), vertex_rate(matches, vertex.output, available))
 

@@ -8,7 +8,10 @@
 2. with several queries, each query's own least-ψ design, side by side (the sharing-agnostic
    plan of §7.2, made exact: a query may do better alone than with the projections it
    must share);
-3. the centralized plan and the push-pull (PPoP) plan, the other candidates of ``inev``.
+3. the centralized plan and the push-pull (PPoP) plan, the other candidates of ``inev``;
+4. ``inev``'s own plan when it holds a regional placement (issue 28, beyond the paper):
+   those lie outside the searched space, so the optimum is over the paper's design space,
+   and a regional plan that beats it is returned instead (its note says so).
 
 **Why nothing the planner can build costs less** (the proof sketch). ``inev``'s result is
 the cheapest of its own design, the centralized, isolated and push-pull plans
@@ -101,8 +104,11 @@ def exact_plan(
 ) -> Plan:
     """The cheapest of the candidates of the module docstring for an OR-free workload.
 
-    ``incumbent`` (any plan of the instance, e.g. ``inev``'s) only bounds the search: a
-    design is searched for below its ψ.
+    ``incumbent`` (any plan of the instance, e.g. ``inev``'s) bounds the search: a design is
+    searched for below its ψ. When it holds a regional placement (beyond the paper,
+    :mod:`inev.planner.regional`), it is also a candidate: regional placements are outside
+    the searched space, so the result is then the least ψ of the paper's space or that plan,
+    whichever is cheaper, and the note says which.
     """
     check_size(network, wl, options)
     candidates: list[tuple[Plan, str]] = [(central, "centralized")]
@@ -121,9 +127,16 @@ def exact_plan(
     if joint is not None:
         candidates.append((realise(network, wl, joint, options.xi), "exact"))
     candidates.append((push_pull_plan(network, wl, central, options.xi), "ppop"))
+    if any(v.region for v in incumbent.vertices):
+        candidates.append((incumbent, "inev"))
     plan, kept = min(candidates, key=lambda c: c[0].psi)
     notes = list(plan.notes)
-    if kept != "exact":
+    if kept == "inev":
+        notes.append(
+            "kept the inev plan: its regional placements lie outside the exact search's "
+            "design space (the paper's), and no design inside it costs less"
+        )
+    elif kept != "exact":
         notes.append(f"kept the {kept} plan: no INEv design with shared projections costs less")
     return replace(plan, kept=kept, notes=tuple(notes))
 

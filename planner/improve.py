@@ -43,6 +43,7 @@ from inev.planner.baselines import centralized_node
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node
 from inev.planner.projections import Projection, restrict
+from inev.planner.regions import Regions
 from inev.topologies.network import Network
 from inev.workloads.rates import strip_kleene
 
@@ -55,6 +56,10 @@ class Design:
     sinks: Mapping[str, str]
     pinned: Mapping[str, Node] = field(default_factory=dict)
     keep_matches: frozenset[str] = frozenset()
+    regional: Mapping[str, Regions] = field(default_factory=dict)
+    """Regional placements (:mod:`inev.planner.regional`); an entry holds only while the
+    projection's choice is partitioned by the regions' type (a move that changes the
+    partition or gathers the projection drops it)."""
 
     def reached(self) -> list[str]:
         """The projections the sinks reach through the chosen inputs (inputs first)."""
@@ -78,7 +83,16 @@ class Design:
             tuple(sorted(self.sinks.items())),
             tuple(sorted((k, str(n)) for k, n in self.pinned.items())),
             tuple(sorted(self.keep_matches & set(keys))),
+            tuple(sorted((k, r.sites) for k, r in self.regions_in(keys).items())),
         )
+
+    def regions_in(self, keys: list[str]) -> dict[str, Regions]:
+        """The regional placements that hold among ``keys`` (see :attr:`regional`)."""
+        return {
+            k: r
+            for k, r in self.regional.items()
+            if k in keys and self.choices[k].partition == r.partition
+        }
 
     def combination(self, pool: Mapping[str, Projection]) -> Combination:
         """The combination this design describes (only what the sinks reach)."""
@@ -89,6 +103,7 @@ class Design:
             inputs={k: c.inputs for k, c in chosen.items() if c.inputs},
             multi_node={k: c.partition for k, c in chosen.items() if c.partition},
             sinks=dict(self.sinks),
+            regional=self.regions_in(keys),
         )
 
 

@@ -19,6 +19,14 @@ reads exactly these fields):
     only the events of that type generated at its own node (the event vertex of that type at
     ``node`` is its *first* input); its matches are the matches of the projection whose
     partitioning event comes from ``node``. ``None`` for a single-node placement.
+``region``
+    For a vertex of a *regional* placement (beyond the paper; :mod:`inev.planner.regional`):
+    the sources of the partitioning type whose events it is responsible for. Its node is then
+    a *site* that need not be one of them, its first inputs are those sources' event
+    vertices (in this order), and its matches are the projection's matches whose
+    partitioning event comes from one of them. Each source belongs to exactly one vertex's
+    region, so every match is found exactly once. Empty (and absent from the file) for every
+    other vertex, so plan files without regional placements read and write as before.
 ``forwarding``
     The links of the forwarding graph over which the vertex's output travels (an undirected
     sub-graph of the topology containing ``node`` and every node in ``destinations``); empty
@@ -120,8 +128,17 @@ class Vertex:
     tree: int | None = None
     output: tuple[str, ...] | None = None
     partition: str | None = None
+    region: tuple[Node, ...] = ()
     rate: float = 0.0
     cost: float = 0.0
+
+    @property
+    def local_sources(self) -> tuple[Node, ...]:
+        """The sources whose partitioning events the vertex uses: its region, or its own node
+        for a multi-node vertex (empty for a single-node one)."""
+        if self.partition is None:
+            return ()
+        return self.region or (self.node,)
 
     @property
     def graph_nodes(self) -> frozenset[Node]:
@@ -280,6 +297,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "hops": list(v.hops),
                 "output": "all" if v.output is None else list(v.output),
                 "partition": v.partition,
+                **({"region": list(v.region)} if v.region else {}),
                 "rate": _num(v.rate),
                 "cost": _num(v.cost),
             }
@@ -384,6 +402,7 @@ def _vertices_from_dict(
                 hops=tuple(int(h) for h in raw.get("hops", ())),
                 output=None if output == "all" else tuple(output),
                 partition=raw.get("partition"),
+                region=tuple(raw.get("region", ())),
                 rate=_float(raw.get("rate", 0.0)),
                 cost=_float(raw["cost"]),
             )

@@ -85,11 +85,12 @@ def vertex_latencies(
             hop = reach[w].get(v.node, math.inf)
             if hop > transmission:
                 transmission = hop
-        # the vertices of a multi-node projection share every input but their local one
-        group = v.inputs[1:] if v.partition is not None else v.inputs
+        # the vertices of a multi-node projection share every input but their local one(s)
+        own = len(v.local_sources)
+        group = v.inputs[own:]
         if group not in group_max:
             group_max[group] = max((out[w] for w in group), default=0.0)
-        upstream = max(group_max[group], out[v.inputs[0]])
+        upstream = max([group_max[group], *(out[w] for w in v.inputs[:own])])
         out[v.id] = xi * processing + transmission + upstream
     return out
 

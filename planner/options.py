@@ -22,6 +22,11 @@ latency found.
 20-node default instance well under a second, larger values search longer.
 ``time_budget`` (seconds) stops the search and returns the best plan found so far.
 
+**Regional placements** (beyond the paper, :mod:`inev.planner.regional`): with ``regional``
+(the default) the search also tries evaluating partitioned projections at k sites between
+one node and every source; ``regional=False`` keeps the paper's placements only (the
+search is then exactly what it was before regional placements existed).
+
 >>> PlanOptions().tau(163.0)
 inf
 >>> PlanOptions(latency_factor=2.0).tau(10.0)
@@ -39,7 +44,8 @@ from inev.planner.latency_model import DEFAULT_XI
 
 @dataclass(frozen=True)
 class PlanOptions:
-    """How to plan: latency bound, ξ, query order, search effort and time budget."""
+    """How to plan: latency bound, ξ, query order, search effort, time budget, regional
+    placements."""
 
     latency_factor: float | None = None
     latency_bound: float | None = None
@@ -48,6 +54,7 @@ class PlanOptions:
     strict_latency: bool = True
     effort: float = 1.0
     time_budget: float | None = None
+    regional: bool = True
 
     def __post_init__(self) -> None:
         if self.latency_factor is not None and self.latency_bound is not None:

@@ -12,7 +12,10 @@
     its inputs' rates is *harmful*: its consumers take its inputs instead (repeated until no
     projection is harmful; a query's sink is never removed); (2) a multi-node projection whose
     Eq. 1 no longer holds switches to its precomputed fall-back single node. Every other
-    single-node projection stays on its node. For topology changes, the same combination is
+    single-node projection stays on its node. A regional placement (beyond the paper,
+    :mod:`inev.planner.regional`) keeps its sites and regions, re-rated (§6.6 has no rule
+    for it; the candidates below bound what it costs); where a node it uses is lost, its
+    regions are chosen anew with as many sites. For topology changes, the same combination is
     placed again with single-node projections pinned to their nodes (re-placed only if their
     node is lost), and every vertex whose old forwarding graph still exists in the new
     topology and still reaches its destinations keeps it: only the touched forwarding graphs
@@ -50,7 +53,7 @@ from inev.common.files import read_json_document
 from inev.common.validation import validate_document
 from inev.common.words import listing
 from inev.planner.alg1_combination import multi_node_hops
-from inev.planner.alg2_placement import place, send_rate
+from inev.planner.alg2_placement import partitioned_rate, place, send_rate
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import centralized_plan, push_pull_cost, sink_projection
 from inev.planner.checks import check_fits
@@ -59,6 +62,7 @@ from inev.planner.inev_graph import Node, Plan, Vertex, link, pulled_types
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
+from inev.planner.regions import plan_regions
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -202,6 +206,7 @@ def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Com
         inputs={k: tuple(v) for k, v in plan.combination.items()},
         multi_node=dict(plan.multi_node),
         sinks=dict(plan.sinks),
+        regional=plan_regions(plan, network),
     )
 
 
@@ -213,6 +218,9 @@ def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
         p = combination.projections[v.projection]
         if p.is_primitive:
             rate = network.rate_at(p.key, v.node)
+        elif v.region:
+            local = sum(network.rate_at(v.partition, n) for n in v.region)
+            rate = partitioned_rate(network, p, v.partition, local, v.output)
         else:
             rate = send_rate(network, p, v.node, v.partition, v.output)
         vertices.append(replace(v, rate=rate, cost=len(v.forwarding) * rate))
@@ -261,7 +269,10 @@ def _harmful(combination: Combination) -> tuple[Combination, list[str]]:
                 break
     keep = {k: v for k, v in combination.projections.items() if k not in removed}
     multi = {k: v for k, v in combination.multi_node.items() if k not in removed}
-    result = Combination(keep, {k: tuple(v) for k, v in inputs.items()}, multi, combination.sinks)
+    regional = {k: v for k, v in combination.regional.items() if k not in removed}
+    result = Combination(
+        keep, {k: tuple(v) for k, v in inputs.items()}, multi, combination.sinks, {}, regional
+    )
     return result.used(), removed
 
 
@@ -271,6 +282,8 @@ def _eq1_fails(network: Network, combination: Combination) -> list[str]:
     sinks = set(combination.sinks.values())
     out = []
     for key, part in combination.multi_node.items():
+        if key in combination.regional:  # §6.6 has no rule for regional placements: kept
+            continue
         others = sum(combination.projections[i].rate for i in combination.inputs[key] if i != part)
         rhs = multi_node_hops(network, part) * others
         if key not in sinks:
@@ -393,6 +406,7 @@ def _local_repair(
         combination = replace(
             combination,
             multi_node={k: v for k, v in combination.multi_node.items() if k not in invalid},
+            regional={k: v for k, v in combination.regional.items() if k not in invalid},
         )
         notes += [f"harmful projection {k}: its consumers take its inputs" for k in harmful]
         notes += [

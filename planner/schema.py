@@ -119,6 +119,7 @@ class VertexEntry(Open):
         ),
     ] = "all"
     partition: Name | None = None
+    region: list[NodeId] = []
     rate: Figure = 0.0
     cost: Figure
 
@@ -272,6 +273,8 @@ def _vertex_projection_problem(v: Any, info: Any) -> str | None:
         return f"vertex {v.id} outputs {extra}, not a type of {v.projection!r}"
     if v.partition is not None and v.partition not in info.types:
         return f"vertex {v.id} is partitioned by {v.partition}, not a type of it"
+    if v.region and v.partition is None:
+        return f"vertex {v.id} has a region but no partitioning type"
     if len(v.hops) != len(v.destinations):
         return f"vertex {v.id} has {len(v.hops)} hops for {len(v.destinations)} destinations"
     return None

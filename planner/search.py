@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from inev.common.errors import InevError
-from inev.planner import progress
+from inev.planner import progress, regional
 from inev.planner.alg1_combination import Choice, Params, SharingState, combine_query
 from inev.planner.alg2_placement import PlanTooLarge, place
 from inev.planner.assemble import build_plan, explain_lines
@@ -326,6 +326,9 @@ def search(
             work.spend(second.used, size)
             if value < best_cost:
                 best_design, best_cost = cand, value
+        if push_pull and options.regional:  # the outermost search: not the queries alone
+            best_design, best_cost = _regional(network, evaluate, space, best_design,
+                                               best_cost, central, options, work)  # fmt: skip
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
@@ -357,13 +360,53 @@ def search(
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 
 
+def _regional(
+    network: Network,
+    evaluate: Evaluator,
+    space: _Space,
+    design: Design,
+    cost: float,
+    central: Plan,
+    options: PlanOptions,
+    work: Work,
+) -> tuple[Design, float]:
+    """Beyond the paper: regional placements (:func:`inev.planner.regional.regionalise`)
+    of the heaviest types and of the types partitioning multi-node projections at more
+    sources than a regional one may have sites, after the search above; then the local
+    search from the result with the work left. The pass has its own budget (one or two
+    placed designs per type, within the deadline), so the search before it is unchanged and
+    the result is never costlier than the search's. Only the outermost search runs it: the
+    queries planned alone (the isolated candidate, the paper's sharing-agnostic baseline)
+    keep the paper's placements."""
+    types = regional.types_to_try(network, design, central)
+    size = _vertices(design, space, network)
+    wanted = regional.PLACED * len(types)
+    placed = regional.PLACED if work.evaluations(wanted, size) >= wanted else 1
+    budget = Budget(math.ceil(options.effort * placed * len(types)), work.deadline)
+    progress.stage("regional placements", budget.evaluations)
+    found, value = regional.regionalise(network, evaluate, design, cost, types, budget, placed)
+    if value >= cost:
+        return design, cost
+    size = _vertices(found, space, network)
+    wanted = _evaluations(found, space, options, network)
+    follow = Budget(work.evaluations(wanted, size), work.deadline)
+    progress.stage("local search from the regional placements", follow.evaluations)
+    found, value = improve(evaluate, space.options, found, follow)
+    work.spend(follow.used, size)
+    return found, value
+
+
 def _vertices(design: Design, space: _Space, network: Network) -> int:
     """The number of vertices Alg. 2 places for ``design``."""
     reached = design.reached()
     combination = design.combination(space.pool)
     vertices = sum(len(network.sources(k)) for k in reached if space.pool[k].is_primitive)
     vertices += sum(
-        len(network.sources(combination.multi_node[k])) if k in combination.multi_node else 1
+        combination.regional[k].count
+        if k in combination.regional
+        else len(network.sources(combination.multi_node[k]))
+        if k in combination.multi_node
+        else 1
         for k in reached
         if not space.pool[k].is_primitive
     )

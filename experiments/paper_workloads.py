@@ -90,7 +90,7 @@ def _figure_workload(
             rng,
         )
         if target is not None and operators:
-            placed = _operator_type(pattern)
+            placed = operator_type(pattern)
             if placed is not None and placed != target:
                 pattern = _renamed(pattern, {placed: target, target: placed})
         pairs = {
@@ -107,7 +107,7 @@ def _figure_workload(
     )
 
 
-def _operator_type(pattern: Pattern) -> str | None:
+def operator_type(pattern: Pattern) -> str | None:
     """The type under the first KL operator, else the negated type of the first NSEQ."""
     for node in walk(pattern):
         if isinstance(node, Operator) and node.kind == "KL":

@@ -312,9 +312,8 @@ def describe(check: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str
     return evaluate({"op": ">=", "value": -math.inf, **check}, rows).measured
 
 
-def _summaries(
-    rows: list[dict], x: str, metric: str
-) -> dict[Any, Summary]:  # per x, in increasing x
+def _summaries(rows: list[dict], x: str, metric: str) -> dict[Any, Summary]:
+    """The summary of ``metric`` per value of ``x``, in increasing ``x``."""
     return {k[0]: Summary.of([float(r[metric]) for r in g]) for k, g in _groups(rows, [x]).items()}
 
 

@@ -123,6 +123,7 @@ PARAMETERS: dict[str, Column] = {
     "topology": Column("topology", kind="str"),
     "queries": Column("queries in the workload", kind="int", count=True),
     "length": Column("query length", "event types", kind="int", count=True),
+    "min_length": Column("shortest query length (0: all of length)", kind="int", count=True),
     "kleene": Column("KL operators per query", kind="int", count=True),
     "negation": Column("NSEQ operators per query", kind="int", count=True),
     "selectivity": Column("selectivity scale", log=True),

@@ -67,6 +67,8 @@ DEFAULTS: dict[str, Any] = {
     # workload
     "queries": 1,
     "length": 6,
+    # > 0: each query's length is drawn uniformly from min_length to length (Fig. 8)
+    "min_length": 0,
     "kleene": 0,
     "negation": 0,
     "selectivity": 0.1,
@@ -134,6 +136,7 @@ LIMITS: dict[str, float] = {
     "event_types": 1_000,
     "queries": 1_000,
     "length": 1_000,
+    "min_length": 1_000,
     "kleene": 1_000,
     "negation": 1_000,
     "links_removed": 1_000_000,

@@ -126,6 +126,19 @@ def test_operator_share_puts_operators_on_a_third_of_the_queries():
         assert carrying == [f"q{i + 1}" for i in range(expected)]
 
 
+def test_min_length_draws_each_query_length_as_the_authors_generator():
+    net = generate_network(seed=4, event_types=25)
+    config = dict(
+        DEFAULTS, queries=40, length=6, min_length=3, kleene=1, negation=1, operator_share=1 / 3
+    )
+    lengths = [len(q.types) for q in paper_workload(net, config, 4).queries]
+    assert min(lengths) == 3 and max(lengths) == 6 and set(lengths) == {3, 4, 5, 6}
+    fixed = paper_workload(net, dict(config, min_length=0), 4)
+    assert {len(q.types) for q in fixed.queries} == {6}
+    with pytest.raises(InevError, match="min_length 7 exceeds the query length 6"):
+        paper_workload(net, dict(config, min_length=7), 4)
+
+
 def test_middle_swaps_pair_the_rate_order_from_the_middle_out():
     from inev.topologies.network import Network
 

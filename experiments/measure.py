@@ -209,7 +209,10 @@ def figure_metrics(
     (:mod:`inev.experiments.yardstick`; the exact optimum only with ``exact_optimum``), and
     ``approximation_below_bound``: the §7.2 approximation lies below the provable bound.
     ``possible_projections``: projections over 2 … |E(q)| - 1 types, summed over the
-    queries (Fig. 5b's x axis). ``sharing_ratio``: ψ(INEv) / ψ(isolated), with
+    queries (Fig. 5b's x axis). ``kept_centralized``: 1 when the INEv plan is centralized evaluation (or costs as much).
+    ``mean_hops`` (δ, the network's mean hop distance) and
+    ``sources_per_type`` (over the workload's types): the quantities §7.2 explains Fig. 6
+    with. ``sharing_ratio``: ψ(INEv) / ψ(isolated), with
     ``isolated`` among the methods (Fig. 10a). ``counterpart_ratio``, ``operator_effect``:
     with ``operator_type`` max or min, the ratio of the workload without KL / NSEQ
     (:func:`~inev.experiments.paper_workloads.counterpart`) and the ratio with the operator
@@ -242,6 +245,9 @@ def figure_metrics(
     options = plan_options(config)
     out.update(_yardstick(network, workload, config, inev, options))
     glob = network.global_rates()
+    out["kept_centralized"] = float(inev.kept == "centralized" or inev.ratio >= 1 - 1e-9)
+    out["mean_hops"] = network.mean_hops
+    out["sources_per_type"] = float(np.mean([len(network.sources(t)) for t in workload.types]))
     out["possible_projections"] = sum(
         len(all_projections(q, glob, workload.window)) - 1 for q in workload.split_or().queries
     )

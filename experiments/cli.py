@@ -37,6 +37,7 @@ from typing import NoReturn
 import click
 
 from inev.common.errors import InevError
+from inev.common.help_text import examples
 from inev.common.interrupts import Terminated, clean_exit_on_signals
 from inev.common.watchdog import watch_memory
 
@@ -124,7 +125,18 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "inev network generate --nodes 20 --event-types 6 --seed 1 -o net.json",
+        "inev workload generate --network net.json --queries 2 --length 4 -o wl.json",
+        "inev plan net.json wl.json -o plan.json",
+        "inev draw plan.json --network net.json -o plan.html",
+        "inev demo",
+        then="Each command's --help has examples of its own; the README has a walk-through.",
+    ),
+)
 @click.version_option(package_name="inev")
 def cli() -> None:
     """Plan, simulate and compare in-network evaluation of CEP query workloads."""

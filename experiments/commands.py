@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from inev.common.errors import InevError
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.columns import METRICS, axis_label, method_name
@@ -229,6 +230,8 @@ def _finish(outcome: Any, failed: list[str], allow_errors: bool) -> None:
     that the command line prints its one ``error: interrupted: ...`` line (and the memory
     watchdog, whose stop is an interrupt too, can still name itself).
     """
+    if outcome.interrupted and outcome.finished == 0 and not outcome.path.exists():
+        raise KeyboardInterrupt(f"no task had finished; {outcome.path} was not kept")
     if outcome.interrupted:
         raise KeyboardInterrupt(
             f"{outcome.finished} of {outcome.tasks} tasks finished ({outcome.ran} run, "
@@ -259,7 +262,15 @@ _master_option = click.option(
 """``--master`` of every command that runs a sweep (sweep, demo, reproduce)."""
 
 
-@click.command("sweep", epilog=_presets_epilog())
+@click.command(
+    "sweep",
+    epilog=examples(
+        "inev sweep sweep.toml -o results --master serial",
+        "inev sweep sweep.toml -o results --master local[2] --parallelism 2",
+        "inev sweep fig6a -o fig6a-results",
+        then=_presets_epilog(),
+    ),
+)
 @click.argument("spec_file", metavar="SPEC")
 @click.option(
     "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
@@ -328,7 +339,14 @@ def plot_defaults(folder: str) -> dict[str, Any]:
     return defaults
 
 
-@click.command("plot", epilog="Metrics for --y: " + ", ".join(METRICS) + ".")
+@click.command(
+    "plot",
+    epilog=examples(
+        "inev plot results -o skew.png",
+        "inev plot results -o ratio.svg --x skew --y ratio --lines selectivity --log",
+        then="Metrics for --y: " + ", ".join(METRICS) + ".",
+    ),
+)
 @click.argument("results")
 @click.option(
     "-o",
@@ -388,7 +406,13 @@ def plot_command(
     )
 
 
-@click.command("demo")
+@click.command(
+    "demo",
+    epilog=examples(
+        "inev demo -o demo-results",
+        "inev demo -o demo-results --master serial",
+    ),
+)
 @click.option(
     "-o",
     "--out",
@@ -415,7 +439,14 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     _finish(outcome, failed, allow_errors)
 
 
-@click.command("reproduce")
+@click.command(
+    "reproduce",
+    epilog=examples(
+        "inev reproduce -o report",
+        "inev reproduce 7a 10b -o report --quick",
+        "inev reproduce 7a -o report --force",
+    ),
+)
 @click.argument("figures", nargs=-1, metavar="[FIGS]...")
 @click.option(
     "-o", "--out", required=True, type=click.Path(file_okay=False), help="Report folder (new)."

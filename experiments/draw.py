@@ -16,6 +16,7 @@ import click
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output, read_json, read_json_document
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 
 KINDS = {
@@ -79,7 +80,14 @@ def build_scene(path: str, network_file: str | None, plan_file: str | None) -> A
     )
 
 
-@click.command("draw")
+@click.command(
+    "draw",
+    epilog=examples(
+        "inev draw plan.json --network net.json -o plan.html",
+        "inev draw sim.json --network net.json --plan plan.json -o sim.png",
+        "inev draw plan.json --text",
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option(
     "--network",

@@ -12,7 +12,18 @@ row) and n, the seeds per point.
 do). A median or quartile of 0 (or below) has no place on a log axis: instead of dropping it,
 it is drawn at the axis floor (a third of the smallest positive value shown) with an open
 downward marker, and a note under the plot says so. ``log_x`` draws the horizontal axis on a
-log scale; count parameters (``nodes``, ``queries`` …) get integer ticks.
+log scale; count parameters (``nodes``, ``queries`` …) get integer ticks. A log axis spanning
+at most :data:`PLAIN_DECADES` decades is ticked at 1, 2 and 5 times the powers of ten and
+labelled in plain numbers (0.2, 0.5, 1, 2), so that it never shows only two labels.
+
+**Lines decades apart.** On a log axis, lines whose medians lie more than
+:data:`GAP_DECADES` decades away from the main group (the provable lower bound, 1e-21 against
+ratios of 1e-3 to 1 in the README's walk-through) are drawn in a second panel below, with a
+scale of its own, instead of squeezing the main lines into a sliver (:func:`panels`).
+
+**Few seeds.** A line whose points rest on fewer than :data:`SPARSE_SEEDS` seeds each is
+dashed, each point is marked with its n, and a note says so: two seeds joined by a straight
+line across decades are not a trend.
 
 >>> PlotOptions.from_table({"x": "skew", "y": ["ratio", "sim_ratio"]}).metrics
 ('ratio', 'sim_ratio')
@@ -36,7 +47,16 @@ from inev.experiments.columns import axis_label, column, method_name
 
 FORMATS = (".png", ".svg", ".pdf")
 BANDS = 2
-"""Lines drawn with a shaded inter-quartile band; the others get error bars."""
+"""Lines drawn with a shaded inter-quartile band (per panel); the others get error bars."""
+GAP_DECADES = 4.0
+"""Decades between groups of lines that put the smaller group into a panel of its own."""
+SPARSE_SEEDS = 5
+"""Fewer seeds than this behind every point of a line make it a sparse (dashed) line."""
+SPARSE_MARKS = 40
+"""At most this many points are marked with their n (else the note alone says it)."""
+PLAIN_DECADES = 3.0
+"""Log axes spanning at most this many decades get 1-2-5 ticks in plain numbers."""
+MARKERS = "osD^v<>ph*"
 SETUP = {
     "nodes": "{} nodes",
     "out_degree": "out-degree {}",
@@ -214,7 +234,7 @@ def scatter_series(
 
 def _draw_points(axis: Any, data: dict[str, list], floor: float | None) -> int:
     """Draw one marker per point (a scatter plot); return how many sat at the floor."""
-    markers = "osD^v<>ph*"
+    markers = MARKERS
     floored = 0
     for i, (label, points) in enumerate(data.items()):
         ys = [p[2] for p in points]
@@ -334,65 +354,190 @@ def plot(
     metrics = options.metrics
     values = [v for points in data.values() for p in points for v in p[1:4]]
     log = column(metrics[0]).log if options.log is None else options.log
-    positive = [v for v in values if v > 0]
-    log = bool(log and positive)
-    floor = min(positive) / 3 if log else None
+    log = bool(log and any(v > 0 for v in values))
+    main, far = panels(data) if log and not options.scatter else (data, {})
+    order = {label: i for i, label in enumerate(data)}  # one colour and marker per line
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
-        figure, axis = plt.subplots(figsize=(6.8, 4.6), dpi=150)
-        floored = (
-            _draw_points(axis, data, floor) if options.scatter else _draw_series(axis, data, floor)
+        if far:
+            figure, (axis, lower) = plt.subplots(
+                2, 1, figsize=(6.8, 6.2), dpi=150, sharex=True, height_ratios=(3, 1.7)
+            )
+        else:
+            figure, axis = plt.subplots(figsize=(6.8, 4.6), dpi=150)
+        floor = _floor(main, log)
+        if options.scatter:
+            drawn = Drawn(_draw_points(axis, main, floor), 0)
+        else:
+            drawn = _draw_series(axis, main, floor, order)
+        if far:
+            far_floor = _floor(far, log)
+            drawn = drawn + _draw_series(lower, far, far_floor, order)
+            _decorate_far(lower, main, far, far_floor)
+        notes = Notes(
+            drawn.floored, _infinite(table, options), drawn.sparse, drawn.marked, drawn.counts
         )
-        _decorate(figure, axis, table, options, log, floor, floored, _infinite(table, options))
+        _decorate(figure, axis, table, options, log, floor, notes, lower if far else None)
         with atomic_output(target, "wb") as handle:
             figure.savefig(handle, format=target.suffix[1:].lower(), metadata=_metadata(target))
         plt.close(figure)
     return target
 
 
-def _draw_series(axis: Any, data: dict[str, list], floor: float | None) -> int:
-    """Draw every line (median), its band or error bars, and its floor markers; return how
-    many points were moved to the floor. Artists get ids ``line-i``, ``band-i``,
-    ``bars-i``, ``floor-i`` (in SVG files)."""
-    markers = "osD^v<>ph*"
-    floored = 0
+@dataclass(frozen=True)
+class Drawn:
+    """What drawing the lines of a panel did that the notes report."""
+
+    floored: int
+    """Points moved to the floor of the log axis."""
+    sparse: int
+    """Lines drawn dashed for having fewer than :data:`SPARSE_SEEDS` seeds per point."""
+    marked: bool = False
+    """Whether their points carry their n."""
+    counts: frozenset[int] = frozenset()
+    """The seed counts of their points."""
+
+    def __add__(self, other: Drawn) -> Drawn:
+        return Drawn(
+            self.floored + other.floored,
+            self.sparse + other.sparse,
+            self.marked or other.marked,
+            self.counts | other.counts,
+        )
+
+
+@dataclass(frozen=True)
+class Notes:
+    """What the note under a plot says."""
+
+    floored: int = 0
+    infinite: int = 0
+    sparse: int = 0
+    marked: bool = False
+    counts: frozenset[int] = frozenset()
+
+
+def _floor(data: Mapping[str, list], log: bool) -> float | None:
+    """A third of the smallest positive value of ``data`` on a log axis (else ``None``)."""
+    positive = [v for points in data.values() for p in points for v in p[1:4] if v > 0]
+    return min(positive) / 3 if log and positive else None
+
+
+def panels(data: Mapping[str, list]) -> tuple[dict[str, list], dict[str, list]]:
+    """The lines of the main panel and those drawn in a panel of their own below it.
+
+    Lines are grouped by the decades their positive medians span: sorted from the top, a
+    line more than :data:`GAP_DECADES` decades below the group above it starts a new group.
+    The group holding the most lines (the upper one on a tie) is the main panel; all others
+    go below. One group: no second panel.
+
+    >>> lines = {"INEv": [(1, 0, 1e-3, 0, 3)], "PPoP": [(1, 0, 0.5, 0, 3)],
+    ...          "bound": [(1, 0, 1e-21, 0, 3)]}
+    >>> [list(p) for p in panels(lines)]
+    [['INEv', 'PPoP'], ['bound']]
+    """
+    spans = {}
+    for label, points in data.items():
+        medians = [math.log10(p[2]) for p in points if p[2] > 0]
+        if medians:
+            spans[label] = (min(medians), max(medians))
+    groups: list[list[str]] = []
+    low = math.inf
+    for label in sorted(spans, key=lambda k: -spans[k][1]):
+        if not groups or spans[label][1] < low - GAP_DECADES:
+            groups.append([])
+            low = spans[label][0]
+        groups[-1].append(label)
+        low = min(low, spans[label][0])
+    if len(groups) < 2:
+        return dict(data), {}
+    main = set(max(groups, key=len))  # max keeps the first (upper) group of a tie
+    return (
+        {k: v for k, v in data.items() if k in main or k not in spans},
+        {k: v for k, v in data.items() if k in spans and k not in main},
+    )
+
+
+def _draw_series(
+    axis: Any, data: dict[str, list], floor: float | None, order: Mapping[str, int]
+) -> Drawn:
+    """Draw every line (median), its band or error bars, and its floor markers; sparse lines
+    dashed with each point's n. ``order`` gives each line's colour and marker (the same in
+    both panels). Artists get ids ``line-i``, ``band-i``, ``bars-i``, ``floor-i`` (in SVG
+    files), ``i`` from ``order``."""
+    floored = sparse = 0
     numeric = all(isinstance(p[0], int | float) for pts in data.values() for p in pts)
-    for i, (label, points) in enumerate(data.items()):
+    few = [label for label, points in data.items() if max(p[4] for p in points) < SPARSE_SEEDS]
+    counts = {p[4] for label in few for p in data[label]}
+    # one n everywhere: the subtitle says it; else each point says its own
+    marked = len(counts) > 1 and sum(len(data[label]) for label in few) <= SPARSE_MARKS
+    for rank, (label, points) in enumerate(data.items()):
+        i = order[label]
         xs = [p[0] for p in points]
         positions = xs if numeric else list(range(len(xs)))
         low, mid, high = ([p[k] for p in points] for k in (1, 2, 3))
         at_floor = [j for j, v in enumerate(mid) if floor is not None and v <= 0]
         if floor is not None:
             low, mid, high = ([max(v, floor) for v in seq] for seq in (low, mid, high))
+        thin = label in few
         line = axis.plot(
             positions,
             mid,
-            marker=markers[i % len(markers)],
+            marker=MARKERS[i % len(MARKERS)],
             label=label,
-            linewidth=1.6,
+            color=f"C{i % 10}",
+            linewidth=1.2 if thin else 1.6,
+            linestyle=(0, (4, 2.5)) if thin else "-",
             markersize=4,
             zorder=3,
         )[0]
         line.set_gid(f"line-{i}")
-        _draw_spread(axis, i, positions, (low, mid, high), line.get_color())
+        _draw_spread(axis, i, rank, positions, (low, mid, high), line.get_color())
+        if thin:
+            sparse += 1
+            if marked:
+                _mark_seeds(axis, i, positions, mid, [p[4] for p in points], line.get_color())
         if at_floor:
             floored += len(at_floor)
             _draw_floor(axis, i, [positions[j] for j in at_floor], floor, line.get_color())
         if not numeric:
             axis.set_xticks(positions, [str(v) for v in xs])
-    return floored
+    return Drawn(floored, sparse, marked and sparse > 0, frozenset(counts))
+
+
+def _mark_seeds(
+    axis: Any,
+    i: int,
+    positions: Sequence[Any],
+    values: Sequence[float],
+    counts: Sequence[int],
+    colour: Any,
+) -> None:
+    """``n=k`` beside each point of sparse line ``i`` (ids ``seeds-i-j`` in SVG files)."""
+    for j, (x, y, n) in enumerate(zip(positions, values, counts, strict=True)):
+        text = axis.annotate(
+            f"n={n}",
+            (x, y),
+            xytext=(4, 3),
+            textcoords="offset points",
+            fontsize=6,
+            color=colour,
+            zorder=5,
+        )
+        text.set_gid(f"seeds-{i}-{j}")
 
 
 def _draw_spread(
     axis: Any,
     i: int,
+    rank: int,
     positions: Sequence[Any],
     quartiles: tuple[list[float], list[float], list[float]],
     colour: Any,
 ) -> None:
-    """Line ``i``'s inter-quartile range: a shaded band for the first :data:`BANDS` lines,
-    error bars for the others."""
+    """Line ``i``'s inter-quartile range: a shaded band for the first :data:`BANDS` lines of
+    a panel (``rank``: the line's place in it), error bars for the others."""
     low, mid, high = quartiles
-    if i < BANDS:
+    if rank < BANDS:
         band = axis.fill_between(positions, low, high, color=colour, alpha=0.16, linewidth=0)
         band.set_gid(f"band-{i}")
         return
@@ -436,18 +581,21 @@ def _decorate(
     options: PlotOptions,
     log: bool,
     floor: float | None,
-    floored: int,
-    infinite: int = 0,
+    notes: Notes,
+    lower: Any | None = None,
 ) -> None:
     """Scales, ticks, labels, title with the setup, legend and the notes (points at the floor,
-    values left out because they are infinite)."""
+    values left out because they are infinite, sparse lines); with a ``lower`` panel, the
+    horizontal axis is labelled there."""
     _scales(axis, table, options, log, floor)
     metrics = options.metrics
     if metrics[0] in REFERENCE_AT_ONE:
         axis.axhline(1.0, color="0.5", linestyle=":", linewidth=1, label="centralized (= 1)")
         if axis.get_ylim()[1] < 1.2:
             axis.set_ylim(top=1.5 if log else 1.05)
-    axis.set_xlabel(axis_label(options.x))
+    if log:
+        _log_ticks(axis)
+    (lower if lower is not None else axis).set_xlabel(axis_label(options.x))
     axis.set_ylabel(options.y_label or _y_label(metrics))
     title = options.title
     subtitle = setup_text(table, options)
@@ -464,10 +612,45 @@ def _decorate(
         title=legend_title,
         title_fontsize=7,
     )
-    notes = _notes(floored, infinite)
-    if notes:
-        figure.text(0.01, 0.01, notes, ha="left", va="bottom", fontsize=6.5, color="0.35")
-    figure.tight_layout(rect=(0, 0.03 if notes else 0, 1, 1))
+    text = _notes(notes.floored, notes.infinite, notes.sparse, notes.marked, notes.counts)
+    if text:
+        figure.text(0.01, 0.01, text, ha="left", va="bottom", fontsize=6.5, color="0.35")
+    figure.tight_layout(rect=(0, 0.03 if text else 0, 1, 1))
+
+
+def _decorate_far(
+    axis: Any, main: Mapping[str, list], far: Mapping[str, list], floor: float | None
+) -> None:
+    """The lower panel: its own log scale and floor, a legend, and how far below it is."""
+    axis.set_yscale("log")
+    if floor is not None:
+        axis.set_ylim(bottom=floor / 1.5)
+    _log_ticks(axis)
+    axis.grid(True, which="major", alpha=0.3)
+
+    def top(lines: Mapping[str, list]) -> float:
+        return max((p[2] for pts in lines.values() for p in pts if p[2] > 0), default=1.0)
+
+    def bottom(lines: Mapping[str, list]) -> float:
+        return min((p[2] for pts in lines.values() for p in pts if p[2] > 0), default=1.0)
+
+    below = top(far) < bottom(main)
+    gap = math.log10(bottom(main) / top(far)) if below else math.log10(bottom(far) / top(main))
+    where = "below" if below else "above"
+    axis.set_ylabel(f"{gap:.0f}+ decades {where}", fontsize=8)
+    axis.legend(fontsize=7.5, frameon=True, framealpha=0.85, edgecolor="none")
+
+
+def _log_ticks(axis: Any) -> None:
+    """Plain 1-2-5 ticks on a log axis spanning at most :data:`PLAIN_DECADES` decades."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    bottom, top = axis.get_ylim()
+    if bottom <= 0 or math.log10(top / bottom) > PLAIN_DECADES:
+        return
+    axis.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _scales(
@@ -490,11 +673,22 @@ def _scales(
         axis.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def _notes(floored: int, infinite: int) -> str:
-    """The note under the plot: points drawn at the floor, infinite values left out.
+def _notes(
+    floored: int,
+    infinite: int,
+    sparse: int = 0,
+    marked: bool = False,
+    counts: frozenset[int] = frozenset(),
+) -> str:
+    """The note under the plot: points drawn at the floor, infinite values left out, sparse
+    lines (``marked``: their points carry their n; ``counts``: their seed counts).
 
     >>> _notes(2, 1)
     '▽ 2 points with median ≤ 0, drawn at the floor of the log axis; 1 infinite value left out'
+    >>> _notes(0, 0, 3, marked=True)
+    'dashed: 3 lines with fewer than 5 seeds per point (n at each point)'
+    >>> _notes(0, 0, 2, counts=frozenset({2}))
+    'dashed: 2 lines with only 2 seeds per point (fewer than 5)'
     >>> _notes(0, 0)
     ''
     """
@@ -506,6 +700,19 @@ def _notes(floored: int, infinite: int) -> str:
         )
     if infinite:
         notes.append(f"{infinite} infinite value{'s' if infinite > 1 else ''} left out")
+    if sparse:
+        lines = f"{sparse} line{'s' if sparse > 1 else ''}"
+        if len(counts) == 1 and not marked:
+            n = next(iter(counts))
+            notes.append(
+                f"dashed: {lines} with only {n} seed{'s' if n > 1 else ''} per point "
+                f"(fewer than {SPARSE_SEEDS})"
+            )
+        else:
+            notes.append(
+                f"dashed: {lines} with fewer than {SPARSE_SEEDS} seeds per point"
+                + (" (n at each point)" if marked else "")
+            )
     return "; ".join(notes)
 
 

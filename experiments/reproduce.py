@@ -14,23 +14,28 @@ the command line's flags and the progress bar each figure's sweep reports to.
 effort 0 for the multi-query figures): the report's shape in a few minutes, not the paper's
 numbers. ``--seeds N`` runs N seeds per point instead of the presets' 50, ``--seeds FIG=N``
 for one figure (the header and every figure's section say so).
-``--force`` replaces an existing report folder, resuming the finished tasks of its ``runs/``
-(also at another number of seeds: ``--seeds 50`` after ``--seeds 5`` runs the 45 new seeds
-only; a sweep whose other settings changed starts over there:
-:mod:`inev.experiments.sweep_folder`).
+``--force`` writes into a folder that holds a report: the figures named are re-run, resuming
+the finished tasks of its ``runs/`` (also at another number of seeds: ``--seeds 50`` after
+``--seeds 5`` runs the 45 new seeds only; a sweep whose other settings changed starts over
+there: :mod:`inev.experiments.sweep_folder`), and the report's other figures stay: each is
+checked and drawn again from its ``runs/``, at the settings it was run with
+(:func:`kept_figures`), so ``inev reproduce 7a -o report --force`` updates one figure of 25.
 
 The error promise holds: paths and figure names are checked before any work, the report is
 built in a hidden sibling folder and renamed into place only when complete, and any failure
 removes it, so a failed run leaves nothing behind. An interrupt (Ctrl-C, SIGTERM) keeps the
 finished tasks as a sweep does: the staging folder's ``runs/`` moves into the output folder
 (replacing the ``runs/`` it was copied from) and the rest is removed; the same command then
-resumes them (an output folder holding only ``runs/`` needs no ``--force``).
+resumes them (an output folder holding only ``runs/`` needs no ``--force``). Workers are
+stopped before any folder is moved (:mod:`inev.experiments.spark_shutdown`), so no staging
+folder comes back, and a run interrupted before any task finished keeps nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 import uuid
@@ -47,7 +52,12 @@ from inev.experiments.claims import Figure, Outcome, describe, evaluate, fmt, lo
 from inev.experiments.columns import axis_label, method_name
 from inev.experiments.paper_settings import settings_rows, settings_table
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
-from inev.experiments.sweep_folder import identity, same_but_seeds, stored_identity
+from inev.experiments.sweep_folder import (
+    identity,
+    same_but_seeds,
+    stored_document,
+    stored_identity,
+)
 
 REPORT = "README.md"
 PAPER_RUNS = 50
@@ -71,6 +81,8 @@ class FigureResult:
     """Whether every task was already done (the time is then not the figure's run time)."""
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
     """``(text, measured)`` of the figure's diagnostics: numbers without a verdict."""
+    kept: bool = False
+    """Not asked for: kept from the report in the folder, checked again from its ``runs/``."""
 
     @property
     def holds(self) -> bool:
@@ -164,20 +176,51 @@ class RunOptions:
     ``stop`` is called when the sweep ends (a progress bar per figure)."""
 
 
+def kept_figures(folder: Path, chosen: Sequence[Figure]) -> dict[str, dict[str, Any]]:
+    """The figures of the report in ``folder`` that are not in ``chosen`` and whose runs are
+    there: ``{figure id: the sweep document it was run with}``, in the paper's order."""
+    report = folder / REPORT
+    if not report.is_file():
+        return {}
+    text = report.read_text(encoding="utf-8", errors="replace")
+    named = {f.id for f in chosen}
+    out = {}
+    for figure in load_claims():
+        if figure.id in named or f"\n## Figure {figure.id}\n" not in text:
+            continue
+        preset = figure.preset
+        shared = re.search(rf"Preset `{re.escape(preset)}` \(the runs of preset ([\w-]+)\)", text)
+        runs = folder / "runs" / (shared.group(1) if shared else preset)
+        if not (runs / "spec.json").is_file():
+            continue
+        document = stored_document(runs)
+        if shared:  # the same sweep, drawn and named as this figure's preset says
+            own = preset_document(figure, quick=False, seeds=None)
+            document = {**document, **{k: own[k] for k in ("name", "note", "plot") if k in own}}
+        out[figure.id] = document
+    return out
+
+
 def run_figures(
     figures: Sequence[Figure],
     folder: Path,
     options: RunOptions | None = None,
     seeds: dict[str, int] | None = None,
+    kept: dict[str, dict[str, Any]] | None = None,
 ) -> list[FigureResult]:
     """Run, draw and check each figure into ``folder`` (``runs/<preset>/`` and PNGs) as
-    ``options`` say, with ``seeds`` parsed from ``options.seeds``."""
+    ``options`` say, with ``seeds`` parsed from ``options.seeds``; the figures of ``kept``
+    (:func:`kept_figures`) are checked and drawn from their runs at their own settings."""
     from inev.experiments.plot import PlotOptions, plot
 
     options = options or RunOptions()
     wanted = seeds or {}
+    kept = kept or {}
     documents = [
-        preset_document(f, options.quick, wanted.get(f.id, wanted.get("*"))) for f in figures
+        kept[f.id]
+        if f.id in kept
+        else preset_document(f, options.quick, wanted.get(f.id, wanted.get("*")))
+        for f in figures
     ]
     specs = [
         parse_spec(d, origin=f"preset {f.preset}") for f, d in zip(figures, documents, strict=True)
@@ -186,6 +229,7 @@ def run_figures(
     options.echo(
         f"{plural(len(figures), 'figure')} from {plural(len(sweeps), 'sweep')} of "
         f"{plural(sum(sweeps.values()), 'task')} in all (finished tasks in runs/ are kept)"
+        + (f"; {', '.join(kept)} kept from the report in the folder" if kept else "")
     )
     done: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {}
     out = []
@@ -231,9 +275,11 @@ def run_figures(
             resumed,
             diagnostics,
         )
+        result.kept = figure.id in kept
         out.append(result)
         verdict = "holds" if result.holds else "DOES NOT HOLD"
-        options.echo(f"Fig. {figure.id}: {spec.size} tasks in {seconds:.1f} s, claim {verdict}")
+        how = "kept from the report" if result.kept else f"in {seconds:.1f} s"
+        options.echo(f"Fig. {figure.id}: {spec.size} tasks {how}, claim {verdict}")
     return out
 
 
@@ -346,6 +392,7 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str], quick: b
         mark = "yes" if r.holds else "**no**"
         took = "runs shared" if r.shared_with else f"{r.seconds:.0f} s"
         took = "resumed from an earlier run" if r.resumed else took
+        took = "kept from the earlier report" if r.kept else took
         cells = [
             f"[{r.figure.id}](#figure-{r.figure.id})",
             r.figure.claim,
@@ -416,7 +463,13 @@ def _timing(results: Sequence[FigureResult], seconds: float) -> str:
     'figures: 2, wall time 7 s; 1 of them wholly resumed from an earlier run in this folder, whose time is not counted'
     """
     text = f"figures: {len(results)}, wall time {seconds:.0f} s"
-    resumed = sum(r.resumed for r in results)
+    kept = [r.figure.id for r in results if r.kept]
+    if kept:
+        text += (
+            f"; {plural(len(kept), 'figure')} kept from the earlier report in this folder, "
+            f"not re-run (checked and drawn again from their runs/): {', '.join(kept)}"
+        )
+    resumed = sum(r.resumed and not r.kept for r in results)
     if resumed:
         text += (
             f"; {resumed} of them wholly resumed from an earlier run in this folder, "
@@ -438,7 +491,11 @@ def reproduce(
         raise InevError(f"{out}: exists and is not a folder")
     resuming = target.is_dir() and {p.name for p in target.iterdir()} == {"runs"}
     if target.is_dir() and any(target.iterdir()) and not (force or resuming):
-        raise InevError(f"{out}: is not empty; --force replaces it, or give another -o folder")
+        what = "holds a report" if (target / REPORT).is_file() else "is not empty"
+        raise InevError(
+            f"{out}: {what}; --force re-runs the figures named into it (the report's other "
+            "figures stay, finished tasks in its runs/ resume), or give another -o folder"
+        )
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise InevError(f"output folder {str(parent)!r} does not exist")
@@ -453,7 +510,9 @@ def reproduce(
         if (force or resuming) and (target / "runs").is_dir():  # finished tasks resume
             shutil.copytree(target / "runs", staging / "runs")
         ready = True
-        results = run_figures(figures, staging, options, counts)
+        others = kept_figures(target, figures) if force and names else {}
+        every = [f for f in load_claims() if f in figures or f.id in others]
+        results = run_figures(every, staging, options, counts, others)
         scale = "quick scale (presets' [quick] tables)" if quick else "the presets' scale"
         if "*" in counts:
             scale += f", {counts['*']} seeds per point instead of the presets' own"
@@ -478,8 +537,9 @@ def reproduce(
         shutil.rmtree(staging, ignore_errors=True)
         if kept is None or isinstance(stop, Terminated):
             raise
+        said = f"{stop}; " if str(stop) else ""
         raise KeyboardInterrupt(
-            f"{stop}; finished tasks kept in {kept}, the same command resumes them"
+            f"{said}finished tasks kept in {kept}, the same command resumes them"
         ) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -488,9 +548,10 @@ def reproduce(
 
 
 def _keep_runs(staging: Path, target: Path) -> Path | None:
-    """Move the staging folder's ``runs/`` (a superset of the target's) into ``target``."""
+    """Move the staging folder's ``runs/`` (a superset of the target's) into ``target``;
+    ``None`` (and nothing moved) when no task has finished in it."""
     runs = staging / "runs"
-    if not runs.is_dir():
+    if not any(runs.glob("*/parts/part-*")):
         return None
     target.mkdir(exist_ok=True)
     kept = target / "runs"

@@ -71,9 +71,13 @@ def rows_to_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
 
 
 def write_part(folder: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> Path:
-    """Write one batch of rows as a new part file under ``folder/parts`` (atomically)."""
+    """Write one batch of rows as a new part file under ``folder/parts`` (atomically).
+
+    ``folder`` must exist: a worker that outlived its run must not make it again (a removed
+    staging folder of ``inev reproduce`` came back that way).
+    """
     parts = Path(folder) / "parts"
-    parts.mkdir(parents=True, exist_ok=True)
+    parts.mkdir(exist_ok=True)
     first = min((row["task_index"] for row in rows), default=0)
     target = parts / f"part-{first:06d}-{uuid.uuid4().hex[:8]}.parquet"
     with atomic_output(target, "wb") as handle:  # removed on an interrupt

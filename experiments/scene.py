@@ -16,9 +16,19 @@ or ``P1`` (the matches of P1 from all its vertices), each link with the rate tha
 over it (events per time unit, summed over the input's vertices). Sink nodes (where a
 query's matches are produced) and the centralized node are marked.
 
-**Simulations.** One overlay, ``messages``: the messages counted per link (both directions),
-drawn as widths; node labels give the events each node's engines processed; with the plan,
-the sink nodes are labelled with their queries' matches.
+Every forwarding overlay knows the direction of its flow on each link (from the sending
+vertex's node outwards along its tree), which the figure draws as arrows. An input that is
+used but never sent (a type whose events stay at their sources because every projection
+using it is partitioned by it or placed there, the output of a projection used where it is
+made) gets an overlay without links and a note saying so, so that the legend names every
+input of the plan.
+
+**Simulations.** One overlay per type or projection sent (``messages_by_link_and_type``):
+the messages counted per link (both directions), drawn as widths on one scale, in the
+directions the plan's trees send them when the plan is given; node labels give the events
+each node's engines processed; with the plan, the sink nodes are labelled with their queries'
+matches and projections are named by their aliases. A result without the split (written
+before it existed) gives one overlay, ``messages``.
 
 Layout: the network file's optional ``positions`` (``{node: [x, y]}``), else networkx's
 spring layout with a fixed seed, so the same files give the same picture.
@@ -33,6 +43,7 @@ spring layout with a fixed seed, so the same files give the same picture.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,11 +86,35 @@ class Overlay:
     """Whether the drawing scales line widths with the values (simulations)."""
     senders: tuple[tuple[Node, tuple[Node, ...], tuple[Link, ...]], ...] = ()
     """Per sending vertex: its node, its destinations and its links (the text form)."""
+    directions: frozenset[tuple[Node, Node]] = frozenset()
+    """``(a, b)``: the overlay flows from ``a`` to ``b`` over the link a-b (arrows)."""
+    note: str = ""
+    """Why the overlay has no links: an input used where it is made (module docstring)."""
 
     @property
     def total(self) -> float:
         """The sum of the values (a forwarding input's cost, or all messages)."""
         return math.fsum(value for _, _, value in self.links)
+
+    @property
+    def group(self) -> str:
+        """The id of the overlay's group in an SVG drawing.
+
+        >>> Overlay("P1", "P1 matches", ()).group, Overlay("A", "A", (), widths=True).group
+        ('forward-P1', 'messages-A')
+        """
+        if self.key == "messages":
+            return "messages"
+        return element_id("messages" if self.widths else "forward", self.key)
+
+
+def element_id(prefix: str, name: Hashable) -> str:
+    """An SVG/XML id for ``name``: characters outside ``[A-Za-z0-9_.-]`` become ``_``.
+
+    >>> element_id("label", "node 7"), element_id("forward", "P1")
+    ('label-node_7', 'forward-P1')
+    """
+    return f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]', '_', str(name))}"
 
 
 @dataclass(frozen=True)
@@ -259,7 +294,8 @@ def _topology(plan: Any, network: Any | None) -> tuple[tuple[Node, ...], tuple[L
 
 
 def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
-    """One overlay per projection whose output travels: union of links, rates summed."""
+    """One overlay per input of the plan: union of links, rates summed, the flow's
+    directions; an input used where it is made gets no links and a note."""
     rates: dict[str, dict[Link, float]] = {}
     senders: dict[str, list[tuple[Node, tuple[Node, ...], tuple[Link, ...]]]] = {}
     for v in plan.vertices:
@@ -271,21 +307,74 @@ def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
             per_link[link] = per_link.get(link, 0.0) + v.rate
         ordered = tuple(sorted((link_key(u, w) for u, w in v.forwarding), key=_link_order))
         senders.setdefault(v.projection, []).append((v.node, tuple(v.destinations), ordered))
+    used = {plan.vertex(i).projection for v in plan.vertices for i in v.inputs}
     overlays = []
     order = list(plan.type_rates) + [k for k in alias if k not in plan.type_rates]
     order += [k for k in rates if k not in order]
     for key in order:
-        if key not in rates:
-            continue
         short, name = _input_name(plan, key, alias)
+        if key not in rates:
+            if key in used:
+                note = _local_note(plan, key, alias)
+                overlays.append(Overlay(short, name, (), "events / time unit", note=note))
+            continue
         links = tuple(
             (u, w, rate)
             for (u, w), rate in sorted(rates[key].items(), key=lambda i: _link_order(i[0]))
         )
         overlays.append(
-            Overlay(short, name, links, "events / time unit", senders=tuple(senders[key]))
+            Overlay(
+                short,
+                name,
+                links,
+                "events / time unit",
+                senders=tuple(senders[key]),
+                directions=flow_directions(plan.vertices_of(key)),
+            )
         )
     return overlays
+
+
+def flow_directions(vertices: Sequence[Any]) -> frozenset[tuple[Node, Node]]:
+    """``(a, b)`` for every link a-b that a vertex's forwarding tree crosses from ``a`` to
+    ``b``: outwards from the vertex's node.
+
+    >>> from types import SimpleNamespace as V
+    >>> sorted(flow_directions([V(node=1, forwarding=[(0, 1), (1, 2), (2, 3)])]))
+    [(1, 0), (1, 2), (2, 3)]
+    """
+    out: set[tuple[Node, Node]] = set()
+    for v in vertices:
+        around: dict[Node, list[Node]] = {}
+        for a, b in v.forwarding:
+            around.setdefault(a, []).append(b)
+            around.setdefault(b, []).append(a)
+        seen, frontier = {v.node}, [v.node]
+        while frontier:
+            step = []
+            for a in frontier:
+                for b in around.get(a, ()):
+                    if b not in seen:
+                        seen.add(b)
+                        out.add((a, b))
+                        step.append(b)
+            frontier = step
+    return frozenset(out)
+
+
+def _local_note(plan: Any, key: str, alias: Mapping[str, str]) -> str:
+    """Why input ``key`` crosses no link."""
+    if key in plan.type_rates:
+        partitioned = [
+            alias[k] for k, part in plan.multi_node.items() if part == key and k in alias
+        ]
+        if partitioned:
+            return (
+                f"stays at its sources ({', '.join(partitioned)} partitioned by {key}: each "
+                f"vertex uses its own node's {key} events)"
+            )
+        return "stays at its sources (used where it is generated)"
+    return "used at the nodes that make it"
 
 
 def _link_order(link: Link) -> tuple:
@@ -362,16 +451,22 @@ def simulation_scene(
         label, roles, lines = _simulated_node(n, processed, partial, sinks, matches, centralized)
         size = 1.0 + 3.0 * processed.get(n, 0) / largest
         marks.append(NodeMark(n, *where[n], label, frozenset(roles), size, tuple(lines)))
-    overlay = Overlay(
-        "messages",
-        "messages per link",
-        tuple(
-            (u, v, float(c))
-            for (u, v), c in sorted(counted.items(), key=lambda i: _link_order(i[0]))
-        ),
-        "messages",
-        widths=True,
-    )
+    split = getattr(result, "messages_by_link_and_type", None) or {}
+    if split:
+        overlays = _simulated_overlays(split, by_name, network, plan)
+    else:
+        overlays = [
+            Overlay(
+                "messages",
+                "messages per link",
+                tuple(
+                    (u, v, float(c))
+                    for (u, v), c in sorted(counted.items(), key=lambda i: _link_order(i[0]))
+                ),
+                "messages",
+                widths=True,
+            )
+        ]
     legend = [f"{q}: {m} matches" for q, m in sorted(matches.items())]
     tables: dict[str, tuple[tuple[str, ...], ...]] = {
         "messages by type": (
@@ -383,8 +478,43 @@ def simulation_scene(
         tables["messages by vertex"] = _vertex_rows(plan, result.messages_by_vertex)
     figures = tuple(f for f in simulation_figures(result) if f.in_line)
     return Scene(
-        "simulation", title, tuple(marks), links, (overlay,), tuple(legend), figures, tables
+        "simulation", title, tuple(marks), links, tuple(overlays), tuple(legend), figures, tables
     )
+
+
+def _simulated_overlays(
+    split: Mapping[str, Mapping[str, int]],
+    by_name: Mapping[str, Node],
+    network: Any,
+    plan: Any | None,
+) -> list[Overlay]:
+    """One overlay per type or projection sent: its messages per link, named as in the
+    plan's drawing (``A events``, ``P1 matches``), with the plan's directions if given."""
+    per_kind: dict[str, dict[Link, float]] = {}
+    for key, kinds in split.items():
+        link = _parse_link(key, by_name)
+        if link is None:
+            continue
+        for kind, count in kinds.items():
+            per_kind.setdefault(kind, {})
+            per_kind[kind][link] = per_kind[kind].get(link, 0.0) + float(count)
+    alias = aliases(plan) if plan is not None else {}
+    types = list(network.types)
+    order = [t for t in types if t in per_kind] + [k for k in alias if k in per_kind]
+    order += sorted(k for k in per_kind if k not in order)
+    overlays = []
+    for kind in order:
+        if kind in alias:
+            short, name = alias[kind], f"{alias[kind]} matches"
+        else:
+            short, name = kind, f"{kind} events" if kind in types else f"{kind} matches"
+        directions = flow_directions(plan.vertices_of(kind)) if plan is not None else frozenset()
+        links = tuple(
+            (u, v, c)
+            for (u, v), c in sorted(per_kind[kind].items(), key=lambda i: _link_order(i[0]))
+        )
+        overlays.append(Overlay(short, name, links, "messages", widths=True, directions=directions))
+    return overlays
 
 
 def _simulated_node(

@@ -1,30 +1,35 @@
 """Drawing a :class:`~inev.experiments.scene.Scene` with matplotlib (PNG, SVG, PDF).
 
-The topology is drawn in light grey; each overlay (a forwarding input, or a simulation's
-messages) is a coloured set of line segments, shifted sideways when several overlays share
-a link so that each stays visible, and labelled with its figure per link when there are few
-links. Nodes that evaluate projections are yellow, sinks are stars, the centralized node
-has a square frame. The legend names every overlay with its total; the aliases and the
-plan's figures are written under the picture.
+The topology is drawn in light grey; each overlay (a forwarding input, or the messages of
+one type in a simulation) is a coloured set of line segments, shifted sideways when several
+overlays share a link so that each stays visible, with an arrowhead on each segment pointing
+the way the overlay flows (up to :data:`ARROW_LINKS` segments), and labelled with its figure
+per link when there are few links (a simulation labels each link with its total). Widths
+follow the messages in a simulation, on one scale for all types. Nodes that evaluate
+projections are yellow, sinks are stars, the centralized node has a square frame; node ids
+are written on the markers with a white halo so that they stay readable on a star. The
+legend names every overlay with its total; an input that crosses no link is listed in a light
+dotted style with the reason. The aliases and the plan's figures are written under the
+picture.
 
 The SVG is structured for machines as well: text is kept as ``<text>`` (not glyph paths),
-each overlay is a group ``id="forward-<key>"`` (``id="messages"`` for a simulation) with
-one ``<path>`` per link, each node label a group ``id="label-<node>"``, and the file has
-no date, so the same scene gives the same bytes.
+each overlay is a group (:attr:`~inev.experiments.scene.Overlay.group`: ``forward-<key>``
+for a plan's input, ``messages-<key>`` for a simulated type, ``messages`` for a simulation
+without the split) with one ``<path>`` per link, each arrowhead ``arrow-<key>-<u>-<v>``,
+each node label a group ``id="label-<node>"``, and the file has no date, so the same scene
+gives the same bytes.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
-from inev.experiments.scene import NodeMark, Scene
+from inev.experiments.scene import NodeMark, Overlay, Scene, element_id
 from inev.topologies.network import link_key
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -32,15 +37,10 @@ LABELLED_LINKS = 60
 """Above this many overlay links the per-link figures are left out (they would overlap)."""
 LEGEND_LINES = 14
 """Alias and query lines written under the picture (the text form lists all)."""
-
-
-def element_id(prefix: str, name: Hashable) -> str:
-    """An SVG/XML id for ``name``: characters outside ``[A-Za-z0-9_.-]`` become ``_``.
-
-    >>> element_id("label", "node 7"), element_id("forward", "P1")
-    ('label-node_7', 'forward-P1')
-    """
-    return f"{prefix}-{re.sub(r'[^A-Za-z0-9_.-]', '_', str(name))}"
+ARROW_LINKS = 400
+"""Above this many overlay segments no arrowheads are drawn (they would hide the lines)."""
+LEGEND_WIDTH = 58
+"""Characters per line of a legend entry (a longer one wraps)."""
 
 
 def _pyplot() -> Any:
@@ -119,31 +119,39 @@ def _draw_overlays(
     span: float,
 ) -> list[Any]:
     """Each overlay's links in its colour, side by side where overlays share a link, widths
-    after the values (labelled when few); the legend handles."""
+    after the values on one scale (simulations), arrowheads along the flow, figures per link
+    when few; the legend handles."""
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
+    drawn = [o for o in scene.overlays if o.links]
     sharing: dict[tuple, list[int]] = {}
-    for i, overlay in enumerate(scene.overlays):
+    for i, overlay in enumerate(drawn):
         for u, v, _ in overlay.links:
             sharing.setdefault(link_key(u, v), []).append(i)
-    colours = _pyplot().get_cmap("tab10" if len(scene.overlays) <= 10 else "tab20")
-    labelled = sum(len(o.links) for o in scene.overlays) <= LABELLED_LINKS
+    colours = _pyplot().get_cmap("tab10" if len(drawn) <= 10 else "tab20")
+    segments_in_all = sum(len(o.links) for o in drawn)
+    labelled = segments_in_all <= LABELLED_LINKS
+    arrows = segments_in_all <= ARROW_LINKS
+    largest = max((value for o in drawn if o.widths for _, _, value in o.links), default=0.0)
     handles = []
-    for i, overlay in enumerate(scene.overlays):
+    for i, overlay in enumerate(drawn):
         colour = colours(i % colours.N)
         segments, widths = [], []
-        largest = max((value for _, _, value in overlay.links), default=0.0) or 1.0
         for u, v, value in overlay.links:
             if u not in where or v not in where:
                 continue
-            (x1, y1), (x2, y2) = _shifted(where[u], where[v], i, sharing[link_key(u, v)], span)
-            segments.append(((x1, y1), (x2, y2)))
-            widths.append(0.6 + 7.0 * value / largest if overlay.widths else 2.0)
-            if labelled:
+            a, b = _shifted(where[u], where[v], i, sharing[link_key(u, v)], span)
+            segments.append((a, b))
+            widths.append(0.6 + 7.0 * value / (largest or 1.0) if overlay.widths else 2.0)
+            if arrows:
+                grow = 0.0035 if overlay.widths else 0.0013  # wider than a thick line
+                head = span * (0.011 + grow * widths[-1])
+                _draw_arrows(axis, overlay, (u, v), (a, b), colour, head)
+            if labelled and not overlay.widths:
                 text = axis.text(
-                    (x1 + x2) / 2,
-                    (y1 + y2) / 2,
+                    (a[0] + b[0]) / 2,
+                    (a[1] + b[1]) / 2,
                     f"{value:.3g}",
                     fontsize=6,
                     color=colour,
@@ -156,13 +164,91 @@ def _draw_overlays(
         lines = LineCollection(
             segments, colors=[colour], linewidths=widths, alpha=0.85, zorder=2 + i * 0.01
         )
-        lines.set_gid(
-            "messages" if overlay.key == "messages" else element_id("forward", overlay.key)
-        )
+        lines.set_gid(overlay.group)
         axis.add_collection(lines)
-        label = f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})"
+        label = _wrapped(f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})")
         handles.append(Line2D([], [], color=colour, linewidth=2.5, label=label))
+    if labelled:
+        _label_totals(axis, [o for o in drawn if o.widths], where)
+    for overlay in scene.overlays:
+        if not overlay.links:
+            label = _wrapped(f"{overlay.name}: none sent, {overlay.note}")
+            handles.append(Line2D([], [], color="0.6", linewidth=1.5, ls=":", label=label))
     return handles
+
+
+def _wrapped(text: str) -> str:
+    """A legend entry wrapped at :data:`LEGEND_WIDTH` characters.
+
+    >>> _wrapped("A events: none sent, stays at its sources (P2 partitioned by A)").split("\\n")
+    ['A events: none sent, stays at its sources (P2 partitioned', 'by A)']
+    """
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, LEGEND_WIDTH)) or text
+
+
+def _draw_arrows(
+    axis: Any,
+    overlay: Overlay,
+    link: tuple[Any, Any],
+    segment: tuple[tuple[float, float], tuple[float, float]],
+    colour: Any,
+    size: float,
+) -> None:
+    """An arrowhead two thirds along the drawn segment of ``link`` for each way the overlay
+    flows over it (from ``link[0]`` to ``link[1]``, the other way, or both): a triangle in
+    the overlay's colour outlined in white, ``size`` data units long, so that it shows on
+    its own line."""
+    from matplotlib.patches import Polygon
+
+    (x1, y1), (x2, y2) = segment
+    length = math.hypot(x2 - x1, y2 - y1)
+    if length == 0:
+        return
+    u, v = link
+    for ahead, (sx, sy, ex, ey) in (((u, v), (x1, y1, x2, y2)), ((v, u), (x2, y2, x1, y1))):
+        if ahead not in overlay.directions:
+            continue
+        dx, dy = (ex - sx) / length, (ey - sy) / length
+        tip = (sx + 0.68 * (ex - sx), sy + 0.68 * (ey - sy))
+        long, half = min(size, 0.3 * length), 0.6 * min(size, 0.3 * length)
+        base = (tip[0] - long * dx, tip[1] - long * dy)
+        corners = [
+            tip,
+            (base[0] - half * dy, base[1] + half * dx),
+            (base[0] + half * dy, base[1] - half * dx),
+        ]
+        head = Polygon(corners, closed=True, fc=colour, ec="white", lw=0.5, zorder=3)
+        head.set_gid(element_id(f"arrow-{overlay.key}", f"{ahead[0]}-{ahead[1]}"))
+        axis.add_patch(head)
+
+
+def _label_totals(
+    axis: Any, overlays: list[Overlay], where: dict[Any, tuple[float, float]]
+) -> None:
+    """Each link's messages, all overlays added, at the middle of the link."""
+    totals: dict[tuple, float] = {}
+    for overlay in overlays:
+        for u, v, value in overlay.links:
+            key = link_key(u, v)
+            totals[key] = totals.get(key, 0.0) + value
+    for (u, v), value in totals.items():
+        if u not in where or v not in where:
+            continue
+        (x1, y1), (x2, y2) = where[u], where[v]
+        text = axis.text(
+            (x1 + x2) / 2,
+            (y1 + y2) / 2,
+            f"{value:.3g}",
+            fontsize=6,
+            color="0.15",
+            ha="center",
+            va="center",
+            zorder=4,
+            bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.75},
+        )
+        text.set_gid(element_id("value-messages", f"{u}-{v}"))
 
 
 def _legends(figure: Any, scene: Scene, handles: list[Any]) -> None:
@@ -211,10 +297,21 @@ def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
         )
         points.set_gid("nodes" if group == "plain" else "sinks")
     _draw_centralized(axis, scene)
+    from matplotlib import patheffects
+
+    halo = [patheffects.withStroke(linewidth=2.2, foreground="white")]
     for m in scene.nodes:
         if not many or m.label:
             name = axis.text(
-                m.x, m.y, str(m.node), fontsize=5.5, ha="center", va="center", zorder=7
+                m.x,
+                m.y,
+                str(m.node),
+                fontsize=6.5 if not many else 5.5,
+                fontweight="bold",
+                ha="center",
+                va="center",
+                zorder=7,
+                path_effects=halo,
             )
             name.set_gid(element_id("node", m.node))
         if m.label:

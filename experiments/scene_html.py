@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from inev.experiments.scene import Overlay, Scene
-from inev.experiments.scene_figure import element_id, scene_svg
+from inev.experiments.scene_figure import scene_svg
 
 _STYLE = """
 body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 1200px; }
@@ -30,8 +30,10 @@ for (const box of document.querySelectorAll("input[data-target]")) {
   box.addEventListener("change", () => {
     const group = document.getElementById(box.dataset.target);
     if (group) group.style.display = box.checked ? "" : "none";
-    for (const label of document.querySelectorAll("[id^='value-" + box.dataset.key + "-']")) {
-      label.style.display = box.checked ? "" : "none";
+    for (const kind of ["value-", "arrow-"]) {
+      for (const mark of document.querySelectorAll("[id^='" + kind + box.dataset.key + "-']")) {
+        mark.style.display = box.checked ? "" : "none";
+      }
     }
   });
 }
@@ -99,7 +101,9 @@ def _toggles(overlays: Sequence[Overlay]) -> str:
     """A paragraph with one check box per overlay, naming the drawing's group it shows."""
     boxes = []
     for o in overlays:
-        target = "messages" if o.key == "messages" else element_id("forward", o.key)
+        if not o.links:
+            continue
+        target = o.group
         boxes.append(
             f'<label><input type="checkbox" checked data-target="{_e(target)}" '
             f'data-key="{_e(re.sub(r"[^A-Za-z0-9_.-]", "_", o.key))}"> {_e(o.name)}</label>'
@@ -110,6 +114,8 @@ def _toggles(overlays: Sequence[Overlay]) -> str:
 def _overlay_details(o: Overlay) -> str:
     """A collapsible block with the overlay's total, its links and (if any) its senders."""
     unit = f" ({o.unit})" if o.unit else ""
+    if not o.links:
+        return f"<details><summary>{_e(o.name)}: none sent, {_e(o.note)}</summary></details>"
     parts = [
         f"<details><summary>{_e(o.name)}: {o.total:.6g}{_e(unit)} over "
         f"{len(o.links)} links</summary>",

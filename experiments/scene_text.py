@@ -68,6 +68,9 @@ def _overlay_lines(scene: Scene) -> list[str]:
     unit = f", {first.unit} per link" if first.unit else ""
     lines = ["", f"{header}{unit}:"]
     for overlay in scene.overlays:
+        if not overlay.links:
+            lines.append(f"  {overlay.name}: none sent, {overlay.note}")
+            continue
         lines.append(
             f"  {overlay.name}: {overlay.total:.6g} in all over {plural(len(overlay.links), 'link')}"
         )

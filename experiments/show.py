@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from inev.common.errors import InevError
+from inev.common.help_text import examples
 from inev.common.words import listing, plural
 
 
@@ -93,7 +94,7 @@ def show_workload(path: str, given: Given) -> list[Any]:
     workload = load_workload(path)
     network = load_network(given.network) if given.network else None
     if network is not None:
-        workload.check_network(network)
+        workload.check_network(network, (path, given.network))
     head = (
         f"{path}: workload, {plural(len(workload.queries), 'query', 'queries')}, window "
         f"{workload.window:g} time unit{'' if workload.window == 1 else 's'}"
@@ -136,6 +137,9 @@ def show_plan(path: str, given: Given) -> list[Any]:
         caption="rates and costs in events per time unit",
     )
     for overlay in scene.overlays:
+        if not overlay.links:  # an input used where it is made
+            forwarding.add_row(overlay.name, "0", "0", f"none: {overlay.note}", "0")
+            continue
         rates = sorted({round(value, 12) for _, _, value in overlay.links})
         shown = f"{rates[0]:.4g}" if len(rates) == 1 else f"{rates[0]:.4g} – {rates[-1]:.4g}"
         forwarding.add_row(
@@ -393,7 +397,15 @@ VIEWS = {
 """The view of each kind of file."""
 
 
-@click.command("show")
+@click.command(
+    "show",
+    epilog=examples(
+        "inev show net.json",
+        "inev show wl.json --network net.json",
+        "inev show plan.json",
+        "inev show results",
+    ),
+)
 @click.argument("file", type=click.Path())
 @click.option(
     "--network",

@@ -11,7 +11,10 @@ writes each finished partition as a Parquet part file into the output folder fro
 (so an interrupted sweep keeps nearly all it finished: on a cluster the folder must be on a
 file system the executors share) and advances the driver's progress bar as partitions finish.
 Ctrl-C cancels the running jobs with Spark's logging switched off, so the driver says one line
-(the sweep's summary) instead of pages of Java and py4j traces.
+(the sweep's summary) instead of pages of Java and py4j traces. No Spark process outlives
+inev and none writes into the output folder after an interrupt, at any moment of it
+(:mod:`inev.experiments.spark_shutdown`); a local session keeps its temporary files in a
+private folder removed at exit.
 
 >>> import inev.experiments.spark as s
 >>> s.is_local("local[2]"), s.is_local("spark://host:7077")
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import threading
 import zipfile
@@ -33,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.interrupts import Terminated, deferred_signals
+from inev.experiments import spark_shutdown
 from inev.experiments.spec import Task
 
 SUBPACKAGES = ("common", "topologies", "workloads", "planner", "simulator", "experiments")
@@ -109,7 +116,11 @@ _lock = threading.Lock()
 
 
 def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any:
-    """A quiet SparkSession for ``master`` (reused if one is already running)."""
+    """A quiet SparkSession for ``master`` (reused if one is already running).
+
+    A SIGINT or SIGTERM while Spark starts ends the processes started so far and is raised
+    once the start has failed (:mod:`inev.experiments.spark_shutdown`).
+    """
     os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "") or _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
     from pyspark.sql import SparkSession
@@ -123,31 +134,51 @@ def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any
         java_options = (
             f"-Dlog4j2.configurationFile=file:{log_file} -Dlog4j.configurationFile=file:{log_file}"
         )
-        builder = (
-            SparkSession.builder.master(master)
-            .appName(app_name)
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.driver.extraJavaOptions", java_options)
-            .config("spark.executor.extraJavaOptions", java_options)
-            .config("spark.python.worker.reuse", "true")
-            .config("spark.sql.shuffle.partitions", "4")
-        )
         fresh = SparkSession.getActiveSession() is None
-        session = _start(builder, master)
-        session.sparkContext.setLogLevel("ERROR")
-        if not is_local(master) and not getattr(session, "_inev_shipped", False):
-            session.sparkContext.addPyFile(str(package_zip(tempfile.mkdtemp(prefix="inev-zip-"))))
-            session._inev_shipped = True
-        if fresh:
-            slots = session.sparkContext.defaultParallelism
-            session.sparkContext.parallelize(range(slots), slots).map(_warm_worker).collect()
+        local_dir = Path(tempfile.mkdtemp(prefix="inev-spark-")) if fresh else None
+        driver_options = f"{java_options} -XX:-UsePerfData"  # no hsperfdata file left
+        if local_dir is not None:  # the JVM's temporary files go where shutdown removes them
+            driver_options += f" -Djava.io.tmpdir={local_dir}"
+        settings = {
+            "spark.master": master,
+            "spark.app.name": app_name,
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.driver.extraJavaOptions": driver_options,
+            "spark.executor.extraJavaOptions": java_options,
+            "spark.python.worker.reuse": "true",
+            "spark.sql.shuffle.partitions": "4",
+        }
+        if local_dir is not None and is_local(master):
+            settings["spark.local.dir"] = str(local_dir)
+        builder = SparkSession.builder
+        for key, value in settings.items():
+            builder = builder.config(key, value)
+        spark_shutdown.quiet_py4j()
+        spark_shutdown.register(local_dir)
+        with deferred_signals(on_signal=spark_shutdown.kill_all):
+            session = _start(builder, master, settings)
+            session.sparkContext.setLogLevel("ERROR")
+            spark_shutdown.quiet_accumulators(session.sparkContext)
+            if not is_local(master) and not getattr(session, "_inev_shipped", False):
+                zip_dir = Path(tempfile.mkdtemp(prefix="inev-zip-"))
+                spark_shutdown.register(zip_dir)
+                session.sparkContext.addPyFile(str(package_zip(zip_dir)))
+                session._inev_shipped = True
+            if fresh:
+                slots = session.sparkContext.defaultParallelism
+                session.sparkContext.parallelize(range(slots), slots).map(_warm_worker).collect()
         return session
 
 
-def _start(builder: Any, master: str) -> Any:
-    """``builder.getOrCreate()``, with a failure to start Spark said as :class:`InevError`."""
+def _start(builder: Any, master: str, settings: dict[str, str] | None = None) -> Any:
+    """``builder.getOrCreate()``, with a failure to start Spark said as :class:`InevError`.
+
+    With ``settings`` (the builder's) the JVM is launched first by :func:`_launch`.
+    """
     try:
+        if settings is not None:
+            _launch(settings)
         return builder.getOrCreate()
     except Exception as error:  # py4j and PySpark raise several types for one cause
         # A Java exception's text names only the py4j call; Spark logged the cause above.
@@ -160,14 +191,37 @@ def _start(builder: Any, master: str) -> Any:
         ) from error
 
 
-def cancel_quietly(sc: Any) -> None:
-    """Cancel every running job with Spark's own logging off (no traces for an interrupt)."""
-    import contextlib
+_JVM_NOISE = ("WARNING: Using incubator modules",)
+"""Lines the JVM prints on every start (Spark's launcher always adds an incubator module)."""
 
-    with contextlib.suppress(Exception):
-        sc.setLogLevel("OFF")
-    with contextlib.suppress(Exception):
-        sc.cancelAllJobs()
+
+def _launch(settings: dict[str, str]) -> None:
+    """Launch PySpark's JVM gateway, unless it runs, with its error output read by inev.
+
+    The JVM's standard error goes through :func:`_forward`, which drops :data:`_JVM_NOISE`
+    (so a sweep's error output is inev's own lines only) and passes everything else on.
+    """
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:
+        return
+    conf = SparkConf(loadDefaults=False)
+    for key, value in settings.items():
+        conf.set(key, value)
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    if gateway.proc is not None and gateway.proc.stderr is not None:
+        threading.Thread(target=_forward, args=(gateway.proc.stderr,), daemon=True).start()
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
+def _forward(stream: Any) -> None:
+    """Copy the JVM's error output to this process's, less :data:`_JVM_NOISE`."""
+    for raw in iter(stream.readline, b""):
+        line = raw.decode("utf-8", errors="replace")
+        if not line.startswith(_JVM_NOISE):
+            sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 def _warm_worker(_: int) -> int:
@@ -226,9 +280,11 @@ def run_tasks(
     if not tasks:
         return []
     sc = session.sparkContext
-    slots = parallelism or sc.defaultParallelism
-    groups = batches(tasks, slots)
-    done = sc.accumulator(0)
+    with deferred_signals():  # py4j calls from this thread: not cut in the middle
+        slots = parallelism or sc.defaultParallelism
+        groups = batches(tasks, slots)
+        done = sc.accumulator(0)
+        rdd = sc.parallelize(groups, len(groups))
     target = os.path.abspath(folder)
 
     def compute(batch_iter: Any) -> Any:
@@ -243,7 +299,6 @@ def run_tasks(
         done.add(count)
         return rows
 
-    rdd = sc.parallelize(groups, len(groups))
     result: dict[str, Any] = {}
 
     def collect() -> None:
@@ -262,8 +317,8 @@ def run_tasks(
             if value > seen and on_progress is not None:
                 on_progress(value - seen)
             seen = max(seen, value)
-    except KeyboardInterrupt:
-        cancel_quietly(sc)
+    except (KeyboardInterrupt, Terminated):
+        spark_shutdown.stop_workers(sc)  # nothing writes into the folder after this
         worker.join(30)
         raise
     if "error" in result:

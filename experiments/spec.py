@@ -414,15 +414,31 @@ def _parameters(
         raise InevError(f"{origin}: [base] and [axes] must be tables")
     base = {}
     for key, value in base_raw.items():
-        if key not in DEFAULTS:
-            raise InevError(f"{origin}: unknown parameter {key!r} in [base]")
+        _known_parameter(key, "base", origin)
         base[key] = _check_value(key, value, origin)
     axes = {}
     for key, value in axes_raw.items():
-        if key not in DEFAULTS:
-            raise InevError(f"{origin}: unknown parameter {key!r} in [axes]")
+        _known_parameter(key, "axes", origin)
         axes[key] = _axis_values(key, value, origin)
     return base, axes
+
+
+def _known_parameter(key: str, table: str, origin: str) -> None:
+    """Refuse a parameter the sweep does not know, with the closest known one and all of them.
+
+    >>> _known_parameter("skw", "axes", "s.toml")
+    Traceback (most recent call last):
+    ...
+    inev.common.errors.InevError: s.toml: unknown parameter 'skw' in [axes] (did you mean 'skew'?); known: ...
+    """
+    if key in DEFAULTS:
+        return
+    hint = _suggestion(key, list(DEFAULTS))
+    raise InevError(
+        f"{origin}: unknown parameter {_clipped(key)} in [{table}]"
+        + (f" ({hint})" if hint else "")
+        + f"; known: {', '.join(sorted(DEFAULTS))}"
+    )
 
 
 def _methods(document: dict[str, Any], origin: str) -> list[str]:

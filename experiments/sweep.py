@@ -21,6 +21,8 @@ from typing import Any
 import pyarrow as pa
 
 from inev.common.errors import InevError
+from inev.common.files import remove_stale_temporaries
+from inev.common.interrupts import Terminated
 from inev.common.locks import folder_lock
 from inev.experiments.results import (
     finished_task_ids,
@@ -92,6 +94,17 @@ class SweepOutcome:
     interrupted: bool = False
     finished: int = 0
 
+    def to_pandas(self) -> Any:
+        """Every row as a pandas DataFrame."""
+        return self.table.to_pandas()
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary table and the plot
+        (:class:`inev.experiments.notebook.SweepResults`)."""
+        from inev.experiments.notebook import results
+
+        return results(self)._repr_html_()
+
 
 def run_sweep(
     spec: SweepSpec,
@@ -111,6 +124,8 @@ def run_sweep(
     (``document``, the spec as written, or one rebuilt from ``spec``); a folder of another
     sweep is refused unless ``force`` starts it over
     (:func:`inev.experiments.sweep_folder.claim_folder`).
+    A folder this run made is removed again when the run ends with nothing finished in it
+    (refused, Spark did not start, interrupted before the first task finished).
     """
     started = time.perf_counter()
     out = Path(folder)
@@ -121,11 +136,21 @@ def run_sweep(
     try:
         with folder_lock(out, "sweep"):  # a second sweep into the folder stops at once
             claim_folder(out, spec, document, force)  # under the lock: --force removes parts
-            return _run_locked(spec, out, master, parallelism, measure, progress, started)
-    except InevError:
-        if created and not any(out.glob("parts/*")):  # refused (Spark did not start ...)
-            shutil.rmtree(out, ignore_errors=True)
+            outcome = _run_locked(spec, out, master, parallelism, measure, progress, started)
+    except (InevError, Terminated):
+        _remove_if_unused(out, created)
         raise
+    if outcome.interrupted and outcome.finished == 0 and _remove_if_unused(out, created):
+        outcome.path = out
+    return outcome
+
+
+def _remove_if_unused(out: Path, created: bool) -> bool:
+    """Remove ``out`` if this run made it and no task finished in it; whether it did."""
+    if created and not any(out.glob("parts/part-*")):
+        shutil.rmtree(out, ignore_errors=True)
+        return True
+    return False
 
 
 def _run_locked(
@@ -159,6 +184,8 @@ def _run_locked(
             run_tasks(session, todo, batch, str(out), parallelism, advance)
     except KeyboardInterrupt:
         interrupted = True  # finished parts stay; the summary says how far it got
+    finally:
+        _remove_dead_temporaries(out / "parts")  # of workers ended in the middle of a part
     table = read_parts(out)
     table = with_task_indices(table, {t.task_id: t.index for t in all_tasks}, spec.methods)
     finished = len(set(table.column("task_id").to_pylist()))
@@ -173,3 +200,12 @@ def _run_locked(
         interrupted,
         finished,
     )
+
+
+def _remove_dead_temporaries(parts: Path) -> None:
+    """Remove temporary part files whose writer (a Spark worker) no longer runs."""
+    if not parts.is_dir():
+        return
+    for temporary in parts.glob(".part-*.tmp"):
+        target = parts / temporary.name[1:].split(".parquet.", 1)[0]
+        remove_stale_temporaries(f"{target}.parquet")

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from inev.common.figures import echo_summary
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import listing, plural
 from inev.planner import progress
@@ -70,7 +71,14 @@ def plan_options(command: Callable) -> Callable:
     return command
 
 
-@click.command("plan")
+@click.command(
+    "plan",
+    epilog=examples(
+        "inev plan net.json wl.json -o plan.json",
+        "inev plan net.json wl.json -o plan.json --explain",
+        "inev plan net.json wl.json -o isolated.json --method isolated",
+    ),
+)
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Plan JSON.")
@@ -86,6 +94,7 @@ def plan_command(
     check_paths({"network": network_file, "workload": workload_file}, out)
     network = load_network(network_file)
     workload = load_workload(workload_file)
+    workload.check_network(network, (workload_file, network_file))
     with progress_on_stderr():
         plan = plan_workload(network, workload, method, PlanOptions(**knobs))
     plan = stamp(plan, network, workload)
@@ -159,7 +168,12 @@ def explain_lines(plan: Plan) -> list[str]:
     return lines
 
 
-@click.command("repair")
+@click.command(
+    "repair",
+    epilog=examples(
+        "inev repair plan.json net.json wl.json --changes changes.json -o repaired.json",
+    ),
+)
 @click.argument("plan_file", type=click.Path(dir_okay=False))
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
@@ -188,7 +202,7 @@ def repair_command(
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
     from inev.planner.inev_graph import load_plan
-    from inev.planner.repair import load_changes, repair_plan
+    from inev.planner.repair import apply_changes, load_changes, repair_plan
 
     inputs = {
         "plan": plan_file,
@@ -202,6 +216,7 @@ def repair_command(
     workload = load_workload(workload_file)
     check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     changes = load_changes(changes_file)
+    apply_changes(network, changes, changes_file)  # a bad entry is refused naming the file
     result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs), replan=replan)
     save_plan(stamp(result.result, result.network, workload), out)
     click.echo(result.summary())

@@ -213,6 +213,14 @@ class Plan:
 
         return summary_line(plan_figures(self))
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: the drawing when :mod:`inev.experiments.notebook` is imported,
+        else the plan's figures as a table (:mod:`inev.common.display`)."""
+        from inev.common.display import figures_table, rendered
+        from inev.planner.figures import plan_figures
+
+        return rendered(self) or figures_table(plan_figures(self), f"plan ({self.method})")
+
 
 # ---------------------------------------------------------------------- file format
 def plan_to_dict(plan: Plan) -> dict[str, Any]:

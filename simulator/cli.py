@@ -9,12 +9,13 @@ import click
 
 from inev.common.errors import InevError
 from inev.common.figures import echo_summary
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.planner.fingerprint import check_plan_for
 from inev.planner.inev_graph import load_plan
 from inev.planner.planning import METHODS, plan_workload
-from inev.planner.repair import load_changes
+from inev.planner.repair import apply_changes, load_changes
 from inev.simulator.aggregation import size_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
@@ -87,7 +88,15 @@ def options_of(knobs: dict[str, Any]) -> SimulationOptions:
     )
 
 
-@click.command("simulate")
+@click.command(
+    "simulate",
+    epilog=examples(
+        "inev simulate net.json wl.json plan.json --duration 20 --seed 1 -o sim.json",
+        "inev simulate net.json wl.json plan.json --duration 20 --changes changes.json -o sim.json",
+        "inev simulate net.json wl.json --method inev --total-rate 60 --duration 20 -o sim.json",
+        "inev simulate net.json wl.json plan.json --capacity auto:0.6 --latency-bound 2 --shed pspice -o sim.json",
+    ),
+)
 @click.argument("network_file", type=click.Path(dir_okay=False))
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
@@ -156,7 +165,7 @@ def simulate_command(
     options = options_of(knobs)
     network = load_network(network_file)
     workload = load_workload(workload_file)
-    workload.check_network(network)
+    workload.check_network(network, (workload_file, network_file))
     if total_rate is not None:
         network = rescale_rates(network, workload.split_or().types, total_rate)
     if plan_file:
@@ -178,6 +187,8 @@ def simulate_command(
         explicit = given is not None and given.name != "DEFAULT"
         options = replace(options, duration=max(options.duration, end) if explicit else end)
     changes = load_changes(changes_file) if changes_file else []
+    if changes:
+        apply_changes(network, changes, changes_file)  # a bad entry: refused naming the file
     with time_progress("simulate", 0.0, options.duration) as update:
         result = simulate(
             network, workload, plan, options, trace=trace, changes=changes, progress=update

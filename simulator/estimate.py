@@ -146,9 +146,11 @@ def check_size(
     size = estimate(network, workload, duration)
     split = workload.split_or()
     if size.events > max_events:
+        fitting = float(f"{max_events / duration / 2:.1g}")  # half the limit, one digit
         raise InevError(
             f"about {size.events:.3g} events in {duration:g} time units exceed the limit of "
-            f"{max_events:.3g}: shorten the duration or lower the rates"
+            f"{max_events:.3g}: shorten the duration or lower the rates (--total-rate "
+            f"{fitting:g} with --method rescales every rate to fit this limit)"
         )
     for name, value in size.partial_matches_per_window.items():
         q = split.query(name)
@@ -174,7 +176,8 @@ def check_size(
         if value > max_matches:
             raise InevError(
                 f"query {name}: about {_show(value)} matches in the run exceed the limit of "
-                f"{max_matches:.3g}: lower the rates, the window or the duration"
+                f"{max_matches:.3g}: lower the rates (--total-rate with --method rescales "
+                "every rate), the window or the duration"
             )
     return size
 

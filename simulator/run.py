@@ -713,6 +713,14 @@ def _measure(
     )
 
 
+def _by_link_and_type(sim: SimNetwork) -> dict[str, dict[str, int]]:
+    """Messages per link (keyed as ``messages_by_link``) and per type or projection sent."""
+    out: dict[str, dict[str, int]] = {}
+    for ((u, v), kind), count in sorted(sim.by_link_kind.items(), key=lambda kv: str(kv[0])):
+        out.setdefault(f"{u} {v}", {})[str(kind)] = count
+    return out
+
+
 def _counted(sim: SimNetwork, tally: Tally, executions: list[PlanExecution]) -> dict[str, Any]:
     """The result's counters: messages (by type, link and sending vertex; links keyed as
     plan files write them), latencies, items processed per node, partial matches and
@@ -729,6 +737,7 @@ def _counted(sim: SimNetwork, tally: Tally, executions: list[PlanExecution]) -> 
             f"{u} {v}": c for (u, v), c in sorted(sim.by_link.items(), key=lambda kv: str(kv[0]))
         },
         "messages_by_vertex": {int(k): c for k, c in sim.by_sender.items()},
+        "messages_by_link_and_type": _by_link_and_type(sim),
         "latency": {q: latency_summary(values) for q, values in tally.latencies.items()},
         "events_processed": {str(n): c for n, c in tally.processed.items()},
         "partial_matches": dict(partial),

@@ -88,6 +88,7 @@ class SimNetwork:
         self.by_link: Counter[tuple[Node, Node]] = Counter()
         self.by_kind: Counter[Hashable] = Counter()
         self.by_sender: Counter[Hashable] = Counter()
+        self.by_link_kind: Counter[tuple[tuple[Node, Node], Hashable]] = Counter()
         self.down: set[tuple[Node, Node]] = set()
         self.dropped = 0
         self.detoured = 0
@@ -173,6 +174,7 @@ class SimNetwork:
             self.by_link[key] += 1
             self.by_kind[kind] += 1
             self.by_sender[sender] += 1
+            self.by_link_kind[key, kind] += 1
             self._relay(path[1:], tree, payload, kind, sender)
 
         self.env.timeout(max(self.latency[key] - behind, 0.0)).callbacks.append(onward)
@@ -231,9 +233,11 @@ class SimNetwork:
         sender: Hashable,
         key: tuple[Node, Node] | None = None,
     ) -> None:
-        self.by_link[link_key(u, v) if key is None else key] += 1
+        crossed = link_key(u, v) if key is None else key
+        self.by_link[crossed] += 1
         self.by_kind[kind] += 1
         self.by_sender[sender] += 1
+        self.by_link_kind[crossed, kind] += 1
         handler = self.handlers.get(v)
         if handler is not None:
             handler(v, payload, kind)

@@ -123,6 +123,8 @@ class SimulationResult:
     """Trace events of types no query uses (not replayed)."""
     trace_skipped: int = 0
     """Empty lines of a CSV trace."""
+    messages_by_link_and_type: dict[str, dict[str, int]] = field(default_factory=dict)
+    """``messages_by_link`` split by the type or projection sent (what the drawing colours)."""
 
     @property
     def aggregates_equal_to_centralized(self) -> bool | None:
@@ -179,6 +181,49 @@ class SimulationResult:
         from inev.simulator.figures import simulation_figures
 
         return summary_line(simulation_figures(self))
+
+    def query_rows(self) -> list[dict[str, Any]]:
+        """One row per query: matches at the sinks and centralized, detection latency.
+
+        >>> r = SimulationResult("inev", 1.0, 3, 4, {}, {}, {}, 8, 4.0, {"q": 2}, {"q": 2}, 0, 0,
+        ...                      {"q": {"p50": 1.0, "p99": 2.0, "mean": 1.2}}, {}, {}, {})
+        >>> r.query_rows()
+        [{'query': 'q', 'matches': 2, 'centralized_matches': 2, 'latency_p50': 1.0, 'latency_p99': 2.0, 'latency_mean': 1.2}]
+        """
+        queries = sorted(set(self.matches) | set(self.centralized_matches))
+        return [
+            {
+                "query": q,
+                "matches": self.matches.get(q, 0),
+                "centralized_matches": self.centralized_matches.get(q, 0),
+                **{
+                    f"latency_{k}": (self.latency.get(q) or {}).get(k)
+                    for k in ("p50", "p99", "mean")
+                },
+            }
+            for q in queries
+        ]
+
+    def to_pandas(self) -> Any:
+        """:meth:`query_rows` as a pandas DataFrame, one row per query."""
+        import pandas as pd
+
+        return pd.DataFrame(self.query_rows())
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the figures, then matches and latency per query, then messages
+        per type (:mod:`inev.common.display`)."""
+        from inev.common.display import figures_table, table
+        from inev.simulator.figures import simulation_figures
+
+        rows = [[r[k] for k in r] for r in self.query_rows()]
+        header = ("query", "matches", "centralized", "latency p50", "p99", "mean")
+        by_type = sorted(self.messages_by_type.items(), key=lambda kv: -kv[1])
+        return (
+            figures_table(simulation_figures(self), f"simulation ({self.method})")
+            + table(rows, header, "per query")
+            + table(by_type, ("type or projection", "messages"), "messages")
+        )
 
 
 def save_result(result: SimulationResult, path: str | os.PathLike[str]) -> None:

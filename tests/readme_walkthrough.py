@@ -1,10 +1,13 @@
 """The README's walk-through, run as written: its commands, and the lines it says they print.
 
 The walk-through is the first ``sh`` block under ``## A walk-through`` in README.md. Every
-command in it runs in order in an empty folder: ``inev …`` commands through the command's
-own entry point (in this process, with the same arguments a shell would pass), anything else
-(``cat > file <<'EOF'`` here-documents, redirections) with bash, with this Python's ``bin``
-first on the ``PATH``; the line that activates the venv is skipped. A comment ``#    -> text`` after a command
+command in it runs in order in an empty folder ``walk`` inside a stand-in for the clone
+(:func:`prepare`: its ``.venv`` is this Python's venv): the first line, which activates the
+venv, runs with bash there and must leave ``inev`` on the ``PATH`` (:func:`activate`);
+``inev …`` commands run through the command's own entry point (in this process, with the
+same arguments a shell would pass), anything else (``cat > file <<'EOF'`` here-documents,
+redirections) with bash, with this Python's ``bin`` first on the ``PATH``. A comment
+``#    -> text`` after a command
 (continued by lines ``#       text``) is a line the command prints: it must equal one of the
 command's output lines, where ``…`` stands for anything (wall times, throughput).
 
@@ -39,6 +42,10 @@ VOLATILE = [
 """Wall-clock parts of output lines, and what the README writes instead."""
 
 
+ACTIVATE = ". ../.venv/bin/activate"
+"""How the walk-through's first line starts (the venv of the clone, one folder up)."""
+
+
 @dataclass
 class Step:
     """One command of the walk-through and the lines it should print."""
@@ -49,6 +56,43 @@ class Step:
     expected: list[str] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """README line ranges [start, end) of each expected line."""
+
+    @property
+    def activates(self) -> bool:
+        """Whether this is the line that activates the venv."""
+        return self.command.startswith(ACTIVATE)
+
+
+def prepare(root: Path) -> Path:
+    """A stand-in for the clone in ``root``: ``root/.venv`` is this Python's venv, and the
+    empty folder ``root/walk`` where the walk-through runs (returned)."""
+    venv = Path(sys.prefix)
+    if not (venv / "bin" / "activate").is_file():
+        raise RuntimeError(f"{venv} is not a venv: run the tests with the venv's python")
+    (root / ".venv").symlink_to(venv, target_is_directory=True)
+    walk = root / "walk"
+    walk.mkdir()
+    return walk
+
+
+def activate(step: Step, folder: Path) -> str:
+    """Run the activating first line with bash in ``folder``; it must put the venv's
+    ``inev`` first on the ``PATH`` (and ``inev --version`` must run)."""
+    script = f"{step.command}\ncommand -v inev\ninev --version"
+    done = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", script],
+        cwd=folder,
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"{step.command!r} exited {done.returncode}: {done.stderr.strip()}")
+    found = Path(done.stdout.splitlines()[0]).resolve()
+    if found != (Path(sys.prefix) / "bin" / "inev").resolve():
+        raise AssertionError(f"{step.command!r} left {found} first on the PATH, not the venv's")
+    return ""
 
 
 def walkthrough_block(lines: list[str]) -> tuple[int, int]:
@@ -77,7 +121,7 @@ def parse(lines: list[str]) -> list[Step]:
             steps[-1].expected.append(value)
             steps[-1].spans.append((first, i))
             continue
-        if not stripped or stripped.startswith("#") or stripped.startswith(". .venv/bin/activate"):
+        if not stripped or stripped.startswith("#"):
             i += 1
             continue
         first = i
@@ -98,6 +142,8 @@ def parse(lines: list[str]) -> list[Step]:
 
 def run(step: Step, folder: Path) -> str:
     """Run one step in ``folder``; return what it printed (standard output)."""
+    if step.activates:
+        return activate(step, folder)
     words = shlex.split(step.command, comments=True) if "<<" not in step.command else []
     lexer = shlex.shlex(step.command, posix=True, punctuation_chars=True)
     lexer.commenters = "#"
@@ -178,9 +224,10 @@ def update(readme: Path = README) -> int:
     lines = readme.read_text(encoding="utf-8").splitlines()
     steps = parse(lines)
     replacements: list[tuple[tuple[int, int], list[str]]] = []
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as root:
+        folder = prepare(Path(root))
         for step in steps:
-            printed = run(step, Path(folder)).splitlines()
+            printed = run(step, folder).splitlines()
             for expected, span in zip(step.expected, step.spans, strict=True):
                 if any(fits(expected, line) for line in printed):
                     continue

@@ -115,7 +115,10 @@ def test_bad_files_exit_non_zero_with_one_line(run_cli, tmp_path, write_json):
         },
     )
     code, _, err = run_cli("workload", "show", bad_wl, "--network", good)
-    assert code == 1 and "unknown event type ZZ" in err
+    assert code == 1 and err == (
+        f"error: {bad_wl}: query q uses event type ZZ, which {good} does not have "
+        "(its types: A, B, C, D, E, F)\n"
+    )
     out_file = tmp_path / "w.json"
     code, _, err = run_cli(
         "workload", "generate", "--network", good, "--length", "9", "-o", out_file

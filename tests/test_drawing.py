@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import xml.etree.ElementTree as ET
 
@@ -117,6 +118,42 @@ def test_links_shared_by_inputs_are_drawn_side_by_side(tmp_path):
     assert segment("forward-A", 1) != segment("forward-B", 0)
 
 
+def test_arrows_point_the_way_each_input_flows(tmp_path):
+    # a path 0-1-2 with the centralized node at 2: A flows 0 -> 1 -> 2, B 1 -> 2
+    document = {
+        "format": "inev-workload/1",
+        "window": 1.0,
+        "queries": [{"name": "q", "pattern": "SEQ(A, B, C)"}],
+    }
+    net = Network.build(
+        [0, 1, 2], [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (1.0, [1]), "C": (50.0, [2])}
+    )
+    plan = plan_workload(net, workload_from_dict(document), "centralized")
+    groups = _groups(save_scene(plan_scene(plan, net), tmp_path / "p.svg"))
+    arrows = {g for g in groups if g.startswith("arrow-")}
+    assert arrows == {"arrow-A-0-1", "arrow-A-1-2", "arrow-B-1-2"}
+    # C is generated at the centralized node: used where it is generated, listed as such
+    scene = plan_scene(plan, net)
+    local = [o for o in scene.overlays if not o.links]
+    assert [(o.key, o.note) for o in local] == [
+        ("C", "stays at its sources (used where it is generated)")
+    ]
+    assert "C events: none sent, stays at its sources" in scene_text(scene)
+
+
+def test_an_input_partitioning_a_multi_node_projection_is_listed_as_local(multi_node):
+    net, _, plan = multi_node
+    scene = plan_scene(plan, net)
+    alias = aliases(plan)
+    sent = {v.projection for v in plan.vertices if v.forwarding}
+    used = {plan.vertex(i).projection for v in plan.vertices for i in v.inputs}
+    local = {o.key: o.note for o in scene.overlays if not o.links}
+    assert set(local) == {alias.get(k, k) for k in used - sent}
+    for key, part in plan.multi_node.items():
+        if part in local:
+            assert f"{alias[key]} partitioned by {part}" in local[part]
+
+
 def test_text_lists_every_link_and_placement_in_full(multi_node):
     net, _, plan = multi_node
     text = scene_text(plan_scene(plan, net))
@@ -140,9 +177,13 @@ def test_html_is_one_self_contained_page(multi_node):
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 1
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|url\((?!#)|@import", page)
     assert not re.search(r'href="(?!#)', page)
-    assert page.count('type="checkbox"') == len(scene.overlays)
-    for overlay in scene.overlays:
+    drawn = [o for o in scene.overlays if o.links]
+    assert page.count('type="checkbox"') == len(drawn)  # inputs that stay local: no box
+    for overlay in drawn:
         assert f'id="{element_id("forward", overlay.key)}"' in page
+    for overlay in scene.overlays:
+        if not overlay.links:
+            assert html.escape(f"{overlay.name}: none sent, {overlay.note}") in page
 
 
 @pytest.fixture(scope="module")
@@ -160,27 +201,54 @@ def simulated(tmp_path_factory):
     return folder, net, plan, result
 
 
-def test_simulation_drawing_widths_follow_messages(simulated, tmp_path):
+def test_simulation_drawing_colours_each_type_with_widths_on_one_scale(simulated, tmp_path):
     _, net, plan, result = simulated
     path = save_scene(simulation_scene(result, net, plan), tmp_path / "sim.svg")
     groups = _groups(path)
+    alias = aliases(plan)
+    per_type: dict[str, dict[frozenset, int]] = {}
+    for key, kinds in result.messages_by_link_and_type.items():
+        u, v = key.split(" ")
+        for kind, count in kinds.items():
+            link = frozenset((int(u), int(v)))
+            per_type.setdefault(kind, {})[link] = per_type.get(kind, {}).get(link, 0) + count
+    assert len(per_type) > 1  # several types and projections travel
+    largest = max(c for links in per_type.values() for c in links.values())
+    for kind, links in per_type.items():
+        paths = groups[element_id("messages", alias.get(kind, kind))].findall(f"{SVG}path")
+        assert len(paths) == len(links)
+        widths = [
+            float(re.search(r"stroke-width: ([\d.]+)", p.get("style")).group(1)) for p in paths
+        ]
+        assert sorted(widths) == pytest.approx(
+            sorted(0.6 + 7 * c / largest for c in links.values())
+        )
     counted: dict[frozenset, int] = {}
     for key, count in result.messages_by_link.items():
         u, v = key.split(" ")
         link = frozenset((int(u), int(v)))
         counted[link] = counted.get(link, 0) + count
-    paths = groups["messages"].findall(f"{SVG}path")
-    assert len(paths) == len(counted) > 0
-    widths = [float(re.search(r"stroke-width: ([\d.]+)", p.get("style")).group(1)) for p in paths]
-    largest = max(counted.values())
-    assert sorted(widths) == pytest.approx(sorted(0.6 + 7 * c / largest for c in counted.values()))
-    for link, count in counted.items():  # each link carries its own count
+    assert counted == {  # the split adds up to the links' counts
+        link: sum(links.get(link, 0) for links in per_type.values()) for link in counted
+    }
+    for link, count in counted.items():  # each link labelled with its total
         u, v = sorted(link)
         label = groups[element_id("value-messages", f"{u}-{v}")]
         assert "".join(label.itertext()).strip() == f"{count:.3g}"
     for node, count in result.events_processed.items():
         text = "".join(groups[element_id("label", node)].itertext())
         assert f"{count} event" in text
+
+
+def test_a_simulation_without_the_split_is_drawn_in_one_colour(simulated, tmp_path):
+    from dataclasses import replace
+
+    _, net, plan, result = simulated
+    old = replace(result, messages_by_link_and_type={})  # a file from before the split
+    groups = _groups(save_scene(simulation_scene(old, net, plan), tmp_path / "old.svg"))
+    assert len(groups["messages"].findall(f"{SVG}path")) == len(
+        {frozenset(k.split(" ")) for k in result.messages_by_link}
+    )
 
 
 def test_draw_command(simulated, run_cli, tmp_path):

@@ -105,3 +105,41 @@ def test_type_names_are_spreadsheet_columns():
     assert names[:3] == ["A", "B", "C"]
     assert names[25:28] == ["Z", "AA", "AB"]
     assert len(set(type_names(800))) == 800
+
+
+def _redraw_only(nodes, types, ratio, rng):
+    """The source assignment as it was before issue 30: redraw an empty column until it fills."""
+    matrix = rng.random((nodes, types)) < ratio
+    for t in range(types):
+        while not matrix[:, t].any():
+            matrix[:, t] = rng.random(nodes) < ratio
+    return matrix
+
+
+@pytest.mark.parametrize(("nodes", "ratio"), [(20, 0.05), (5, 0.2), (200, 0.001), (1, 0.5)])
+def test_source_assignment_keeps_its_random_stream_for_reasonable_ratios(nodes, ratio):
+    import numpy as np
+
+    from inev.topologies.generate import assign_sources
+
+    for seed in range(20):
+        old = _redraw_only(nodes, 6, ratio, np.random.default_rng(seed))
+        new = assign_sources(nodes, 6, ratio, np.random.default_rng(seed))
+        assert (old == new).all()
+
+
+def test_a_tiny_node_ratio_draws_sources_from_the_conditioned_binomial_at_once():
+    import math
+
+    import numpy as np
+
+    from inev.topologies.generate import _at_least_one, assign_sources
+
+    matrix = assign_sources(20, 6, 1e-9, np.random.default_rng(1))  # was minutes of redraws
+    assert matrix.sum(axis=0).tolist() == [1] * 6
+    rng = np.random.default_rng(2)
+    n, p, draws = 4, 0.3, 20_000
+    counts = [int(_at_least_one(n, p, rng).sum()) for _ in range(draws)]
+    for k in range(1, n + 1):  # P(k | k >= 1) of Binomial(4, 0.3)
+        expected = math.comb(n, k) * p**k * (1 - p) ** (n - k) / (1 - (1 - p) ** n)
+        assert abs(counts.count(k) / draws - expected) < 0.012

@@ -295,7 +295,7 @@ def test_bad_input():
     net = path_network()
     with pytest.raises(InevError, match="unknown planning method"):
         plan_workload(net, seq_ab(), "magic")
-    with pytest.raises(InevError, match="unknown event type"):
+    with pytest.raises(InevError, match="uses event type Z, which the network does not have"):
         plan_workload(net, Workload.build(1.0, [Query.build("q", "SEQ(A, Z)")]))
 
 

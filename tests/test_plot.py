@@ -144,3 +144,75 @@ def test_infinite_values_are_counted_in_a_note(tmp_path):
     table = table_of({(1.1, None, "inev"): [0.5, float("inf")], (1.3, None, "inev"): [0.2, 0.3]})
     path = plot(table, tmp_path / "i.svg", x="skew")
     assert any("1 infinite value left out" in t for t in texts(path))
+
+
+def _axes_of(path) -> dict[str, str]:
+    """``{artist id: id of the axes group holding it}`` of an SVG plot."""
+    root = ET.parse(path).getroot()
+    out = {}
+    for group in root.iter(f"{SVG}g"):
+        if (group.get("id") or "").startswith("axes_"):
+            for e in group.iter():
+                if e.get("id") and e is not group:
+                    out[e.get("id")] = group.get("id")
+    return out
+
+
+def test_a_bound_decades_below_gets_a_panel_of_its_own(tmp_path):
+    table = table_of(
+        {
+            (1.3, None, "inev"): [1e-3, 2e-3, 3e-3, 4e-3, 5e-3],
+            (1.7, None, "inev"): [0.1, 0.2, 0.3, 0.4, 0.5],
+            (1.3, None, "lower_bound"): [1e-21, 2e-21, 3e-21, 4e-21, 5e-21],
+            (1.7, None, "lower_bound"): [1e-22, 2e-22, 3e-22, 4e-22, 5e-22],
+        }
+    )
+    path = plot(table, tmp_path / "b.svg", x="skew")
+    where = _axes_of(path)
+    assert where["line-0"] != where["line-1"]  # INEv above, the bound below
+    assert "band-1" in where  # each panel bands its own first lines
+    assert any("decades below" in t for t in texts(path))
+    # lines within a few decades of each other stay in one panel
+    near = table_of(
+        {
+            (1.3, None, "inev"): [1e-3] * 5,
+            (1.7, None, "inev"): [0.1] * 5,
+            (1.3, None, "lower_bound"): [1e-5] * 5,
+            (1.7, None, "lower_bound"): [1e-4] * 5,
+        }
+    )
+    where = _axes_of(plot(near, tmp_path / "n.svg", x="skew"))
+    assert where["line-0"] == where["line-1"]
+
+
+def test_sparse_lines_are_dashed_and_say_their_seeds(tmp_path):
+    table = table_of(
+        {
+            (1.3, None, "inev"): [1e-3, 2e-3],
+            (1.7, None, "inev"): [0.1, 0.2, 0.3],
+        }
+    )
+    path = plot(table, tmp_path / "s.svg", x="skew")
+    root = ET.parse(path).getroot()
+    line = next(e for e in root.iter() if e.get("id") == "line-0")
+    assert "stroke-dasharray" in ET.tostring(line, encoding="unicode")
+    found = ids(path)
+    assert {"seeds-0-0", "seeds-0-1"} <= found  # n varies: each point says its own
+    shown = texts(path)
+    assert "n=2" in shown and "n=3" in shown
+    assert any(
+        "dashed: 1 line with fewer than 5 seeds per point (n at each point)" in t for t in shown
+    )
+    dense = table_of({(1.3, None, "inev"): [0.1] * 5, (1.7, None, "inev"): [0.2] * 5})
+    root = ET.parse(plot(dense, tmp_path / "d.svg", x="skew")).getroot()
+    line = next(e for e in root.iter() if e.get("id") == "line-0")
+    assert "stroke-dasharray" not in ET.tostring(line, encoding="unicode")
+
+
+def test_a_log_axis_of_few_decades_is_ticked_in_plain_numbers(tmp_path):
+    table = table_of(
+        {(x, None, "inev"): [0.1 * x, 0.2 * x, 0.3 * x, 0.4 * x, 0.5 * x] for x in (1, 2, 3)},
+        x="nodes",
+    )
+    shown = texts(plot(table, tmp_path / "t.svg", x="nodes"))
+    assert {"0.1", "0.2", "0.5", "1"} <= set(shown)

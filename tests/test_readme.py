@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from readme_walkthrough import README, check, fits, parse
+from readme_walkthrough import README, check, fits, parse, prepare
 
 
 def test_the_walkthrough_runs_as_written_and_prints_what_it_says(tmp_path):
     steps = parse(README.read_text(encoding="utf-8").splitlines())
+    assert steps[0].activates  # the first line is run too, in the empty folder
     commands = [s.command.split()[0] for s in steps]
     assert commands.count("inev") >= 20 and sum(len(s.expected) for s in steps) >= 10
-    problems = check(steps, tmp_path)
+    walk = prepare(tmp_path)
+    problems = check(steps, walk)
     assert not problems, "\n".join(problems)
     for name in ("plan.html", "sim.png", "skew.png", "matches.jsonl", "repaired.json"):
-        assert (tmp_path / name).stat().st_size > 0
+        assert (walk / name).stat().st_size > 0
 
 
 def test_expected_lines_match_exactly_except_for_the_ellipsis():

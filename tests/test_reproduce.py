@@ -325,7 +325,17 @@ def test_each_figure_gets_its_own_progress_bar_from_start_to_stop(tmp_path):
     again = RunOptions(master="serial", quick=True, seeds=("1",), force=True, progress=bar)
     events.clear()
     reproduce(["4b"], tmp_path / "r", again)  # resumed: the bar starts full
-    assert events == [("Fig. 4b", "start", 3, 3), ("Fig. 4b", "stop")]
+    # 9a and 9b stay in the report, checked again from 9a's runs (nothing runs: bar full)
+    assert events == [
+        ("Fig. 4b", "start", 3, 3),
+        ("Fig. 4b", "stop"),
+        ("Fig. 9a", "start", 3, 3),
+        ("Fig. 9a", "stop"),
+    ]
+    report = (tmp_path / "r" / "README.md").read_text(encoding="utf-8")
+    assert all(f"## Figure {f}\n" in report for f in ("4b", "9a", "9b"))
+    assert "2 figures kept from the earlier report in this folder" in report
+    assert all((tmp_path / "r" / f"fig{f}.png").is_file() for f in ("4b", "9a", "9b"))
 
 
 def test_an_interrupted_reproduction_keeps_its_finished_tasks_and_resumes_them(

@@ -75,3 +75,16 @@ def test_key_path_exchange_never_grows_a_tree_and_keeps_it_spanning(seed, k):
     assert _spans(better, terminals)
     assert len(better) <= len(start)
     assert len(better) >= len(exact_steiner(net, terminals))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 8))
+def test_sparse_kou_is_a_two_approximation(seed, k):
+    from inev.planner.steiner import kou
+
+    net = _network(seed, 40)
+    terminals = sorted(np.random.default_rng(seed).choice(40, size=k, replace=False).tolist())
+    raw = kou(net, terminals)
+    ours = tidy(net, raw, terminals)
+    assert _spans(ours, terminals)
+    assert len(ours) <= len(raw) <= 2 * len(exact_steiner(net, terminals))

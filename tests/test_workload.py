@@ -91,8 +91,13 @@ def test_duplicate_query_names_are_refused():
 def test_unknown_event_type_for_the_network():
     net = generate_network(event_types=3, seed=1)
     workload = Workload.build(1.0, [Query.build("q1", "SEQ(A, Q)")])
-    with pytest.raises(InevError, match="query q1: unknown event type Q for the network"):
+    with pytest.raises(InevError) as caught:
         workload.check_network(net)
+    assert str(caught.value) == (
+        "query q1 uses event type Q, which the network does not have (its types: A, B, C)"
+    )
+    with pytest.raises(InevError, match=r"^wl.json: query q1 uses event type Q, which net.json"):
+        workload.check_network(net, ("wl.json", "net.json"))
 
 
 def test_split_or_keeps_the_relevant_selectivities():

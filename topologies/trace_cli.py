@@ -4,17 +4,29 @@ from __future__ import annotations
 
 import click
 
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.topologies.io import load_network
 from inev.topologies.trace_generator import PROFILES, TraceOptions, generate_trace_file
 
 
-@click.group("trace")
+@click.group(
+    "trace",
+    epilog=examples(
+        "inev trace generate --nodes 4 --types 3 --events 40 --duration 20 --seed 1 -o trace.csv",
+    ),
+)
 def trace_group() -> None:
     """Generate event traces (CSV or Parquet: time, type, node, id, attributes)."""
 
 
-@trace_group.command("generate")
+@trace_group.command(
+    "generate",
+    epilog=examples(
+        "inev trace generate --nodes 4 --types 3 --events 40 --duration 20 --keys 3 --key-name v --seed 1 -o trace.csv",
+        "inev trace generate --nodes 20 --types 4 --events 100000 --duration 30 --period 1 --profile diurnal --keys 5000 --key-name bid --seed 1 -o trips.parquet",
+    ),
+)
 @click.option("--nodes", default=20, show_default=True, help="Number of nodes.")
 @click.option("--types", "types_", default=4, show_default=True, help="Number of event types.")
 @click.option("--events", default=100_000, show_default=True, help="Expected number of events.")
@@ -36,7 +48,14 @@ def trace_group() -> None:
     show_default=True,
     help="Log-normal spread (sigma) of the per-source rates of a type; 0 makes them equal.",
 )
-@click.option("--profile", type=click.Choice(PROFILES), default="poisson", show_default=True)
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="poisson",
+    show_default=True,
+    help="Rates over time: constant (poisson), following the day (diurnal: 1 + 0.8 sin), "
+    "or diurnal with busy and quiet phases per source (bursty).",
+)
 @click.option(
     "--period", default=86_400.0, show_default=True, help="Day length of diurnal/bursty profiles."
 )
@@ -99,7 +118,13 @@ def generate_command(
     )
 
 
-@click.command("from-trace")
+@click.command(
+    "from-trace",
+    epilog=examples(
+        "inev network from-trace trips.parquet --out-degree 3 --link-latency 0.0001 --seed 1 -o net.json",
+        "inev network from-trace trips.parquet --topology stations.graphml -o net.json",
+    ),
+)
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option(
     "--topology",

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.topologies.io import load_network
@@ -14,12 +15,24 @@ from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload
 
 
-@click.group("workload")
+@click.group(
+    "workload",
+    epilog=examples(
+        "inev workload generate --network net.json --queries 2 --length 4 -o wl.json",
+        "inev workload show wl.json --network net.json",
+    ),
+)
 def workload_group() -> None:
     """Generate and inspect query workloads (inev-workload/1 JSON)."""
 
 
-@workload_group.command("generate")
+@workload_group.command(
+    "generate",
+    epilog=examples(
+        "inev workload generate --network net.json --queries 1 --length 6 --selectivity 0.1 --seed 1 -o wl.json",
+        "inev workload generate --network net.json --queries 5 --length 4 --kleene 1 --negation 1 -o wl.json",
+    ),
+)
 @click.option(
     "--network",
     "network_file",
@@ -66,7 +79,12 @@ def generate_command(
     )
 
 
-@workload_group.command("show")
+@workload_group.command(
+    "show",
+    epilog=examples(
+        "inev workload show wl.json --network net.json",
+    ),
+)
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.option(
     "--network",
@@ -82,7 +100,7 @@ def show_command(workload_file: str, network_file: str | None) -> None:
     workload = load_workload(workload_file)
     network = load_network(network_file) if network_file else None
     if network is not None:
-        workload.check_network(network)
+        workload.check_network(network, (workload_file, network_file))
     console = Console()
     console.print(
         f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "

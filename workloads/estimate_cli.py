@@ -7,12 +7,18 @@ from rich.console import Console
 from rich.table import Table
 
 from inev.common.files import write_json_document
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.workloads.estimate import EXACT_LIMIT, SAMPLE, estimate_selectivities
 from inev.workloads.io import load_workload, workload_to_dict
 
 
-@click.command("estimate")
+@click.command(
+    "estimate",
+    epilog=examples(
+        "inev workload estimate queries.json trips.parquet -o workload.json",
+    ),
+)
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option(

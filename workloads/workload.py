@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.words import listing
 from inev.topologies.network import Network, check_type_name
 from inev.workloads.expressions import (
     Aggregate,
@@ -281,12 +282,26 @@ class Workload:
                 return q
         raise InevError(f"workload has no query {name!r}")
 
-    def check_network(self, network: Network) -> None:
-        """Raise :class:`InevError` if a query uses an event type the network lacks."""
+    def check_network(self, network: Network, files: tuple[str, str] | None = None) -> None:
+        """Raise :class:`InevError` if a query uses an event type the network lacks; the
+        message names ``files`` (the workload's and the network's) and the network's types.
+
+        >>> wl = Workload.build(window=1.0, queries=[Query.build("q1", "SEQ(A, Z)")])
+        >>> net = Network.build([0], [], {"A": (1.0, [0]), "B": (2.0, [0])})
+        >>> wl.check_network(net, ("wl.json", "net.json"))
+        Traceback (most recent call last):
+        ...
+        inev.common.errors.InevError: wl.json: query q1 uses event type Z, which net.json does not have (its types: A, B)
+        """
         for q in self.queries:
             for t in q.types:
                 if t not in network.event_types:
-                    raise InevError(f"query {q.name}: unknown event type {t} for the network")
+                    where, net = (f"{files[0]}: ", files[1]) if files else ("", "the network")
+                    known = listing(sorted(network.event_types), limit=30)
+                    raise InevError(
+                        f"{where}query {q.name} uses event type {t}, which {net} does not "
+                        f"have (its types: {known})"
+                    )
 
     def split_or(self) -> Workload:
         """The OR-free workload of §3.2: a query with OR becomes one query per branch.

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.common.words import plural
@@ -94,7 +95,12 @@ def size_check_option(command: Any) -> Any:
     )(command)
 
 
-@click.command("match")
+@click.command(
+    "match",
+    epilog=examples(
+        "inev match seq.json trace.csv -o matches.jsonl",
+    ),
+)
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="JSONL output.")

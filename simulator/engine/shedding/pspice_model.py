@@ -24,7 +24,6 @@ remaining-time tables over the events left in a window (``window × observed ite
 at most ``MAX_EVENTS``), and a :class:`.utility.UtilityTable`; then it halves the counts
 (retraining with forgetting, §III-D). Building is called periodically by the shedder, not
 per item.
-
 """
 
 from __future__ import annotations
@@ -285,13 +284,7 @@ class PatternModel:
         table.values[~trusted] = neutral  # too few observations: neither kept nor preferred
         self.table = table
         self.neutral = neutral
-        for d in (
-            self.exposure,
-            self.moves,
-            self.checks,
-            self.join_pairs,
-            self.join_outs,
-        ):
+        for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
         return self.table

@@ -83,6 +83,14 @@ class Shedder:
         return False
 
     # ---------------------------------------------------------------- helpers
+    def _random_scores(self, buffers: Sequence[BufferCost]) -> list:
+        """Random scores for every partial match the item is joined with, with its costs."""
+        out = []
+        for b in buffers:
+            costs = buffer_costs(b)
+            out.append((b[0], b[1], self.rng.random(len(costs)) + 1e-9, costs))
+        return out
+
     def _drop(
         self,
         scored: list[tuple[Any, int, np.ndarray, float | np.ndarray]],
@@ -137,16 +145,8 @@ class RandomPartialMatchShedder(Shedder):
         self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
     ) -> bool:
         """Drop random partial matches until ``excess`` is covered."""
-        self._drop(self._random(buffers), excess, free=False)
+        self._drop(self._random_scores(buffers), excess, free=False)
         return False
-
-    def _random(self, buffers: Sequence[BufferCost]) -> list:
-        """Random scores for every partial match the item is joined with."""
-        out = []
-        for b in buffers:
-            costs = buffer_costs(b)
-            out.append((b[0], b[1], self.rng.random(len(costs)) + 1e-9, costs))
-        return out
 
 
 class PSpiceShedder(Shedder):
@@ -211,7 +211,7 @@ class PSpiceShedder(Shedder):
     ) -> bool:
         """Drop hopeless, then lowest-utility partial matches until ``excess`` is covered."""
         if not self.builds:
-            self._drop(RandomPartialMatchShedder._random(self, buffers), excess, free=False)
+            self._drop(self._random_scores(buffers), excess, free=False)
             return False
         cost = {(id(b[0]), b[1]): b for b in buffers}
         scored = []

@@ -203,3 +203,34 @@ def test_rows_without_a_value_are_counted_not_hidden():
     found = evaluate({"metric": "m", "op": "<=", "value": 2.0}, rows)
     assert found.holds
     assert found.measured == "mean 1 (median 1, n=1); 2 rows without a value left out"
+
+
+# ---------------------------------------------------------------- Fig. 5a's yardstick
+
+
+def test_exact_psi_uses_the_planners_exact_method_and_falls_back_when_refused(monkeypatch):
+    from inev.common.errors import InevError
+    from inev.experiments import yardstick as ys
+
+    asked = []
+
+    class Planned:
+        psi = 4.0
+
+    def fake_plan(network, workload, method, options=None):
+        asked.append(method)
+        if workload == "too large":
+            raise InevError("above the exact method's size limit")
+        return Planned()
+
+    monkeypatch.setattr(ys, "plan_workload", fake_plan)
+    monkeypatch.setattr(ys, "METHODS", ("inev", "centralized"))
+    assert ys.exact_method() is None and ys.exact_psi(None, "small") is None and asked == []
+    monkeypatch.setattr(ys, "METHODS", ("inev", "optimal"))
+    assert ys.exact_psi(None, "small") == 4.0 and asked == ["optimal"]
+    assert ys.exact_psi(None, "too large") is None  # refused: the yardstick falls back
+    # the exact optimum wins over both estimates; without it the larger estimate is taken
+    assert ys.yardstick(4.0, 5.0, 3.0) == (4.0, "exact")
+    assert ys.yardstick(None, 2.0, 3.0) == (3.0, "lower bound")
+    assert ys.yardstick(None, None, 0.0) == (None, "none")
+    assert ys.closeness(6.0, ys.yardstick(None, 2.0, 3.0)[0]) == 2.0

@@ -27,7 +27,9 @@ file. :func:`main` keeps it for every kind of failure:
 from __future__ import annotations
 
 import os
+import re
 import sys
+import textwrap
 import traceback
 from collections.abc import Sequence
 from importlib import import_module
@@ -108,6 +110,20 @@ def load_command(name: str) -> click.Command:
     return getattr(import_module(module), attribute)
 
 
+def short_help(text: str, limit: int) -> str:
+    """The first sentence of ``text``, shortened at a word to at most ``limit`` characters.
+
+    Our own, because click deprecated its ``make_default_short_help`` (8.2).
+
+    >>> short_help("Plan a workload. Writes a plan file.", 40)
+    'Plan a workload.'
+    >>> short_help("Simulate a plan on a network, node by node", 24)
+    'Simulate a plan on a...'
+    """
+    first = re.split(r"(?<=\.)\s", " ".join(text.split()), maxsplit=1)[0]
+    return textwrap.shorten(first, width=max(limit, 10), placeholder="...")
+
+
 class LazyGroup(click.Group):
     """A click group that imports a sub-command only when it runs (or prints its help)."""
 
@@ -120,7 +136,7 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(n) for n in names)
-        rows = [(n, click.utils.make_default_short_help(COMMANDS[n][1], limit)) for n in names]
+        rows = [(n, short_help(COMMANDS[n][1], limit)) for n in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

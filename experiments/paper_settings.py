@@ -10,7 +10,7 @@ row of its own, a difference without a reason, an unknown figure or key.
 >>> rows = settings_rows()
 >>> row = next(r for r in rows if r.setting == "per-hop delay")
 >>> row.figures, row.preset
-(('12b',), '0.001, 0.1, 0.2')
+(('12b',), 'link_latency = 0.001, 0.1, 0.2')
 >>> settings_problems(rows)
 []
 """

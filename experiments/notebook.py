@@ -184,12 +184,14 @@ class Image:
 
 def results(source: Any) -> SweepResults:
     """:class:`SweepResults` of a results folder, a ``results.parquet`` file, or the outcome
-    of :func:`~inev.experiments.sweep.run_sweep`."""
+    of :func:`~inev.experiments.sweep.run_sweep`.
+
+    An outcome is told from a path by its ``table`` (rather than by its class), so this module
+    does not import the sweep, whose outcome's notebook view imports this module."""
     from inev.experiments.results import read_results
-    from inev.experiments.sweep import SweepOutcome
     from inev.experiments.sweep_folder import stored_document
 
-    if isinstance(source, SweepOutcome):
+    if hasattr(source, "table") and hasattr(source, "path"):
         folder = source.path.parent if source.path.name in ("results.parquet", "parts") else None
         table = source.table
     else:

@@ -64,8 +64,8 @@ def kind_of(path: str) -> str:
 
 def show_network(path: str, given: Given) -> list[Any]:
     """Summary line, event types, and the links (all of them up to 300)."""
-    from inev.topologies.cli import distances_text, network_table
     from inev.topologies.io import load_network
+    from inev.topologies.tables import distances_text, network_table
 
     network = load_network(path)
     s = network.summary()
@@ -88,8 +88,8 @@ def show_network(path: str, given: Given) -> list[Any]:
 def show_workload(path: str, given: Given) -> list[Any]:
     """Each query with its pattern (and rates, given the network)."""
     from inev.topologies.io import load_network
-    from inev.workloads.cli import workload_table
     from inev.workloads.io import load_workload
+    from inev.workloads.tables import workload_table
 
     workload = load_workload(path)
     network = load_network(given.network) if given.network else None
@@ -172,9 +172,9 @@ def show_simulation(path: str, given: Given) -> list[Any]:
     """Figures, per query, per node, per link (busiest first), per type and, given the plan,
     per vertex (projection and node)."""
     from inev.common.figures import summary_table
-    from inev.simulator.cli import query_table
     from inev.simulator.figures import simulation_figures
     from inev.simulator.simulation_result import load_result
+    from inev.simulator.tables import query_table
 
     result = load_result(path)
     out: list[Any] = [

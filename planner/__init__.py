@@ -19,9 +19,21 @@ changes) -> Network``
 PushPullPlan``, ``centralized_node(network, types) -> (node, cost)``
     Bounds and baselines of §7.2.
 
-Module map: projections (§3.3, §6.1), combination (Alg. 1, Eq. 1), planning (§6.3 sharing and
-the methods), placement (Alg. 2), steiner, costs (§5.3), latency (§5.4), baselines,
-lower_bound, repair (§6.6), checks (Definition 2), plan (the model and file), cli.
+``pulled_types(plan)``, ``restrict(pattern, types)``, ``negation_ties(query)``
+    What the simulator needs to run a plan: the pulled types of a push-pull plan, a pattern
+    restricted to a projection's types, and the types a negation's predicates read.
+
+Module map (paper section -> module): projections (§3.3, §6.1) :mod:`~inev.planner.projections`;
+combinations (§3.3) :mod:`~inev.planner.combination_model`; Algorithm 1 and Eq. 1
+:mod:`~inev.planner.alg1_combination`; Algorithm 2 (§6.4) :mod:`~inev.planner.alg2_placement`;
+placement to plan :mod:`~inev.planner.assemble`; the search around the construction
+:mod:`~inev.planner.search` and :mod:`~inev.planner.improve`; entry point and methods (§6.3)
+:mod:`~inev.planner.planning`; Steiner trees :mod:`~inev.planner.steiner`; cost (§5.3)
+:mod:`~inev.planner.cost_model`; latency (§5.4) :mod:`~inev.planner.latency_model`; baselines
+(§7.1, §7.2) :mod:`~inev.planner.baselines` and :mod:`~inev.planner.isolated`; bounds
+:mod:`~inev.planner.lower_bound`; repair (§6.6) :mod:`~inev.planner.repair`; checks
+(Definition 2) :mod:`~inev.planner.checks`; the INEv graph and its file
+:mod:`~inev.planner.inev_graph`; the command line :mod:`~inev.planner.cli`.
 """
 
 from inev.planner.baselines import PushPullPlan, centralized_node, push_pull
@@ -33,10 +45,12 @@ from inev.planner.inev_graph import (
     load_plan,
     plan_from_dict,
     plan_to_dict,
+    pulled_types,
     save_plan,
 )
 from inev.planner.lower_bound import lower_bound
 from inev.planner.planning import METHODS, plan_workload
+from inev.planner.projections import negation_ties, restrict
 from inev.planner.repair import RepairResult, apply_changes, repair_plan
 
 __all__ = [
@@ -51,10 +65,13 @@ __all__ = [
     "check_plan",
     "load_plan",
     "lower_bound",
+    "negation_ties",
     "plan_from_dict",
     "plan_to_dict",
     "plan_workload",
+    "pulled_types",
     "push_pull",
     "repair_plan",
+    "restrict",
     "save_plan",
 ]

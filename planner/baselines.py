@@ -247,23 +247,6 @@ def push_pull(
     return best
 
 
-def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
-    """The pulled types per query of a ppop plan, from its ``"<query>: pull <type>"`` notes.
-
-    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
-    >>> from inev.planner.planning import plan_workload
-    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
-    >>> pulled_types(plan_workload(net, wl, "ppop"))
-    {'q': ('B',)}
-    """
-    out: dict[str, list[str]] = {}
-    for note in plan.notes:
-        name, sep, rest = note.partition(": pull ")
-        if sep and rest and " " not in rest:
-            out.setdefault(name, []).append(rest)
-    return {q: tuple(ts) for q, ts in out.items()}
-
-
 def push_pull_floor(network: Network, workload: Workload) -> float:
     """A floor under the cost of any push-pull plan of the workload: every query pushes at
     least its first type to its node, so it costs at least the cheapest gathering of one of its

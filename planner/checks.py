@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import networkx as nx
 
+from inev.common.errors import InevError
 from inev.planner.inev_graph import Plan
 from inev.topologies.network import Network
 
@@ -104,3 +105,31 @@ def structure_problems(plan: Plan, network: Network) -> list[str]:
 def check_plan(plan: Plan, network: Network) -> list[str]:
     """All problems of a plan (Definition 2 and structure)."""
     return forwarding_problems(plan) + structure_problems(plan, network)
+
+
+def check_fits(plan: Plan, network: Network) -> None:
+    """Raise :class:`InevError` unless ``plan`` was made for ``network`` (rates, sources, links)."""
+    for name, (local, _) in plan.type_rates.items():
+        if name not in network.event_types:
+            raise InevError(f"plan does not fit the network: unknown event type {name}")
+        if abs(network.rate(name) - local) > 1e-9 * max(1.0, abs(local)):
+            raise InevError(
+                f"plan does not fit the network: rate of {name} is {network.rate(name)}, plan says {local}"
+            )
+    sources: dict[str, set] = {}
+    for v in plan.vertices:
+        if v.node not in network.node_index:
+            raise InevError(
+                f"plan does not fit the network: vertex {v.id} at unknown node {v.node!r}"
+            )
+        for a, b in v.forwarding:
+            if not network.graph.has_edge(a, b):
+                raise InevError(
+                    f"plan does not fit the network: vertex {v.id} uses no link {[a, b]}"
+                )
+        info = plan.projections[v.projection]
+        if not v.inputs and len(info.types) == 1 and info.pattern == info.types[0]:
+            sources.setdefault(info.types[0], set()).add(v.node)
+    for name, nodes in sources.items():
+        if name in network.event_types and nodes != set(network.sources(name)):
+            raise InevError(f"plan does not fit the network: sources of {name} differ")

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 
-from inev.planner.inev_graph import Plan, Vertex
+from inev.planner.inev_graph import Plan, Vertex, pulled_types
 
 
 def participation(matches: float, available: float) -> float:
@@ -108,8 +108,6 @@ def vertex_cost_from_plan(plan: Plan, vertex: Vertex) -> float:
     A pulled event vertex of a push-pull plan sends what its requests pull (its ``rate``,
     which rests on its query's prefix rates): that one is taken as recorded.
     """
-    from inev.planner.baselines import pulled_types
-
     info = plan.projections[vertex.projection]
     if not vertex.inputs and any(info.types[0] in ts for ts in pulled_types(plan).values()):
         return transmission_cost(len(vertex.forwarding), vertex.rate)

@@ -12,7 +12,7 @@ extension of ``inev-plan/1``): the fingerprints of the network and of the worklo
 value does). :func:`check_plan_for` refuses a plan whose fingerprints differ from the files at
 hand in one line. A plan without ``made_for`` (older files, plans written by other tools) is
 checked by what it records instead: every type's rate and sources
-(:func:`inev.planner.repair.check_fits`) and every query's pattern at its sink.
+(:func:`inev.planner.checks.check_fits`) and every query's pattern at its sink.
 
 ``force=True`` (``inev simulate --force``) skips that comparison, for users who mean to run a
 plan on drifted rates, but never the structural checks that keep the run from failing midway:
@@ -33,6 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.planner.checks import check_fits
 from inev.planner.inev_graph import Plan
 from inev.topologies.io import network_to_dict
 from inev.topologies.network import Network
@@ -122,8 +123,6 @@ def difference(plan: Plan, network: Network, workload: Workload) -> str | None:
         if plan.made_for.get("workload") != workload_fingerprint(workload):
             return "workload"
         return None
-    from inev.planner.repair import check_fits
-
     try:
         check_fits(plan, network)
     except InevError:

@@ -463,6 +463,25 @@ def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
         handle.write("\n")
 
 
+def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
+    """The pulled types per query of a ppop plan, from its ``"<query>: pull <type>"`` notes.
+
+    >>> from inev.planner.planning import plan_workload
+    >>> from inev.topologies.network import Network
+    >>> from inev.workloads.workload import Query, Workload
+    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    >>> pulled_types(plan_workload(net, wl, "ppop"))
+    {'q': ('B',)}
+    """
+    out: dict[str, list[str]] = {}
+    for note in plan.notes:
+        name, sep, rest = note.partition(": pull ")
+        if sep and rest and " " not in rest:
+            out.setdefault(name, []).append(rest)
+    return {q: tuple(ts) for q, ts in out.items()}
+
+
 def load_plan(path: str | os.PathLike[str]) -> Plan:
     """Read an ``inev-plan/1`` file."""
     return plan_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))

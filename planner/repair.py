@@ -52,9 +52,10 @@ from inev.common.words import listing
 from inev.planner.alg1_combination import multi_node_hops
 from inev.planner.alg2_placement import place, send_rate
 from inev.planner.assemble import build_plan
-from inev.planner.baselines import centralized_plan, pulled_types, push_pull_cost, sink_projection
+from inev.planner.baselines import centralized_plan, push_pull_cost, sink_projection
+from inev.planner.checks import check_fits
 from inev.planner.combination_model import Combination
-from inev.planner.inev_graph import Node, Plan, Vertex, link
+from inev.planner.inev_graph import Node, Plan, Vertex, link, pulled_types
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
@@ -177,34 +178,6 @@ def _apply_one(net: Network, change: Any, where: str) -> Network:
     else:
         raise InevError(f"{where}: unknown kind {kind!r} (use one of {', '.join(CHANGE_KINDS)})")
     return net
-
-
-def check_fits(plan: Plan, network: Network) -> None:
-    """Raise :class:`InevError` unless ``plan`` was made for ``network`` (rates, sources, links)."""
-    for name, (local, _) in plan.type_rates.items():
-        if name not in network.event_types:
-            raise InevError(f"plan does not fit the network: unknown event type {name}")
-        if abs(network.rate(name) - local) > 1e-9 * max(1.0, abs(local)):
-            raise InevError(
-                f"plan does not fit the network: rate of {name} is {network.rate(name)}, plan says {local}"
-            )
-    sources: dict[str, set] = {}
-    for v in plan.vertices:
-        if v.node not in network.node_index:
-            raise InevError(
-                f"plan does not fit the network: vertex {v.id} at unknown node {v.node!r}"
-            )
-        for a, b in v.forwarding:
-            if not network.graph.has_edge(a, b):
-                raise InevError(
-                    f"plan does not fit the network: vertex {v.id} uses no link {[a, b]}"
-                )
-        info = plan.projections[v.projection]
-        if not v.inputs and len(info.types) == 1 and info.pattern == info.types[0]:
-            sources.setdefault(info.types[0], set()).add(v.node)
-    for name, nodes in sources.items():
-        if name in network.event_types and nodes != set(network.sources(name)):
-            raise InevError(f"plan does not fit the network: sources of {name} differ")
 
 
 def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Combination:

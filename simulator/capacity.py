@@ -53,7 +53,13 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
-from inev.simulator.engine.processing import Completion, Processor, parse_capacity
+from inev.simulator.engine.api import SAFETY_SHARE
+from inev.simulator.engine.processing import (
+    Completion,
+    Processor,
+    check_shedding,
+    parse_capacity,
+)
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 
 SLACK_RETRIES = 3
@@ -76,7 +82,7 @@ class CapacityOptions:
     shed: str = "none"
     cost_per_unit: float = 1.0
     stage_slack: float | None = None
-    safety: float = 0.1
+    safety: float = SAFETY_SHARE
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -84,12 +90,7 @@ class CapacityOptions:
             raise InevError(f"unknown shedding strategy {self.shed!r} ({', '.join(STRATEGIES)})")
         if self.shed != "none" and self.latency_bound is None:
             raise InevError(f"shedding strategy {self.shed} needs a latency bound")
-        if self.latency_bound is not None and not (
-            self.latency_bound > 0 and math.isfinite(self.latency_bound)
-        ):
-            raise InevError(f"latency bound must be positive, got {self.latency_bound}")
-        if not (self.cost_per_unit > 0 and math.isfinite(self.cost_per_unit)):
-            raise InevError(f"cost per unit must be positive, got {self.cost_per_unit}")
+        check_shedding(self.latency_bound, self.cost_per_unit)
         if not 0 <= self.safety < 1:
             raise InevError(f"safety share must be in [0, 1), got {self.safety}")
         if self.stage_slack is not None and not self.stage_slack >= 0:

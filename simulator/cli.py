@@ -24,8 +24,9 @@ from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
 from inev.simulator.figures import simulation_figures
 from inev.simulator.options import SimulationOptions
 from inev.simulator.run import TraceStream, simulate
-from inev.simulator.simulation_result import SimulationResult, save_result
+from inev.simulator.simulation_result import save_result
 from inev.simulator.sources import rescale_rates
+from inev.simulator.tables import query_table
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
 
@@ -209,33 +210,6 @@ def _trace_stream(workload: Any, trace_file: str, check: bool) -> tuple[TraceStr
         lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start
     )
     return stream, scan.end
-
-
-def query_table(result: SimulationResult) -> Any:
-    """Per query: matches at the sinks and centrally, and detection latency (time units)."""
-    from rich.table import Table
-
-    table = Table(
-        "query",
-        "matches",
-        "centralized",
-        "latency p50",
-        "latency p99",
-        "latency max",
-        caption="detection latency in time units",
-    )
-    for name in sorted(set(result.matches) | set(result.centralized_matches)):
-        summary = result.latency.get(name, {})
-        cells = [
-            "n/a" if summary.get(k) is None else f"{summary[k]:.4g}" for k in ("p50", "p99", "max")
-        ]
-        table.add_row(
-            name,
-            str(result.matches.get(name, "n/a")),
-            str(result.centralized_matches.get(name, "n/a")),
-            *cells,
-        )
-    return table
 
 
 def capacity_options(

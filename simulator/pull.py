@@ -35,9 +35,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
-from inev.planner.baselines import pulled_types
-from inev.planner.inev_graph import Plan
-from inev.planner.projections import negation_ties, restrict
+from inev.planner import Plan, negation_ties, pulled_types, restrict
 from inev.workloads.query import Pattern, event_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload

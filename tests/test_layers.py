@@ -9,6 +9,20 @@ and itself, never the rest of the simulator nor the planner. Every import counts
 inside a function (the lazy imports that keep the command line fast) and relative ones.
 ``experiments/cli.py`` registers every layer's commands by module *name* (strings), which is
 not an import and so not an arrow; it sits on the top layer anyway.
+
+Three more rules keep the house easy to change:
+
+- **No cycles.** The modules and their imports (again every one, lazy ones inside functions
+  too) form no cycle: a lazy import hides a cycle from Python, not from a reader. An import
+  under ``if TYPE_CHECKING:`` never runs and only names a type for an annotation, so it is not
+  an arrow here (a module's figures may name the model they read while the model's
+  ``summary()`` imports them).
+- **No command imports another layer's command module** (``<layer>/cli.py``,
+  ``<layer>/*_cli.py``, the engine's ``cli.py`` counting as the simulator's): what two layers'
+  commands share lives in a library module. Within a layer a command module may use another
+  (the simulator's ``simulate`` takes the engine's shedding options).
+- **No private names across layers**: ``from inev.x.y import _name`` or an import of a
+  private module ``inev.x._y`` from another layer than ``x``.
 """
 
 from __future__ import annotations
@@ -16,6 +30,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +93,118 @@ def violations(root: Path) -> list[str]:
     return found
 
 
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """The lines inside ``if TYPE_CHECKING:`` blocks (imports there never run)."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def import_names(root: Path, path: Path) -> list[tuple[int, str, str | None, bool]]:
+    """Every ``inev`` import of the file as ``(line, module, name, runs)``.
+
+    ``name`` is the imported name of a ``from`` import (None for ``import inev.x``); ``runs``
+    is false for an import under ``if TYPE_CHECKING:``.
+    """
+    name = module_name(root, path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(), filename=str(path))
+    typing_only = _type_checking_lines(tree)
+    found: list[tuple[int, str, str | None, bool]] = []
+    for node in ast.walk(tree):
+        runs = getattr(node, "lineno", 0) not in typing_only
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, None, runs) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found += [(node.lineno, target, alias.name, runs) for alias in node.names]
+    return [item for item in found if item[1].startswith("inev.")]
+
+
+def all_modules(root: Path) -> dict[str, Path]:
+    """Every module of the tree under ``root`` by its dotted name."""
+    return {
+        module_name(root, path): path
+        for layer in LAYERS
+        for path in sorted((root / layer).rglob("*.py"))
+    }
+
+
+def import_graph(root: Path) -> nx.DiGraph:
+    """Modules and the imports that run between them (``from inev.x import y`` reaching the
+    module ``inev.x.y`` when there is one, else ``inev.x``); edges carry the file and line."""
+    modules = all_modules(root)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for source, path in modules.items():
+        for line, target, name, runs in import_names(root, path):
+            sub = f"{target}.{name}" if name else target
+            target = sub if sub in modules else target
+            if runs and target in modules and target != source:
+                graph.add_edge(source, target, where=f"{path.relative_to(root)}:{line}")
+    return graph
+
+
+def cycles(root: Path) -> list[str]:
+    """Every import cycle under ``root``: one line per strongly connected group of modules,
+    with one cycle through it spelled out file by file."""
+    graph = import_graph(root)
+    found = []
+    for group in nx.strongly_connected_components(graph):
+        if len(group) > 1:
+            loop = nx.find_cycle(graph.subgraph(group))
+            steps = ", ".join(f"{graph.edges[a, b]['where']} -> {b}" for a, b in loop)
+            found.append(f"cycle among {sorted(group)}: {steps}")
+    return sorted(found)
+
+
+def is_cli(module: str) -> bool:
+    """Whether ``module`` is a command module: ``cli`` or ``*_cli`` by name."""
+    last = module.rsplit(".", 1)[-1]
+    return last == "cli" or last.endswith("_cli")
+
+
+def is_private(name: str) -> bool:
+    """``_x`` is private, ``__x__`` (a dunder) is not."""
+    return name.startswith("_") and not name.endswith("__")
+
+
+def crossings(root: Path) -> list[str]:
+    """Imports of another layer's command module or private names, as ``file:line a -> b``."""
+    modules = all_modules(root)
+    found = []
+    for source, path in modules.items():
+        layer = source.split(".")[1]
+        for line, target, name, _ in import_names(root, path):
+            if target.split(".")[1] == layer:
+                continue
+            sub = f"{target}.{name}" if name else target
+            module = sub if sub in modules else target
+            where = f"{path.relative_to(root)}:{line} {source} -> {sub}"
+            if is_cli(module) or is_cli(sub):
+                found.append(f"{where}: imports another layer's command module")
+            if any(is_private(part) for part in sub.split(".")[1:]):
+                found.append(f"{where}: reaches a private name of another layer")
+    return found
+
+
 def test_the_package_keeps_the_layers():
     assert violations(ROOT) == []
+
+
+def test_the_package_has_no_import_cycles():
+    assert cycles(ROOT) == []
+
+
+def test_no_command_or_private_name_crosses_a_layer():
+    assert crossings(ROOT) == []
 
 
 def test_the_walk_sees_every_module():
@@ -115,3 +240,94 @@ def test_a_planted_arrow_is_caught(tmp_path, source, text, bad):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     assert bool(violations(tmp_path)) == bad
+
+
+def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
+    for layer in LAYERS:
+        (tmp_path / layer).mkdir()
+    for source, text in files.items():
+        path = tmp_path / source
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("files", "bad"),
+    [
+        # the cost_model -> baselines kind: a lazy import closes the loop
+        (
+            {
+                "planner/a.py": "from inev.planner.b import f\n",
+                "planner/b.py": "def f():\n    from inev.planner.a import g\n",
+            },
+            True,
+        ),
+        # three modules, relative imports, one of them through a package's name
+        (
+            {
+                "planner/a.py": "from . import b\n",
+                "planner/b.py": "from .c import x\n",
+                "planner/c.py": "import inev.planner.a\n",
+            },
+            True,
+        ),
+        # a package's __init__ and its module importing the facade back
+        (
+            {
+                "planner/__init__.py": "from inev.planner.a import f\n",
+                "planner/a.py": "def f():\n    from inev.planner import g\n",
+            },
+            True,
+        ),
+        # one way only: no cycle
+        (
+            {"planner/a.py": "from inev.planner.b import f\n", "planner/b.py": "import json\n"},
+            False,
+        ),
+        # an annotation-only import back is not an arrow
+        (
+            {
+                "planner/a.py": "def f():\n    from inev.planner.b import g\n",
+                "planner/b.py": (
+                    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from inev.planner.a import Plan\n"
+                ),
+            },
+            False,
+        ),
+    ],
+)
+def test_a_planted_cycle_is_caught(tmp_path, files, bad):
+    found = cycles(_plant(tmp_path, files))
+    assert bool(found) == bad
+    if bad:
+        assert "planner/" in found[0] and "cycle among" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "bad"),
+    [
+        # experiments/show.py used to take table helpers from three layers' commands
+        ("experiments/show.py", "from inev.topologies.cli import network_table\n", True),
+        ("experiments/show.py", "def f():\n    from inev.simulator.cli import query_table\n", True),
+        ("experiments/x.py", "from inev.simulator.engine.cli import engine_options\n", True),
+        ("planner/cli.py", "from inev.workloads.estimate_cli import estimate_command\n", True),
+        ("simulator/x.py", "from inev.planner import cli\n", True),
+        ("experiments/show.py", "from inev.topologies.tables import network_table\n", False),
+        # within one layer a command may use another (simulate takes the engine's options)
+        ("simulator/cli.py", "from inev.simulator.engine.cli import engine_options\n", False),
+        ("workloads/cli.py", "from .estimate_cli import estimate_command\n", False),
+        # private names across layers (simulator/pull.py reached into the planner)
+        ("simulator/pull.py", "from inev.planner.baselines import _pull_order\n", True),
+        ("simulator/x.py", "def f():\n    from inev.planner.search import _Ranked as R\n", True),
+        ("experiments/x.py", "import inev.planner._internal\n", True),
+        ("experiments/x.py", "from ..planner.steiner import _tree\n", True),
+        ("simulator/x.py", "from inev.simulator.engine.size import _exp2\n", False),
+        ("planner/x.py", "from inev.planner.search import _Ranked\n", False),
+        ("simulator/x.py", "from inev.planner import __version__\n", False),
+        ("simulator/x.py", "from inev.planner.inev_graph import Plan\n", False),
+    ],
+)
+def test_a_planted_crossing_is_caught(tmp_path, source, text, bad):
+    assert bool(crossings(_plant(tmp_path, {source: text}))) == bad

@@ -210,7 +210,7 @@ def test_match_cli_writes_shedding_line(overload_files):
         (["--shed", "pspice"], "need --capacity"),
         (["--capacity", "auto:0.5", "--shed", "random-pm"], "needs --latency-bound"),
         (["--capacity", "fast", "--latency-bound", "1"], "capacity must be"),
-        (["--capacity", "2", "--latency-bound", "-1"], "latency-bound must be positive"),
+        (["--capacity", "2", "--latency-bound", "-1"], "latency bound must be positive"),
     ],
 )
 def test_match_cli_rejects_bad_overload_options(overload_files, extra, message, capsys):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
-from inev.common.words import listing, plural
+from inev.common.words import plural
 from inev.topologies.generate import (
     TOPOLOGIES,
     build_topology,
@@ -17,21 +15,8 @@ from inev.topologies.generate import (
     network_from_topology,
 )
 from inev.topologies.io import connected_part, load_network, read_topology, save_network
+from inev.topologies.tables import distances_text, network_table
 from inev.topologies.trace_cli import from_trace_command
-
-
-def distances_text(summary: dict[str, Any]) -> str:
-    """The diameter and mean hop count of a :meth:`Network.summary`, marked when estimated.
-
-    >>> distances_text({"diameter": 30, "mean_hops": 12.345, "exact": False})
-    'diameter ≥ 30, mean hops ≈ 12.35 (estimated from a sample)'
-    """
-    if summary.get("exact", True):
-        return f"diameter {summary['diameter']}, mean hops {summary['mean_hops']:.2f}"
-    return (
-        f"diameter ≥ {summary['diameter']}, mean hops ≈ {summary['mean_hops']:.2f} "
-        "(estimated from a sample)"
-    )
 
 
 @click.group(
@@ -137,27 +122,6 @@ def show_command(network_file: str) -> None:
         f"mean degree {s['mean_degree']:.2f}, {distances_text(s)}"
     )
     console.print(network_table(network))
-
-
-def network_table(network: Any) -> Any:
-    """A rich table of a network's event types: rates (events per time unit) and sources."""
-    from rich.table import Table
-
-    table = Table(
-        "type",
-        "r(e) per source",
-        "R(e) in all",
-        "sources |f(e)|",
-        caption="rates in events per time unit",
-    )
-    for name, t in network.event_types.items():
-        table.add_row(
-            name,
-            f"{t.rate:g}",
-            f"{t.global_rate:g}",
-            f"{len(t.sources)}: {listing(t.sources, limit=24)}",
-        )
-    return table
 
 
 # measured from a trace; the command lives with the trace commands

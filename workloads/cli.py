@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from inev.common.help_text import examples
@@ -13,6 +11,7 @@ from inev.topologies.io import load_network
 from inev.workloads.estimate_cli import estimate_command
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload
+from inev.workloads.tables import workload_table
 
 
 @click.group(
@@ -107,22 +106,6 @@ def show_command(workload_file: str, network_file: str | None) -> None:
         f"window {workload.window:g} time unit{'' if workload.window == 1 else 's'}"
     )
     console.print(workload_table(workload, network))
-
-
-def workload_table(workload: Any, network: Any | None = None) -> Any:
-    """A rich table of the queries: name, pattern, types and, given a network, r(q) and R(q)
-    (matches per time unit with local and with global rates, §3.2)."""
-    from rich.table import Table
-
-    columns = ["query", "pattern", "types"] + (["r(q)", "R(q)"] if network else [])
-    caption = "r(q), R(q): matches per time unit with local, global rates" if network else None
-    table = Table(*columns, caption=caption)
-    for row in workload.describe(network):
-        cells = [row["name"], row["pattern"], str(row["types"])]
-        if network is not None:
-            cells += [f"{row['rate']:.4g}", f"{row['global_rate']:.4g}"]
-        table.add_row(*cells)
-    return table
 
 
 # measured on a trace

@@ -1,6 +1,8 @@
 """The local adaptive CEP engine of one simulated node (adaptive-CEP paper §2-§4, INEv §3.2, §5.1).
 
-The public entry point is :class:`inev.simulator.engine.engine.Engine`; the modules are:
+Its public API is :mod:`inev.simulator.engine.api` (compile a workload, feed events, read
+matches, GRETA aggregates and shedding reports); one query's engine is
+:class:`inev.simulator.engine.engine.Engine`. The modules are: ``api``,
 ``events`` (event model, deterministic selectivity predicate), ``constraints`` (a pattern as
 slots and constraints), ``predicates`` (compiled checks), ``evaluation_plans`` (order- and tree-based
 plans), ``evaluation`` (running one plan), ``greedy`` / ``zstream`` (plan generation),

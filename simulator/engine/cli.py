@@ -10,14 +10,17 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.common.words import plural
-from inev.simulator.engine.engine import Adaptation, Engine
-from inev.simulator.engine.events import Event
+from inev.simulator.engine.api import (
+    SAFETY_SHARE,
+    CompiledWorkload,
+    SheddingOptions,
+    compile_workload,
+)
 from inev.simulator.engine.matching import (
     ADAPTIVE,
     ENGINE_PLANS,
@@ -26,9 +29,8 @@ from inev.simulator.engine.matching import (
     greta_queries,
     match_workload,
 )
-from inev.simulator.engine.processing import parse_capacity, shedding_strategy
+from inev.simulator.engine.processing import check_shedding, parse_capacity, shedding_strategy
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
-from inev.simulator.engine.shedding.quality import run_overload
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.workloads.io import load_workload
 
@@ -80,7 +82,7 @@ def shedding_options(command: Any) -> Any:
             "--safety",
             type=float,
             default=None,
-            help="Safety buffer of the overload detector (default: 10% of the bound).",
+            help=f"Safety buffer of the overload detector (default: {SAFETY_SHARE:.0%} of the bound).",
         ),
     ]
     for option in reversed(options):
@@ -157,10 +159,7 @@ def match_command(
     strategy = shedding_strategy(capacity is not None, shed, latency_bound)
     if capacity is not None:
         parse_capacity(capacity)
-        if latency_bound is not None and not latency_bound > 0:
-            raise InevError(f"--latency-bound must be positive, got {latency_bound}")
-        if not cost_per_unit > 0:
-            raise InevError(f"--cost-per-unit must be positive, got {cost_per_unit}")
+        check_shedding(latency_bound, cost_per_unit)
     workload = load_workload(workload_file)
     options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
     # an overloaded node builds every query's matches (its shedders drop partial matches)
@@ -170,8 +169,8 @@ def match_command(
         Console(stderr=True).print(f"note: {note}", highlight=False)
     if capacity is not None:
         events = [e for chunk in ordered_chunks(prepared) for e in chunk]
-        shed_run = (capacity, latency_bound, strategy, cost_per_unit, safety, seed)
-        _match_overloaded(workload, events, out, engine_plan, adaptation, *shed_run)
+        shedding = SheddingOptions(capacity, latency_bound, strategy, cost_per_unit, safety, seed)
+        _match_overloaded(compile_workload(workload, options), events, out, shedding)
         return
     scan = prepared.scan
     start = clock.perf_counter()
@@ -219,47 +218,17 @@ def match_command(
 
 
 def _match_overloaded(
-    workload: Any,
-    events: list,
-    out: str,
-    plan: str,
-    adaptation: Adaptation,
-    capacity: str,
-    latency_bound: float | None,
-    strategy: str,
-    cost_per_unit: float,
-    safety: float | None,
-    seed: int,
+    compiled: CompiledWorkload, events: list, out: str, shedding: SheddingOptions
 ) -> None:
     """``inev match --capacity …``: one overloaded node, matches plus the shedding line."""
-
-    def make_engines() -> dict[str, Engine]:
-        return {
-            q.name: Engine.from_query(q, workload, plan=plan, adaptation=adaptation)
-            for q in workload.queries
-        }
-
-    if safety is None:
-        safety = 0.1 * latency_bound if latency_bound is not None else 0.0
-    weights = {q.name: q.weight for q in workload.queries}
     start = clock.perf_counter()
-    result, outputs = run_overload(
-        make_engines,
-        events,
-        capacity,
-        latency_bound,
-        strategy,
-        weights=weights,
-        cost_per_unit=cost_per_unit,
-        safety=safety,
-        seed=seed,
-    )
+    report = compiled.shed(events, shedding)
+    result, strategy = report.figures, shedding.strategy
     seconds = clock.perf_counter() - start
     with atomic_output(out) as handle:
-        for q in workload.queries:
-            for m in outputs.get(q.name, []):
-                ids = [m.id] if isinstance(m, Event) else [e.id for e in m]
-                handle.write(json.dumps({"query": q.name, "events": ids}) + "\n")
+        for q in compiled.workload.queries:
+            for ids in report.matches.get(q.name, []):
+                handle.write(json.dumps({"query": q.name, "events": list(ids)}) + "\n")
         # wall-clock figures stay out of the file, so that equal inputs give equal files
         figures = {k: v for k, v in result.items() if k not in ("shedder_seconds", "wall_seconds")}
         handle.write(json.dumps({"shedding": figures}) + "\n")

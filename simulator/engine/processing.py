@@ -119,6 +119,25 @@ def parse_capacity(text: str | float) -> tuple[str, float]:
     return kind, value
 
 
+def check_shedding(latency_bound: float | None, cost_per_unit: float = 1.0) -> None:
+    """The one check of the shedding figures ``inev match``, ``inev simulate`` and
+    :class:`Processor` share: a latency bound (if any) and the time units per work unit must
+    be positive and finite.
+
+    >>> check_shedding(2.0, 0.5)
+    >>> check_shedding(-1.0)
+    Traceback (most recent call last):
+    inev.common.errors.InevError: latency bound must be positive and finite, got -1.0
+    >>> check_shedding(None, float("inf"))
+    Traceback (most recent call last):
+    inev.common.errors.InevError: cost per unit must be positive and finite, got inf
+    """
+    if latency_bound is not None and not (latency_bound > 0 and math.isfinite(latency_bound)):
+        raise InevError(f"latency bound must be positive and finite, got {latency_bound}")
+    if not (cost_per_unit > 0 and math.isfinite(cost_per_unit)):
+        raise InevError(f"cost per unit must be positive and finite, got {cost_per_unit}")
+
+
 def shedding_strategy(has_capacity: bool, shed: str | None, latency_bound: float | None) -> str:
     """The shedding strategy of the flags ``--capacity``, ``--shed`` and ``--latency-bound``
     (``inev match`` and ``inev simulate`` alike): pSPICE when a bound is given, else none.
@@ -181,8 +200,7 @@ class Processor:
     ) -> None:
         if not capacity > 0:
             raise InevError(f"capacity must be positive, got {capacity}")
-        if latency_bound is not None and not latency_bound > 0:
-            raise InevError(f"latency bound must be positive, got {latency_bound}")
+        check_shedding(latency_bound, cost_per_unit)
         self.engines = dict(engines)
         self.capacity = float(capacity)
         self.cost_per_unit = float(cost_per_unit)

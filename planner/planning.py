@@ -45,6 +45,7 @@ from inev.planner.lower_bound import approximate_bound, lower_bound
 from inev.planner.options import PlanOptions
 from inev.planner.search import inev_plan, isolated_plan
 from inev.topologies.network import Network
+from inev.workloads.query import Operator, Primitive, walk
 from inev.workloads.workload import Workload
 
 METHODS = ("inev", "centralized", "isolated", "ppop", "ppop-flouris")
@@ -57,7 +58,29 @@ def prepare(network: Network, workload: Workload) -> Workload:
     for q in wl.queries:
         if len(q.types) < 2:
             raise InevError(f"query {q.name}: a single event type needs no plan (use 2 or more)")
+        composite = next(
+            (
+                n
+                for n in walk(q.pattern)
+                if isinstance(n, Operator)
+                and n.kind == "KL"
+                and not isinstance(n.children[0], Primitive)
+            ),
+            None,
+        )
+        if composite is not None:
+            raise InevError(
+                f"query {q.name}: the planner plans Kleene closures over event types, not "
+                f"{composite} (evaluate it with inev match)"
+            )
     return wl
+
+
+def planning_network(network: Network, workload: Workload) -> Network:
+    """The network the planner plans on: each pattern variable a stream of its own, with its
+    event type's sources and rates (:meth:`~inev.topologies.network.Network.with_streams`).
+    The plan names variables as inputs; the simulator feeds each its type's events."""
+    return network.with_streams(workload.streams)
 
 
 def plan_workload(
@@ -79,6 +102,7 @@ def _plan_workload(
     options = options or PlanOptions()
     start = time.perf_counter()
     wl = prepare(network, workload)
+    network = planning_network(network, wl)
     central = centralized_plan(network, wl, options.xi)
     tau = options.tau(central.latency)
     if method == "centralized":

@@ -8,11 +8,15 @@ query's pairwise selectivities over S and its window.
 
 Choices where the paper is vague:
 
-* **Negation closure** (§5.2): a projection that holds the negated type of an
-  ``NSEQ(first, negated, last)`` also holds every type of ``first`` and ``last``, and every
-  type a predicate ties to the negated type (:func:`negation_ties`). A
-  projection that drops the negated type turns the NSEQ into ``SEQ(first, last)`` (a
-  superset of the query's matches over those types, which is all a projection must give).
+* **Negation closure** (§5.2): a projection that holds a negated type also holds the
+  types that bound its interval (for ``NSEQ(first, negated, last)`` every type of ``first``
+  and ``last``; for ``NOT(N)`` inside a SEQ or an AND the nearest leaves before and after it,
+  :func:`inev.workloads.query.negation_bounds`), and every type a predicate ties to the
+  negated type (:func:`negation_ties`). A negation bounded by the window on a side (first or
+  last in a SEQ, inside a top-level AND) reads the match's earliest and latest events, so a
+  projection holding it holds every positive type: only the query itself. A projection that
+  drops the negated type drops the negation (a superset of the query's matches over those
+  types, which is all a projection must give).
 * **Kleene** (§6.1): projections are taken of q_nKL (every ``KL(X)`` replaced by ``X``); the
   Kleene matches are materialised only at the query's sink, whose key keeps the KL.
 * **Suitable projections**: the paper's text prints the condition with the inequality
@@ -34,7 +38,14 @@ from dataclasses import dataclass, replace
 
 from inev.planner.cost_model import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
-from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
+from inev.workloads.query import (
+    Operator,
+    Pattern,
+    Primitive,
+    event_types,
+    negated_types,
+    negation_bounds,
+)
 from inev.workloads.rates import Pair, strip_kleene, windowed_rate
 from inev.workloads.workload import Query, Workload
 
@@ -86,8 +97,25 @@ class Projection:
 
 
 def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
-    """The pattern restricted to ``types`` (None when nothing is left); see the module docstring."""
+    """The pattern restricted to ``types`` (None when nothing is left); see the module docstring.
+
+    A ``NOT(N)`` stays only with the types that bound it (its nearest leaves in the order,
+    or every positive type when the window bounds a side); without them its interval would
+    differ from the query's, and a projection may only add matches, never lose them.
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> str(restrict(parse_pattern("SEQ(A, B, NOT(D))"), {"A", "D"}))
+    'A'
+    >>> str(restrict(parse_pattern("SEQ(A, NOT(D), B, C)"), {"A", "B", "D"}))
+    'SEQ(A, NOT(D), B)'
+    """
     keep = frozenset(types)
+    positive = frozenset(event_types(pattern)) - negated_types(pattern)
+    unbound = set()
+    for n, (first, last) in negation_bounds(pattern).items():
+        ends = first | last if first and last else positive
+        if not ends <= keep:
+            unbound.add(n)
 
     def visit(node: Pattern) -> Pattern | None:
         if isinstance(node, Primitive):
@@ -98,7 +126,14 @@ def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
                 return Operator("NSEQ", (first, neg, last))
             kids = [k for k in (first, last) if k is not None]
             return _join("SEQ", kids)
+        if node.kind == "NOT":
+            inner = visit(node.children[0])
+            if inner is None or set(event_types(inner)) & unbound:
+                return None
+            return Operator("NOT", (inner,))
         kids = [k for k in (visit(c) for c in node.children) if k is not None]
+        if all(isinstance(k, Operator) and k.kind == "NOT" for k in kids):
+            return None  # nothing positive left: no match to negate
         return _join(node.kind, kids)
 
     return visit(pattern)
@@ -133,6 +168,13 @@ def negation_closed(
         if neg & chosen and not neg <= chosen:
             return False
         if any(not ties.get(n, frozenset()) <= chosen for n in neg & chosen):
+            return False
+    positive = set(event_types(pattern)) - negated_types(pattern)
+    for n, (first, last) in negation_bounds(pattern).items():
+        if n not in chosen:
+            continue
+        ends = first | last if first and last else positive
+        if not ends <= chosen or not ties.get(n, frozenset()) <= chosen:
             return False
     return True
 

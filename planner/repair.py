@@ -326,6 +326,11 @@ def repair_plan(
     replan: bool = False,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring)."""
+    if workload.streams:
+        raise InevError(
+            "repair with pattern variables is not supported (a variable is a stream of its "
+            "own in the plan; a change to its type would have to move with it): plan anew"
+        )
     check_fits(plan, network)
     new_net = apply_changes(network, changes)
     if plan.method in BASELINES or plan.kept == "ppop":

@@ -376,6 +376,33 @@ class PlanExecution:
             )
             return
         self._emit(run, run.engine.advance(max(watermark, self.env.now - run.delay)))
+        if run.engine.pending:
+            self._follow(run)
+
+    def _follow(self, run: VertexRun) -> None:
+        """An engine holding matches (a negation past their last event, or a negated event
+        of equal time under ties 'any') releases them once its watermark passes their end:
+        wake it then, when no item will come to do it."""
+        due = run.engine.pending[0][0]
+        at = due + run.delay + EPSILON * (1.0 + abs(due) + run.delay) / 4
+        if run.lag:
+            self._arm(run, at)
+            return
+        if at >= run.hold_at:
+            return
+        run.hold_at = at
+        wait = at - self.env.now
+        self.env.timeout(wait if wait > 0.0 else 0.0).callbacks.append(
+            lambda _e, run=run, at=at: self._release_held(run, at)
+        )
+
+    def _release_held(self, run: VertexRun, at: float) -> None:
+        if run.hold_at == at:
+            run.hold_at = float("inf")
+        engine = run.engine
+        self._emit(run, engine.advance(max(engine.watermark, self.env.now - run.delay)))
+        if engine.pending:
+            self._follow(run)
 
     def _wake(self, run: VertexRun, at: float) -> None:
         """A batched release (set for ``at``): process what is final, outputs at their times."""
@@ -392,6 +419,8 @@ class PlanExecution:
             self._emit(run, outputs, t + delay)
         if heap:
             self._arm(run, heap[0][0] + delay + run.lag)
+        if engine.pending:
+            self._follow(run)
 
     def _arm(self, run: VertexRun, deadline: float) -> None:
         """Make sure a batched release of ``run`` fires by ``deadline``."""

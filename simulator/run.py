@@ -72,7 +72,12 @@ from inev.simulator.simulation_result import (
     SimulationResult,
     compare_matches,
 )
-from inev.simulator.sources import poisson_trace, workload_attributes
+from inev.simulator.sources import (
+    poisson_trace,
+    with_variables,
+    without_variables,
+    workload_attributes,
+)
 from inev.simulator.tally import Tally
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
@@ -115,9 +120,12 @@ def centralized_matches(
 ) -> dict[str, Counter]:
     """Matches of every query (but those in ``skip``) by one engine over the sorted trace:
     :func:`inev.simulator.engine.matching.match_ids` with static plans (no re-optimisation:
-    the reference must not depend on when an engine re-plans)."""
+    the reference must not depend on when an engine re-plans). ``events`` may hold the
+    plan's copies of events per variable (:func:`~inev.simulator.sources.with_variables`):
+    the reference reads each event once, as the trace had it."""
     options = MatchOptions(engine_plan, Adaptation("off"), aggregate=False, guard=False)
-    return match_ids(workload, sorted(events, key=_TIME_ID), options, skip=skip)
+    originals = without_variables(events, workload)
+    return match_ids(workload, sorted(originals, key=_TIME_ID), options, skip=skip)
 
 
 Epoch = tuple[float, float, Network, Plan, dict[str, Any]]
@@ -346,7 +354,8 @@ class _TraceFilter:
     (``ignored``)."""
 
     def __init__(self, network: Network, workload: Workload) -> None:
-        self.sources = {t: frozenset(network.event_types[t].sources) for t in workload.types}
+        self.sources = {t: frozenset(network.event_types[t].sources) for t in workload.event_types}
+        self.workload = workload
         self.ignored = 0
 
     def chunks(self, chunks: Iterable[Sequence[Event]]) -> Iterator[list[Event]]:
@@ -369,7 +378,7 @@ class _TraceFilter:
                         f"{event.type} in the network"
                     )
                 kept.append(event)
-            yield kept
+            yield with_variables(kept, self.workload)
 
 
 class _Guarded:
@@ -512,6 +521,14 @@ def simulate(
     started = time.perf_counter()
     wl = workload.split_or()
     wl.check_network(network)
+    if wl.streams:
+        if changes:
+            raise InevError(
+                "changes at run time with pattern variables are not simulated (a variable is "
+                "a stream of its own in the plan; repairs would treat it apart from its type)"
+            )
+        # the planner's network: each variable a stream with its type's sources and rates
+        network = network.with_streams(wl.streams)
     plan = _with_centralized_node(network, wl, plan)
     for name in plan.sinks:
         wl.query(name)
@@ -550,14 +567,15 @@ def _draw(
             net_k,
             stop,
             options.seed + 7919 * k,
-            types=wl.types,
+            types=wl.event_types,
             attributes=workload_attributes(wl),
             start=start,
         )
         events.extend(drawn)
     events.sort(key=_TIME_ID)
     # renumbered in time order (ids of different epochs' draws would collide)
-    return [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
+    ordered = [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
+    return with_variables(ordered, wl)
 
 
 def _streamable(

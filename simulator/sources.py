@@ -35,18 +35,46 @@ ATTRIBUTE_RANGE = 100
 
 
 def workload_attributes(workload: Workload) -> dict[str, tuple[str, ...]]:
-    """``{type: attribute names}`` the workload reads (``id`` excluded)."""
+    """``{event type: attribute names}`` the workload reads (``id`` excluded; a variable's
+    attributes are its type's)."""
     wanted: dict[str, set[str]] = {}
     for q in workload.queries:
         if q.where is not None:
             for attribute in condition_attributes(q.where):
-                wanted.setdefault(attribute.type, set()).add(attribute.name)
+                wanted.setdefault(q.stream_of(attribute.type), set()).add(attribute.name)
         if q.returns is not None and q.returns.type and q.returns.attribute:
-            wanted.setdefault(q.returns.type, set()).add(q.returns.attribute)
+            wanted.setdefault(q.stream_of(q.returns.type), set()).add(q.returns.attribute)
         for name in q.group_by:
             for t in q.types:
-                wanted.setdefault(t, set()).add(name)
+                wanted.setdefault(q.stream_of(t), set()).add(name)
     return {t: tuple(sorted(a - {"id"})) for t, a in wanted.items() if a - {"id"}}
+
+
+def with_variables(events: Iterable[Event], workload: Workload) -> list[Event]:
+    """The trace as the plan sees it: every event, and a copy per pattern variable of its
+    type, relabelled with the variable (same time, node, id and attributes: one event,
+    which each variable's stream carries; the planner plans them apart). Events of a type
+    that only variables read are replaced by their copies.
+
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A a, A b, B)")])
+    >>> [(e.type, e.id) for e in with_variables([make_event(1.0, "A", 0, 7)], wl)]
+    [('a', 7), ('b', 7)]
+    """
+    variables = workload.streams
+    if not variables:
+        return list(events)
+    copies: dict[str, list[str]] = {}
+    for variable, stream in variables.items():
+        copies.setdefault(stream, []).append(variable)
+    bare = {t for q in workload.queries for t in q.types if t not in variables}
+    out = []
+    for e in events:
+        if e.type in bare:
+            out.append(e)
+        for variable in copies.get(e.type, ()):
+            out.append(e._replace(type=variable))
+    return out
 
 
 def expected_events(network: Network, duration: float, types: Iterable[str] | None = None) -> float:
@@ -116,3 +144,29 @@ def rescale_rates(network: Network, types: Iterable[str], total_rate: float) -> 
     current = sum(network.global_rate(t) for t in dict.fromkeys(types))
     scale = total_rate / current
     return network.with_rates({t: network.rate(t) * scale for t in network.types})
+
+
+def without_variables(events: Iterable[Event], workload: Workload) -> list[Event]:
+    """The trace :func:`with_variables` copied from: each event once, under its type.
+
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A a, A b, B)")])
+    >>> copies = with_variables([make_event(1.0, "A", 0, 7)], wl)
+    >>> [(e.type, e.id) for e in without_variables(copies, wl)]
+    [('A', 7)]
+    """
+    variables = workload.streams
+    if not variables:
+        return list(events)
+    out, seen = [], set()
+    for e in events:
+        stream = variables.get(e.type)
+        if stream is None:
+            key = (e.type, e.id)
+        else:
+            key = (stream, e.id)
+            e = e._replace(type=stream)
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out

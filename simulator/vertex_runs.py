@@ -26,7 +26,7 @@ from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.pull import PullStage
 from inev.simulator.simpy_network import forwarding_tree
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types
+from inev.workloads.query import kleene_types, negation_bounds
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Workload
 
@@ -65,6 +65,8 @@ class VertexRun:
     """How long the engine may trail its release times (batched releases; 0: exact)."""
     timer: float = float("inf")
     """When the pending batched release fires."""
+    hold_at: float = float("inf")
+    """When the engine's held matches are next released (exact mode)."""
     dedup: bool = True
     """Whether an event can reach the vertex twice (see :func:`needs_dedup`)."""
 
@@ -164,11 +166,23 @@ def _inputs(
             # Selected events leave with their match, up to one window after their time.
             names = list(u.output)
             extra = workload.window
+        if u_id not in layout.event_ids and _holds(u_info.pattern, workload):
+            # an engine holds a match until no negated event can still cancel it: up to
+            # a window after its earliest event (inev.simulator.engine.constraints)
+            extra = workload.window
         arrivals.append((u_id, extra))
         for name in names:
             if name not in inputs:
                 inputs.append(name)
     return arrivals, inputs, unfold
+
+
+def _holds(pattern: str, workload: Workload) -> bool:
+    """Whether an engine of ``pattern`` holds matches after their last event."""
+    bounds = negation_bounds(parse_pattern(pattern))
+    if getattr(workload, "ties", "strict") == "any":
+        return bool(bounds)
+    return any(not last for _, last in bounds.values())
 
 
 def vertex_runs(

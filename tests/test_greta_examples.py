@@ -203,10 +203,14 @@ def test_and_is_accepted_in_the_workload_but_refused_by_greta() -> None:
 
 
 def test_aggregation_relaxation_only_with_a_return_clause() -> None:
-    with pytest.raises(InevError, match="KL over a non-primitive"):
-        Query.build("q", "KL(SEQ(KL(A), B))")
-    with pytest.raises(InevError, match="NOT is allowed only"):
-        Query.build("q", "SEQ(A, NOT(C), B)")
+    # queries that build matches take Kleene over composites and NOT anywhere too (issue
+    # 31), but a negated sub-pattern only with a return clause (GRETA)
+    with pytest.raises(InevError, match="NOT negates one event type"):
+        Query.build("q", "SEQ(A, NOT(SEQ(C, D)), B)")
+    assert str(Query.build("q", "KL(SEQ(KL(A), B))").pattern) == "KL(SEQ(KL(A), B))"
+    assert str(Query.build("q", "SEQ(A, NOT(SEQ(C, D)), B)", returns="COUNT(*)").pattern) == (
+        "SEQ(A, NOT(SEQ(C, D)), B)"
+    )
     assert str(Query.build("q", "SEQ(A, NOT(C), B)", returns="COUNT(*)").pattern) == (
         "SEQ(A, NOT(C), B)"
     )

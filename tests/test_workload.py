@@ -54,7 +54,8 @@ def query(**changes):
     [
         (query(pattern="SEQ(A, B, A)"), "event type A is used twice"),
         (query(pattern="SEQ(A, XOR(B, C))"), "unknown operator 'XOR'"),
-        (query(pattern="SEQ(A, KL(AND(B, C)))"), "KL over a non-primitive"),
+        (query(pattern="SEQ(A, KL(AND(B, NOT(C))))"), "Kleene over a negation"),
+        (query(pattern="SEQ(GOOG a, AAPL GOOG)"), "variable GOOG has the name of an event type"),
         (query(pattern="NSEQ(A, B)"), "NSEQ needs three children"),
         (query(selectivity={"A B": 0}), "outside (0, 1]"),
         (query(selectivity={"A B": 1.5}), "outside (0, 1]"),

@@ -482,6 +482,27 @@ class Network:
         }
         return Network.build(self.nodes, [list(link) for link in self.links], spec)
 
+    def with_streams(self, variables: Mapping[str, str]) -> Network:
+        """A copy in which every pattern variable (``{variable: event type}``) is an event
+        type of its own, with its type's sources and rates: a variable is a stream of its
+        type (the planner plans, and the simulator forwards, each variable's events apart).
+        ``self`` when there are no variables.
+
+        >>> net = Network.build([0, 1], [(0, 1)], {"GOOG": (2.0, [1])})
+        >>> net.with_streams({"a": "GOOG"}).sources("a")
+        (1,)
+        """
+        if not variables:
+            return self
+        spec = {name: _spec(t) for name, t in self.event_types.items()}
+        for variable, stream in variables.items():
+            if variable in spec:
+                raise InevError(
+                    f"network: variable {variable} has the name of an event type; rename it"
+                )
+            spec[variable] = _spec(self.event_type(stream))
+        return Network.build(self.nodes, [list(link) for link in self.links], spec)
+
     def without(
         self, links: Iterable[tuple[Node, Node]] = (), nodes: Iterable[Node] = ()
     ) -> Network:

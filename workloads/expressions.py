@@ -5,9 +5,11 @@
     A.id == B.id AND (C.v > 10 OR NOT C.v * 2 <= D.w - 1) AND S.price * 1.05 < NEXT(S).price
 
 Conditions combine comparisons (``== != < <= > >=``) with ``AND``, ``OR``, ``NOT`` and
-parentheses; operands are numbers, quoted strings, attributes ``TYPE.attr`` and
-``NEXT(TYPE).attr`` (the next event of a Kleene trend of ``TYPE``) combined with
-``+ - * / %`` and unary minus. ``return`` is one aggregate: ``COUNT(*)``, ``COUNT(E)``,
+parentheses; operands are numbers, quoted strings, attributes ``TYPE.attr`` and, for a
+Kleene leaf ``T``, ``NEXT(T).attr`` (the next element of the trend), ``T[i].attr`` (its
+i-th element, 1 the first), ``FIRST(T).attr`` and ``LAST(T).attr``, combined with
+``+ - * / %`` and unary minus. ``TYPE`` is a leaf's name: an event type or a pattern
+variable. ``return`` is one aggregate: ``COUNT(*)``, ``COUNT(E)``,
 ``SUM(E.a)``, ``MIN(E.a)``, ``MAX(E.a)`` or ``AVG(E.a)``.
 
 Conditions print canonically (fully parenthesised where needed), and
@@ -47,14 +49,24 @@ class Const:
 
 @dataclass(frozen=True)
 class Attr:
-    """``TYPE.name``, or ``NEXT(TYPE).name`` when ``next`` is true."""
+    """``TYPE.name``; ``NEXT(TYPE).name`` when ``next`` is true; one element of a Kleene
+    trend when ``position`` is set (1 the first, -1 the last: ``FIRST``, ``LAST``)."""
 
     type: str
     name: str
     next: bool = False
+    position: int | None = None
 
     def __str__(self) -> str:
-        return f"NEXT({self.type}).{self.name}" if self.next else f"{self.type}.{self.name}"
+        if self.next:
+            return f"NEXT({self.type}).{self.name}"
+        if self.position == 1:
+            return f"FIRST({self.type}).{self.name}"
+        if self.position == -1:
+            return f"LAST({self.type}).{self.name}"
+        if self.position is not None:
+            return f"{self.type}[{self.position}].{self.name}"
+        return f"{self.type}.{self.name}"
 
 
 @dataclass(frozen=True)
@@ -140,7 +152,7 @@ _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
     r"|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<op>==|!=|<=|>=|<|>|[-+*/%().,])"
+    r"|(?P<op>==|!=|<=|>=|<|>|[-+*/%().,\[\]])"
     r"|(?P<bad>\S))"
 )
 _KEYWORDS = {"AND", "OR", "NOT", "NEXT"}
@@ -311,13 +323,34 @@ class _Parser:
             self.take()
             self.take("(")
             type_name = self.take("name")[1]
+            if self.peek() == "[":
+                raise self.fail(
+                    f"NEXT({type_name}[...]) at {at}: NEXT ranges over every consecutive pair "
+                    "of a trend and takes no position"
+                )
             self.take(")")
             self.take(".")
             return Attr(type_name, self.take("name")[1], next=True)
+        ahead = self.tokens[min(self.position + 1, len(self.tokens) - 1)][0]
+        if kind == "name" and value in ("FIRST", "LAST") and ahead == "(":
+            self.take()
+            self.take("(")
+            type_name = self.take("name")[1]
+            self.take(")")
+            self.take(".")
+            return Attr(type_name, self.take("name")[1], position=1 if value == "FIRST" else -1)
         if kind == "name":
             self.take()
+            position = None
+            if self.peek() == "[":
+                self.take()
+                number = self.take("num")[1]
+                if not isinstance(number, int) or number < 1:
+                    raise self.fail(f"{value}[{number}]: a position is a whole number from 1")
+                self.take("]")
+                position = number
             self.take(".")
-            return Attr(value, self.take("name")[1])
+            return Attr(value, self.take("name")[1], position=position)
         found = "end" if kind == "end" else repr(value)
         raise self.fail(f"expected a value or attribute at {at}, found {found}")
 
@@ -430,7 +463,8 @@ def evaluate(
     """Evaluate a condition (to ``bool``) or expression over attribute maps per type.
 
     ``binding`` maps a type to its event's attributes; ``following`` maps a Kleene type to
-    the attributes of the next event of the trend (for ``NEXT(T).a``). A missing attribute,
+    the attributes of the next event of the trend (for ``NEXT(T).a``); a position ``T[i]``
+    (``FIRST``: 1, ``LAST``: -1) reads ``binding[(T, i)]``. A missing attribute,
     a division by zero or a type mismatch makes a comparison false rather than raising.
     """
     try:
@@ -443,6 +477,8 @@ def _evaluate(node: Any, binding: Mapping, following: Mapping) -> Any:
     if isinstance(node, Const):
         return node.value
     if isinstance(node, Attr):
+        if node.position is not None:
+            return binding[(node.type, node.position)][node.name]
         return (following if node.next else binding)[node.type][node.name]
     if isinstance(node, Arith):
         return ARITHMETIC[node.op](

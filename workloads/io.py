@@ -30,6 +30,8 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
     if workload.slide is not None:
         document["slide"] = workload.slide
     document["selectivity_seed"] = workload.selectivity_seed
+    if workload.ties != "strict":
+        document["ties"] = workload.ties
     queries = []
     for q in workload.queries:
         entry: dict[str, Any] = {
@@ -109,6 +111,7 @@ def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Wo
             queries=queries,
             slide=document.get("slide"),
             selectivity_seed=document.get("selectivity_seed", 0),
+            ties=document.get("ties", "strict"),
         )
     except InevError as exc:
         raise InevError(f"{origin}: {exc}") from None

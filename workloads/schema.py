@@ -80,5 +80,6 @@ class WorkloadDocument(Open):
     window: Positive
     slide: Positive | None = None
     selectivity_seed: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    ties: Literal["strict", "any"] | None = None
     queries: Annotated[list[QueryEntry], Field(max_length=MAX_QUERIES)]
     estimated_from: EstimatedFrom | None = None

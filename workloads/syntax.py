@@ -1,10 +1,14 @@
 """Parse and print the pattern text syntax, e.g. ``SEQ(A, AND(B, C), KL(D), NSEQ(E, F, G))``.
 
-Printing is canonical (one space after each comma), so ``str(parse_pattern(s)) == s`` for
-any canonical ``s`` and ``parse_pattern(str(p)) == p`` for any pattern ``p``.
+A leaf is an event type (``GOOG``) or a variable bound to one (``GOOG a``); ``KL(X){2,5}``
+bounds the iterations of a Kleene closure (``{2,}`` at least 2, ``{3}`` exactly 3). Printing
+is canonical (one space after each comma), so ``str(parse_pattern(s)) == s`` for any
+canonical ``s`` and ``parse_pattern(str(p)) == p`` for any pattern ``p``.
 
 >>> print(parse_pattern(" seq( A ,KL(B) ) ".replace("seq", "SEQ")))
 SEQ(A, KL(B))
+>>> print(parse_pattern("SEQ(GOOG a, KL( GOOG  b ){ 2 , })"))
+SEQ(GOOG a, KL(GOOG b){2,})
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ MAX_DEPTH = 50
 MAX_LENGTH = 100_000
 """The longest pattern text parsed."""
 
-_TOKEN = re.compile(r"\s*(?:([A-Za-z][A-Za-z0-9_]*)|([(),])|(\S))")
+_TOKEN = re.compile(r"\s*(?:([A-Za-z][A-Za-z0-9_]*)|([(),{}])|([0-9]+)|(\S))")
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
@@ -29,13 +33,15 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         match = _TOKEN.match(text, position)
         if match is None:  # only trailing whitespace left
             break
-        name, punct, bad = match.groups()
+        name, punct, number, bad = match.groups()
         if bad is not None:
-            raise InevError(f"pattern {text!r}: unexpected character {bad!r} at {match.start(3)}")
+            raise InevError(f"pattern {text!r}: unexpected character {bad!r} at {match.start(4)}")
         if name is not None:
             out.append(("name", name, match.start(1)))
         elif punct is not None:
             out.append((punct, punct, match.start(2)))
+        elif number is not None:
+            out.append(("number", number, match.start(3)))
         position = match.end()
     return out
 
@@ -44,7 +50,7 @@ def parse_pattern(text: str) -> Pattern:
     """Parse the pattern syntax into an operator tree; raise :class:`InevError` on errors.
 
     Only syntax is checked here; :func:`inev.workloads.query.validate_pattern` checks the
-    structural rules (types used twice, KL and NSEQ arity).
+    structural rules (names used twice, KL and NSEQ arity, where NOT stands).
     """
     if not isinstance(text, str):
         raise InevError(f"pattern must be a string, got {type(text).__name__}")
@@ -85,10 +91,46 @@ def parse_pattern(text: str) -> Pattern:
             if tokens[position][0] != ")":
                 raise fail(f"expected ',' or ')' at {tokens[position][2]}")
             position += 1
-            return Operator(value, tuple(children))  # type: ignore[arg-type]
+            bounds = bounds_after(value)
+            return Operator(value, tuple(children), bounds)  # type: ignore[arg-type]
         if value in OPERATORS:
             raise fail(f"operator {value} needs '(' and children")
+        if position < len(tokens) and tokens[position][0] == "name":
+            variable, at = tokens[position][1], tokens[position][2]
+            if variable in OPERATORS:
+                raise fail(f"variable name {variable!r} at {at} is an operator")
+            position += 1
+            return Primitive(variable, value)
         return Primitive(value)
+
+    def number() -> int:
+        nonlocal position
+        if position >= len(tokens) or tokens[position][0] != "number":
+            found = "end" if position >= len(tokens) else repr(tokens[position][1])
+            raise fail(f"expected a number in the size bounds, found {found}")
+        position += 1
+        value = int(tokens[position - 1][1])
+        if value > 1_000_000:
+            raise fail(f"size bound {value} is larger than 1,000,000")
+        return value
+
+    def bounds_after(kind: str) -> tuple[int, int | None] | None:
+        """``{low,high}``, ``{low,}`` or ``{n}`` after a KL (None when absent)."""
+        nonlocal position
+        if position >= len(tokens) or tokens[position][0] != "{":
+            return None
+        if kind != "KL":
+            raise fail(f"size bounds at {tokens[position][2]} follow KL only, not {kind}")
+        position += 1
+        low = number()
+        high: int | None = low
+        if position < len(tokens) and tokens[position][0] == ",":
+            position += 1
+            high = None if position < len(tokens) and tokens[position][0] == "}" else number()
+        if position >= len(tokens) or tokens[position][0] != "}":
+            raise fail("missing '}' to close the size bounds")
+        position += 1
+        return None if (low, high) == (1, None) else (low, high)
 
     tree = parse()
     if position != len(tokens):

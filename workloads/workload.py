@@ -31,6 +31,7 @@ from inev.workloads.expressions import (
     Logic,
     Not,
     condition_attributes,
+    conjuncts,
     parse_aggregate,
     parse_condition,
 )
@@ -42,6 +43,7 @@ from inev.workloads.query import (
     kleene_types,
     negated_types,
     split_or,
+    streams,
     validate_pattern,
 )
 from inev.workloads.rates import Pair, log2_rate, pair, rate, windowed_rate
@@ -67,6 +69,40 @@ def _check_where(label: str, condition: Condition, tree: Pattern) -> None:
             raise InevError(f"{label}: where clause names type {attribute.type} not in the pattern")
         if attribute.next and attribute.type not in kleene:
             raise InevError(f"{label}: NEXT({attribute.type}) needs {attribute.type} under KL")
+        if attribute.position is not None and attribute.type not in kleene:
+            raise InevError(f"{label}: {attribute} needs {attribute.type} under KL")
+    for item in conjuncts(condition):
+        found = condition_attributes(item)
+        if any(a.next for a in found) and any(a.position is not None for a in found):
+            raise InevError(
+                f"{label}: where conjunct {item} compares consecutive elements (NEXT) and fixed "
+                "positions at once; write them as two conjuncts"
+            )
+
+
+def _check_variables(label: str, tree: Pattern) -> None:
+    """A variable's name is no event type of the query (it would read that type's stream)."""
+    found = streams(tree)
+    read = {node.event_type for node in _leaves(tree)}
+    for variable, stream in found.items():
+        check_type_name(stream, where=f"{label}: event type")
+        if variable in read:
+            raise InevError(
+                f"{label}: variable {variable} has the name of an event type the query reads; "
+                "rename it"
+            )
+
+
+def _leaves(tree: Pattern) -> list[Primitive]:
+    out: list[Primitive] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Primitive):
+            out.append(node)
+        else:
+            stack.extend(node.children)
+    return out
 
 
 def _check_return(label: str, aggregate: Aggregate, tree: Pattern) -> None:
@@ -121,10 +157,12 @@ class Query:
     """Pairs of ``selectivities`` measured from the ``where`` clause (module docstring)."""
     _sel: dict[Pair, float] = field(default_factory=dict, init=False, repr=False, compare=False)
     _types: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    _streams: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_sel", dict(self.selectivities))
         object.__setattr__(self, "_types", event_types(self.pattern))
+        object.__setattr__(self, "_streams", streams(self.pattern))
 
     @classmethod
     def build(
@@ -159,6 +197,7 @@ class Query:
         validate_pattern(tree, where=f"query {name}", aggregation=returns is not None)
         for t in event_types(tree):
             check_type_name(t, where=f"query {name}: event type")
+        _check_variables(f"query {name}", tree)
         types = set(event_types(tree))
         pairs = _selectivities(where_label, selectivity, types)
         measured = _selectivities(where_label, where_selectivity, types)
@@ -201,6 +240,21 @@ class Query:
         return self._types
 
     @property
+    def streams(self) -> dict[str, str]:
+        """``{variable: event type}`` of the pattern's variables (``GOOG a``); a leaf that is
+        no variable reads its own type's stream."""
+        return self._streams
+
+    def stream_of(self, name: str) -> str:
+        """The event type whose events the leaf ``name`` matches."""
+        return self._streams.get(name, name)
+
+    @property
+    def event_types(self) -> tuple[str, ...]:
+        """The event types whose events the query reads (each once, in first-use order)."""
+        return tuple(dict.fromkeys(self.stream_of(t) for t in self._types))
+
+    @property
     def selectivity(self) -> dict[Pair, float]:
         """Pairwise selectivities keyed by sorted pairs (missing pairs are 1.0)."""
         return self._sel
@@ -233,14 +287,21 @@ class Query:
         return f"{self.name}: {self.pattern}"
 
 
+TIES = ("strict", "any")
+"""The tie rules of a workload: events of equal time are in no order (``strict``, the
+default) or in either order (``any``); see :mod:`inev.simulator.engine.constraints`."""
+
+
 @dataclass(frozen=True)
 class Workload:
-    """A set of queries over one time window (and optional slide), with a selectivity seed."""
+    """A set of queries over one time window (and optional slide), with a selectivity seed
+    and the tie rule ``ties`` (see :data:`TIES`)."""
 
     window: float
     queries: tuple[Query, ...]
     slide: float | None = None
     selectivity_seed: int = 0
+    ties: str = "strict"
 
     @classmethod
     def build(
@@ -249,8 +310,11 @@ class Workload:
         queries: Iterable[Query],
         slide: float | None = None,
         selectivity_seed: int = 0,
+        ties: str = "strict",
     ) -> Workload:
-        """Validate a workload: a positive window, unique names, at least one query."""
+        """Validate a workload: a positive window, unique names, at least one query, a
+        known tie rule, and variables that name one event type each across the queries
+        (a variable is a stream of its type: the planner plans it under its name)."""
         w = _positive_number(window, "workload window")
         s = None if slide is None else _positive_number(slide, "workload slide")
         qs = tuple(queries)
@@ -264,16 +328,35 @@ class Workload:
             raise InevError(
                 f"workload: selectivity_seed must be an integer, got {selectivity_seed!r}"
             )
-        return cls(window=w, queries=qs, slide=s, selectivity_seed=selectivity_seed)
+        if ties not in TIES:
+            raise InevError(f"workload: ties must be one of {', '.join(TIES)}, got {ties!r}")
+        aggregating = [q.name for q in qs if q.returns is not None]
+        if ties == "any" and aggregating:
+            raise InevError(
+                f"workload: ties 'any' with the return clause of query {aggregating[0]}: GRETA "
+                "orders a trend's events strictly (its Definition 1), so aggregation keeps "
+                "ties 'strict'"
+            )
+        _check_streams(qs)
+        return cls(window=w, queries=qs, slide=s, selectivity_seed=selectivity_seed, ties=ties)
+
+    @property
+    def streams(self) -> dict[str, str]:
+        """``{variable: event type}`` over every query (one type per variable name)."""
+        out: dict[str, str] = {}
+        for q in self.queries:
+            out.update(q.streams)
+        return out
+
+    @property
+    def event_types(self) -> tuple[str, ...]:
+        """The event types the queries read (variables resolved), in first-use order."""
+        return tuple(dict.fromkeys(t for q in self.queries for t in q.event_types))
 
     @property
     def types(self) -> tuple[str, ...]:
-        """Event types used by any query, in first-use order."""
-        seen: dict[str, None] = {}
-        for q in self.queries:
-            for t in q.types:
-                seen.setdefault(t, None)
-        return tuple(seen)
+        """Leaf names (event types and variables) used by any query, in first-use order."""
+        return tuple(dict.fromkeys(t for q in self.queries for t in q.types))
 
     def query(self, name: str) -> Query:
         """The query called ``name``."""
@@ -283,7 +366,8 @@ class Workload:
         raise InevError(f"workload has no query {name!r}")
 
     def check_network(self, network: Network, files: tuple[str, str] | None = None) -> None:
-        """Raise :class:`InevError` if a query uses an event type the network lacks; the
+        """Raise :class:`InevError` if a query uses an event type the network lacks (a
+        variable's type included), or names a variable like one of the network's types; the
         message names ``files`` (the workload's and the network's) and the network's types.
 
         >>> wl = Workload.build(window=1.0, queries=[Query.build("q1", "SEQ(A, Z)")])
@@ -293,14 +377,20 @@ class Workload:
         ...
         inev.common.errors.InevError: wl.json: query q1 uses event type Z, which net.json does not have (its types: A, B)
         """
+        where, net = (f"{files[0]}: ", files[1]) if files else ("", "the network")
         for q in self.queries:
             for t in q.types:
-                if t not in network.event_types:
-                    where, net = (f"{files[0]}: ", files[1]) if files else ("", "the network")
+                stream = q.stream_of(t)
+                if stream not in network.event_types:
                     known = listing(sorted(network.event_types), limit=30)
                     raise InevError(
-                        f"{where}query {q.name} uses event type {t}, which {net} does not "
+                        f"{where}query {q.name} uses event type {stream}, which {net} does not "
                         f"have (its types: {known})"
+                    )
+                if t != stream and t in network.event_types:
+                    raise InevError(
+                        f"{where}query {q.name}: variable {t} has the name of an event type of "
+                        f"{net}; rename it"
                     )
 
     def split_or(self) -> Workload:
@@ -327,12 +417,48 @@ class Workload:
         for q in self.queries:
             row: dict[str, Any] = {"name": q.name, "pattern": str(q.pattern), "types": len(q.types)}
             if network is not None:
-                row["rate"] = windowed_rate(
-                    q.pattern, network.local_rates(), q.selectivity, self.window
-                )
-                row["global_rate"] = windowed_rate(
-                    q.pattern, network.global_rates(), q.selectivity, self.window
-                )
-                row["log2_global_rate"] = q.log2_rate(network.global_rates())
+                local = with_streams(network.local_rates(), q.streams)
+                global_ = with_streams(network.global_rates(), q.streams)
+                row["rate"] = windowed_rate(q.pattern, local, q.selectivity, self.window)
+                row["global_rate"] = windowed_rate(q.pattern, global_, q.selectivity, self.window)
+                row["log2_global_rate"] = q.log2_rate(global_)
             rows.append(row)
         return rows
+
+
+def with_streams(rates: Mapping[str, float], variables: Mapping[str, str]) -> dict[str, float]:
+    """``rates`` per event type, with each variable given its type's rate (a variable is a
+    stream of its type).
+
+    >>> with_streams({"GOOG": 2.0}, {"a": "GOOG"})
+    {'GOOG': 2.0, 'a': 2.0}
+    """
+    out = dict(rates)
+    for variable, stream in variables.items():
+        if stream in rates:
+            out[variable] = rates[stream]
+    return out
+
+
+def _check_streams(queries: tuple[Query, ...]) -> None:
+    """One event type per variable name across queries, and no variable named like a type
+    another query reads."""
+    bound: dict[str, tuple[str, str]] = {}
+    read: dict[str, str] = {}
+    for q in queries:
+        for t in q.event_types:
+            read.setdefault(t, q.name)
+        for variable, stream in q.streams.items():
+            other = bound.setdefault(variable, (stream, q.name))
+            if other[0] != stream:
+                raise InevError(
+                    f"workload: variable {variable} is {other[0]} in query {other[1]} and "
+                    f"{stream} in query {q.name}; a variable names one event type in a "
+                    "workload (it is planned as a stream of that type)"
+                )
+    for variable, (_, name) in bound.items():
+        if variable in read:
+            raise InevError(
+                f"workload: variable {variable} of query {name} has the name of an event type "
+                f"query {read[variable]} reads; rename it"
+            )

@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
@@ -31,6 +32,7 @@ from inev.simulator.engine.matching import (
 )
 from inev.simulator.engine.processing import check_shedding, parse_capacity, shedding_strategy
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
+from inev.simulator.engine.selection import parse_selection
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 from inev.workloads.io import load_workload
 
@@ -126,6 +128,27 @@ def size_check_option(command: Any) -> Any:
 )
 @shedding_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of random shedders.")
+@click.option(
+    "--strategy",
+    default="any",
+    show_default=True,
+    help="Selection strategy: any (skip-till-any-match), next (skip-till-next-match), "
+    "contiguous (strict contiguity) or partition:ATTR (contiguity per value of ATTR).",
+)
+@click.option(
+    "--consume",
+    multiple=True,
+    metavar="LEAF",
+    help="Events bound to this leaf (event type or variable; 'all' for every leaf) are in one "
+    "match at most, the first emitted (repeatable).",
+)
+@click.option(
+    "--freeze",
+    multiple=True,
+    metavar="LEAF",
+    help="An event of this leaf blocks new events of it and of the leaves before it until it "
+    "is matched or its window passes (OpenCEP's freeze policy; repeatable).",
+)
 @size_check_option
 def match_command(
     workload_file: str,
@@ -142,9 +165,16 @@ def match_command(
     cost_per_unit: float,
     safety: float | None,
     seed: int,
+    strategy: str,
+    consume: tuple[str, ...],
+    freeze: tuple[str, ...],
     no_size_check: bool,
 ) -> None:
     """Evaluate every query of a workload over a trace; write one JSON line per match.
+
+    --strategy, --consume and --freeze choose among the matches (skip-till-any-match, the
+    default, keeps them all, and is what the planner and inev simulate assume); see
+    docs/spec-extensions.md.
 
     With --capacity the trace runs through one node of that capacity (FIFO queue, work
     units as service time), with --latency-bound and --shed under load shedding; the
@@ -156,12 +186,16 @@ def match_command(
     equality joins), refusing a run that would exhaust memory."""
     check_paths({"workload": workload_file, "trace": trace_file}, out)
     adaptation = adaptation_of(adaptive, k, distance, check_every)
+    selection = parse_selection(strategy, consume, freeze)
     strategy = shedding_strategy(capacity is not None, shed, latency_bound)
+    if capacity is not None and not selection.default:
+        raise InevError("--capacity runs skip-till-any-match only (no --strategy, --consume)")
     if capacity is not None:
         parse_capacity(capacity)
         check_shedding(latency_bound, cost_per_unit)
     workload = load_workload(workload_file)
-    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check)
+    _check_leaves(workload, selection)
+    options = MatchOptions(engine_plan, adaptation, guard=not no_size_check, selection=selection)
     # an overloaded node builds every query's matches (its shedders drop partial matches)
     aggregated = greta_queries(workload, options) if capacity is None else frozenset()
     prepared = prepare(workload, trace_file, check=not no_size_check, aggregated=aggregated)
@@ -215,6 +249,13 @@ def match_command(
         f"match: {found}, {plural(counts.events, 'event')} ({dropped}) in "
         f"{seconds:.2f} s, {rate:,.0f} events/s -> {out}"
     )
+
+
+def _check_leaves(workload: Any, selection: Any) -> None:
+    """Every leaf --consume and --freeze name is a leaf of some query."""
+    leaves = {t for q in workload.queries for t in q.types} | {"*"}
+    for leaf in sorted((selection.consume | selection.freeze) - leaves):
+        raise InevError(f"--consume/--freeze: no query has a leaf {leaf}")
 
 
 def _match_overloaded(

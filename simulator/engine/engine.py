@@ -57,7 +57,12 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.adaptivity import make_decision
-from inev.simulator.engine.constraints import Constraints, build_constraints, condition_scope
+from inev.simulator.engine.constraints import (
+    TIES,
+    Constraints,
+    build_constraints,
+    condition_scope,
+)
 from inev.simulator.engine.evaluation import (
     CompiledPlan,
     PlanRunner,
@@ -68,18 +73,28 @@ from inev.simulator.engine.evaluation import (
 from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, Tree, TreePlan, check_tree
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greedy import greedy_plan
+from inev.simulator.engine.kleene import Iterations, KleeneRule, iteration, iteration_checks
 from inev.simulator.engine.predicates import CodeGen
+from inev.simulator.engine.selection import Selection, Selector, next_match_check
 from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
 from inev.simulator.engine.zstream import cardinality, zstream_plan
-from inev.workloads.expressions import Condition, condition_attributes, parse_condition
+from inev.workloads.expressions import (
+    Condition,
+    Logic,
+    condition_attributes,
+    conjuncts,
+    parse_condition,
+)
 from inev.workloads.query import (
     Operator,
     Pattern,
     Primitive,
     event_types,
+    kleene_types,
     negated_types,
     split_or,
 )
+from inev.workloads.query import streams as pattern_streams
 from inev.workloads.rates import pair
 from inev.workloads.syntax import parse_pattern
 
@@ -157,6 +172,13 @@ class _Branch:
         self.negation_buffers = negation_buffers
         self.slots = {t: i for i, t in enumerate(constraints.types)}
         self.kleene_slots = frozenset(self.slots[t] for t in constraints.kleene)
+        self.composite_slots = frozenset(self.slots[t] for t in constraints.composites)
+        self.rules: list[KleeneRule | None] = [None] * len(units)
+        self.children: list[Engine | None] = [None] * len(units)
+        self.hold = constraints.hold
+        self.deferred = self.hold is not None
+        self.next_check: Any = None
+        self.late_check: Any = None
         self.none = (None,) * len(constraints.types)
         self.gen = CodeGen(constraints, engine.selectivity_seed)
         self.compiled: dict[Tree, CompiledPlan] = {}
@@ -179,6 +201,26 @@ class _Branch:
         except ValueError as exc:
             raise InevError(f"pattern {pattern}: {exc}") from None
         self._prepare_leaves()
+        self._prepare_late()
+
+    def _prepare_late(self) -> None:
+        """The check of the negations that reach past a match's last event, run again when
+        the window has passed (the engine holds such matches until then)."""
+        late = [
+            (i, n)
+            for i, n in enumerate(self.c.negations)
+            if (n.deferred or self.hold == "latest") and i in self.negation_buffers
+        ]
+        if not late:
+            return
+        var = {t: f"v_{t}" for t in self.c.types}
+        calls = [self.gen.negation_expr(i, n, var, self.negation_buffers[i]) for i, n in late]
+        name = self.gen.fresh("_late")
+        lines = [f"def {name}(b):"]
+        lines += [f"    v_{t} = b[{self.slots[t]}]" for t in self.c.types]
+        lines.append(f"    return {' and '.join(calls)}")
+        self.gen.define("\n".join(lines) + "\n")
+        self.late_check = self.gen.namespace[name]
 
     # ---------------------------------------------------------------- leaf preparation
     def _prepare_leaves(self) -> None:
@@ -186,24 +228,24 @@ class _Branch:
         self.leaf_filter: list[Any] = []
         self.follows: list[Any] = []
         self.match_check: list[Any] = []
-        for unit in self.units:
+        for index, unit in enumerate(self.units):
             types = frozenset(unit.types)
-            if unit.kind in ("event", "kleene"):
+            if unit.kind == "composite":
+                self._prepare_composite(index, unit.types[0])
+                self.leaf_filter.append(None)
+                self.follows.append(None)
+                self.match_check.append(None)
+            elif unit.kind in ("event", "kleene"):
                 t = unit.types[0]
-                single = [
-                    c
-                    for c in self.c.conditions
-                    if condition_scope(c) == {t}
-                    and not any(a.next for a in condition_attributes(c))
-                ]
-                nexts = [
-                    c
-                    for c in self.c.conditions
-                    if condition_scope(c) == {t} and any(a.next for a in condition_attributes(c))
-                ]
+                own = [c for c in self.c.conditions if condition_scope(c) == {t}]
+                single = [c for c in own if not _reads(c, "next") and not _reads(c, "position")]
+                nexts = [c for c in own if _reads(c, "next")]
+                fixed = [c for c in own if _reads(c, "position")]
                 self.leaf_filter.append(self._function([t], single) if single else None)
                 self.follows.append(self._function([t], nexts) if nexts else None)
                 self.match_check.append(None)
+                if unit.kind == "kleene":
+                    self._prepare_rule(index, t, fixed)
             else:
                 var = {t: f"v_{t}" for t in unit.types}
                 checks = checks_for(
@@ -216,6 +258,62 @@ class _Branch:
                 self.leaf_filter.append(None)
                 self.follows.append(None)
                 self.match_check.append(gen.namespace[name])
+
+    def _prepare_rule(self, index: int, t: str, fixed: list[Condition]) -> None:
+        """The :class:`KleeneRule` of a Kleene unit, if it needs one (ties, bounds,
+        positions); the default has none and runs the plan's fast loop."""
+        low, high = self.c.bounds.get(t, (1, None))
+        accept = self._function([t], fixed) if fixed else None
+        if self.c.ties == "strict" and (low, high) == (1, None) and accept is None:
+            return
+        self.rules[index] = KleeneRule(
+            strict=self.c.ties == "strict",
+            low=low,
+            high=high,
+            follows=self.follows[index],
+            accept=accept,
+        )
+
+    def _prepare_composite(self, index: int, slot: str) -> None:
+        """A KL over a composite: its sub-pattern's engine and its iteration rule."""
+        composite = self.c.composites[slot]
+        engine = self.engine
+        leaves = frozenset(event_types(composite.pattern))
+        own = [
+            c
+            for c in (conjuncts(engine.where) if engine.where is not None else ())
+            if condition_scope(c) <= leaves
+        ]
+        inner = [c for c in own if not _reads(c, "next") and not _reads(c, "position")]
+        across = [c for c in own if c not in inner]
+        nested = kleene_types(composite.pattern)
+        for c in across:
+            if condition_scope(c) & nested:
+                raise InevError(
+                    f"where conjunct {c}: NEXT or a position of a Kleene leaf nested in a "
+                    "Kleene closure over a composite (not supported)"
+                )
+        where = None if not inner else inner[0] if len(inner) == 1 else Logic("AND", tuple(inner))
+        self.children[index] = Engine(
+            composite.pattern,
+            engine.window,
+            selectivities=engine.selectivities,
+            where=where,
+            plan=engine.plan_kind,
+            selectivity_seed=engine.selectivity_seed,
+            ties=self.c.ties,
+            streams=engine.streams,
+        )
+        follows, accept = iteration_checks(composite, across)
+        low, high = composite.bounds
+        self.rules[index] = KleeneRule(
+            strict=self.c.ties == "strict",
+            low=low,
+            high=high,
+            follows=follows,
+            accept=accept,
+            iterations=Iterations(composite, dict(engine.streams)),
+        )
 
     def _function(self, types: list[str], conditions: list[Condition]) -> Any:
         name = self.gen.fresh("_leaf")
@@ -290,8 +388,12 @@ class _Branch:
         if not ks:  # a full binding of single events is the match itself
             return binding
         out: list[Event] = []
+        composite = self.composite_slots
         for i, v in enumerate(binding):
-            if i in ks:
+            if i in composite:
+                for it in v:
+                    out.extend(it[2])
+            elif i in ks:
                 out.extend(v)
             else:
                 out.append(v)
@@ -310,7 +412,11 @@ class Engine:
     ``rates`` (initial rates per type for the first plan), ``estimated`` (pairwise
     selectivities for the first plan only, not realised as predicates: those of ``where``
     conjuncts measured on a trace), ``lateness`` (``None``: only :meth:`advance` moves the
-    watermark).
+    watermark), ``ties`` (the workload's tie rule, ``strict`` or ``any``) and ``streams``
+    (``{variable: event type}``: which leaves read one stream, and so bind distinct events).
+
+    Events reach the engine under their leaf's name: a variable's events are its type's
+    events relabelled (:func:`inev.simulator.engine.streams.relabel`).
     """
 
     def __init__(
@@ -328,8 +434,15 @@ class Engine:
         rates: Mapping[str, float] | None = None,
         estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,
+        ties: str = "strict",
+        streams: Mapping[str, str] | None = None,
+        selection: Selection | None = None,
     ) -> None:
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
+        if ties not in TIES:
+            raise InevError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
+        self.ties = ties
+        self.streams = {**pattern_streams(tree), **(streams or {})}
         if not (isinstance(window, int | float) and window > 0 and math.isfinite(window)):
             raise InevError(f"engine window must be a positive number, got {window!r}")
         self.pattern = tree
@@ -368,6 +481,9 @@ class Engine:
         self.arrivals = 0
         self.next_purge = -INF
         self.emitted: dict[tuple[str, Any], float] = {}
+        self.selector = self._selector(selection)
+        self.pending: list[tuple[float, int, _Branch, Any]] = []
+        self.deferred = any(b.deferred for b in self.branches)
         self.last_event: dict[str, Event] = {}
         self.type_counts: dict[str, int] = {}
         self.counters: dict[str, int] = dict.fromkeys(COUNTERS, 0)
@@ -375,6 +491,30 @@ class Engine:
         self.last_cost = 0
         for branch in self.branches:
             self._start(branch, explicit)
+
+    def _selector(self, selection: Selection | None) -> Selector | None:
+        """The selection state (None for skip-till-any-match): see :mod:`.selection`."""
+        if selection is None or selection.default:
+            return None
+        leaves = set(event_types(self.pattern))
+        for leaf in (selection.consume - {"*"}) | selection.freeze:
+            if leaf not in leaves:
+                raise InevError(f"--consume/--freeze names {leaf}, no leaf of {self.pattern}")
+        order: dict[str, frozenset[str]] = {}
+        for branch in self.branches:
+            for f in selection.freeze:
+                before = {a for a, b in branch.c.order if b == f}
+                order[f] = order.get(f, frozenset()) | before | {f}
+            if selection.strategy == "next":
+                if branch.c.kleene:
+                    raise InevError(
+                        f"skip-till-next-match over a Kleene closure ({self.pattern}) is not "
+                        "supported: a trend would take every relevant event"
+                    )
+                branch.next_check = next_match_check(
+                    branch.c.conditions, branch.c.pairs, self.window, self.selectivity_seed
+                )
+        return Selector(selection, self.window, self.streams, order)
 
     def _start(self, branch: _Branch, explicit: Plan | None) -> None:
         """A branch's first plan (``explicit``, or generated from the initial statistics),
@@ -409,6 +549,8 @@ class Engine:
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
             estimated=query.where_selectivity or None,
+            ties=getattr(workload, "ties", "strict"),
+            streams=query.streams,
             **options,
         )
 
@@ -433,6 +575,8 @@ class Engine:
             estimated=query.where_selectivity or None,
             inputs=inputs,
             output=output,
+            ties=getattr(workload, "ties", "strict"),
+            streams=query.streams,
             **options,
         )
 
@@ -462,13 +606,17 @@ class Engine:
         return out
 
     def _add_branch(self, variant: Pattern) -> None:
-        try:
-            constraints = build_constraints(variant, self.window, self.selectivities, self.where)
-        except InevError:
-            raise
+        constraints = build_constraints(
+            variant, self.window, self.selectivities, self.where, self.ties, self.streams
+        )
         branch_types = set(event_types(variant))
         negated = negated_types(variant)
-        position = {t: i for i, t in enumerate(event_types(variant))}
+        position = {t: i for i, t in enumerate(constraints.types)}
+        inner_slot = {
+            t: slot
+            for slot, composite in constraints.composites.items()
+            for t in event_types(composite.pattern)
+        }
         units: list[Unit] = []
         negation_buffers: dict[int, tuple[list, list]] = {}
         for p in self.input_patterns:
@@ -483,11 +631,22 @@ class Engine:
                         if n.type == t:
                             negation_buffers[i] = buffers
                     continue
+                if t in inner_slot:
+                    slot = inner_slot[t]
+                    if not any(u.types == (slot,) for u in units):
+                        label = f"KL({constraints.composites[slot].pattern})"
+                        units.append(Unit(label, (slot,), "composite", frozenset((slot,))))
+                    continue
                 kind = "kleene" if t in constraints.kleene else "event"
                 units.append(Unit(t, (t,), kind))
             else:
                 if not set(types) <= branch_types:
                     raise InevError(f"input {p} straddles the OR branches of {self.pattern}")
+                if set(types) & set(inner_slot):
+                    raise InevError(
+                        f"input {p}: a Kleene closure over a composite takes its events, not "
+                        "sub-projection matches"
+                    )
                 positive = tuple(t for t in types if t not in negated)
                 units.append(
                     Unit(
@@ -503,6 +662,10 @@ class Engine:
         for i, u in enumerate(units):
             if u.kind == "match":
                 self.match_routes.setdefault(frozenset(u.types), []).append((branch, i))
+            elif u.kind == "composite":
+                leaves = event_types(constraints.composites[u.types[0]].pattern)
+                for t in dict.fromkeys(leaves):
+                    self.routes.setdefault(t, []).append((branch, i))
             else:
                 self.routes.setdefault(u.types[0], []).append((branch, i))
         branch.statistics = Statistics(
@@ -608,13 +771,21 @@ class Engine:
             found = self._process(item, t)
             if found:
                 out.append((t, found))
+        if self.pending and self.pending[0][0] < self.watermark:
+            # held matches are final once the watermark passes their window's end
+            while self.pending and self.pending[0][0] < self.watermark:
+                end = self.pending[0][0]
+                released = self._release(math.nextafter(end, INF))
+                if released:
+                    out.append((end, released))
         return out
 
     def flush(self) -> list[Any]:
         """Process every buffered item (end of input); later items must not be older."""
-        if not self.heap:
-            return []
-        return self.advance(max(self.max_time, self.watermark))
+        out = self.advance(max(self.max_time, self.watermark)) if self.heap else []
+        if self.pending:
+            out.extend(self._release(INF))
+        return out
 
     # ---------------------------------------------------------------- processing
     def _process(self, item: Any, t: float) -> list[Any]:
@@ -626,15 +797,23 @@ class Engine:
         self.seq += 1
         seq = self.seq
         self.now = t
+        out: list[Any] = []
+        if self.pending and self.pending[0][0] < t:
+            self._release(t, out)
         if t >= self.next_purge:
             self._purge(t)
-        out: list[Any] = []
         work = 0
         checked = 0
         adaptive = self._adaptive
         if type(item) is Event:
             self.counters["events"] += 1
             typ = item[1]
+            selector = self.selector
+            if selector is not None:
+                selector.see(item)
+                if selector.drop(item):
+                    self.counters["filtered"] += 1
+                    return out
             nb = self.neg_buffers.get(typ)
             if nb is not None:
                 nb[0].append(t)
@@ -667,16 +846,19 @@ class Engine:
                 b = list(branch.none)
                 b[slot] = (item,)
                 single = tuple(b)
+                rule = branch.rules[unit]
                 for r in runners:
                     before = r.created
                     seen = r.checked
                     found = r.feed_kleene(
-                        unit, slot, item, seq, single, branch.follows[unit], self.window
+                        unit, slot, item, seq, single, branch.follows[unit], self.window, rule
                     )
                     work += r.created - before
                     checked += r.checked - seen
                     if found:
-                        out.extend(self._emit(branch, found))
+                        out.extend(self._final(branch, found))
+            elif kind == "composite":
+                work, checked = self._composite(branch, unit, item, seq, out, work, checked)
             else:
                 items = branch.items_for(unit, item, seq)
                 if items is None:
@@ -689,7 +871,7 @@ class Engine:
                     work += r.created - before
                     checked += r.checked - seen
                     if found:
-                        out.extend(self._emit(branch, found))
+                        out.extend(self._final(branch, found))
             if adaptive:
                 branch.statistics.arrival(unit, t)
                 branch.since_check += 1
@@ -702,7 +884,66 @@ class Engine:
         self.counters["work"] += 1 + checked
         return out
 
+    def _composite(
+        self, branch: _Branch, unit: int, item: Any, seq: int, out: list, work: int, checked: int
+    ) -> tuple[int, int]:
+        """Feed an event to a Kleene over a composite: its sub-pattern's engine, then each
+        new iteration to the plan. Returns the updated work counts."""
+        child = branch.children[unit]
+        assert child is not None
+        matches = child.push(item)
+        if not matches:
+            return work, checked
+        rule = branch.rules[unit]
+        slot = branch.slots[branch.units[unit].types[0]]
+        for m in matches:
+            element = iteration(m)
+            b = list(branch.none)
+            b[slot] = (element,)
+            single = tuple(b)
+            for r in branch.runners:
+                before = r.created
+                seen = r.checked
+                found = r.feed_kleene(unit, slot, element, seq, single, None, self.window, rule)
+                work += r.created - before
+                checked += r.checked - seen
+                if found:
+                    out.extend(self._final(branch, found))
+        return work, checked
+
+    def _final(self, branch: _Branch, found: list) -> list[Any]:
+        """Emit root matches, or hold them until the window has passed when a negation
+        reaches past their last event (they are checked again then: :meth:`_release`)."""
+        if not branch.deferred:
+            return self._emit(branch, found)
+        window = self.window
+        latest = branch.hold == "latest"
+        for m in found:
+            self.arrivals += 1
+            end = m[1] if latest else m[0] + window
+            heapq.heappush(self.pending, (end, self.arrivals, branch, m))
+        return []
+
+    def _release(self, upto: float, out: list | None = None) -> list[Any]:
+        """Emit the held matches whose window ends before ``upto`` (every event up to the
+        end has been processed) and that no later negated event cancels."""
+        found = [] if out is None else out
+        pending = self.pending
+        while pending and pending[0][0] < upto:
+            _, _, branch, m = heapq.heappop(pending)
+            if branch.late_check(m[3]):
+                found.extend(self._emit(branch, [m]))
+        return found
+
     def _emit(self, branch: _Branch, found: list) -> list[Any]:
+        selector = self.selector
+        if selector is not None:
+            check = branch.next_check
+            made = sorted(
+                ((m, branch.flatten(m[3])) for m in found),
+                key=lambda x: selector.order_key(x[1]),
+            )
+            found = [m for m, events in made if selector.keep(events, check)]
         self.counters["matches"] += len(found)
         if self.output is None:
             self.counters["outputs"] += len(found)
@@ -727,8 +968,11 @@ class Engine:
         for branch in self.branches:
             for r in branch.runners:
                 r.purge(cutoff)
+        # a held match (a negation past its last event) checks negated events back to its
+        # latest event minus the window when it is released, up to a window after its start
+        negation_cutoff = cutoff - self.window if self.deferred else cutoff
         for times, events in self.neg_buffers.values():
-            i = bisect.bisect_left(times, cutoff)
+            i = bisect.bisect_left(times, negation_cutoff)
             if i:
                 del times[:i]
                 del events[:i]
@@ -805,6 +1049,7 @@ class Engine:
             times.clear()
             events.clear()
         self.heap = []
+        self.pending = []
         self.emitted = {}
         self.last_event = {}
 
@@ -835,3 +1080,10 @@ def _walk(p: Pattern):
 
 
 __all__ = ["Adaptation", "Engine", "OrderPlan", "TreePlan", "cardinality"]
+
+
+def _reads(condition: Condition, what: str) -> bool:
+    """Whether a conjunct reads ``NEXT`` (``what`` = "next") or a trend position."""
+    if what == "next":
+        return any(a.next for a in condition_attributes(condition))
+    return any(a.position is not None for a in condition_attributes(condition))

@@ -32,6 +32,7 @@ from typing import Any
 from inev.simulator.engine.constraints import Constraints
 from inev.simulator.engine.evaluation_plans import Tree
 from inev.simulator.engine.keys import join_keys
+from inev.simulator.engine.kleene import KleeneRule, with_iteration
 from inev.simulator.engine.predicates import _ERRORS, CodeGen
 
 Item = tuple[float, float, int, tuple]
@@ -42,7 +43,8 @@ NO_KEY = object()
 @dataclass(frozen=True)
 class Unit:
     """One input of the engine: ``event`` (a primitive type), ``kleene`` (a primitive
-    type under KL, whose items are trends) or ``match`` (a sub-projection)."""
+    type under KL, whose items are trends), ``composite`` (a KL over a composite, whose
+    items are trends of iterations) or ``match`` (a sub-projection)."""
 
     label: str
     types: tuple[str, ...]
@@ -66,6 +68,7 @@ def checks_for(
         return scope <= scope_types and not any(scope <= part for part in inside)
 
     out = [gen.order_expr(a, b, var) for a, b in c.order if here(frozenset((a, b)))]
+    out += [gen.distinct_expr(a, b, var) for a, b in c.distinct if here(frozenset((a, b)))]
     out += [gen.pair_expr(a, b, s, var) for a, b, s in c.pairs if here(frozenset((a, b)))]
     out += [gen.condition_expr(x, var) for x in c.conditions if here(_scope(x))]
     for index, negation in enumerate(c.negations):
@@ -274,6 +277,9 @@ class PlanRunner:
         self.indexed: dict[int, list[Item]] = {}
         self.stale: dict[int, int] = {}
         self.keys = plan.keys
+        # Kleene units whose rule keeps trends it does not use (size bounds, positions):
+        # every trend, for growing (see .kleene)
+        self.growing: dict[int, list[Item]] = {}
 
     def _index(self, node: int) -> dict[Any, list[Item]]:
         """The key index of ``node``'s buffer, rebuilt if the buffer list was replaced."""
@@ -401,8 +407,12 @@ class PlanRunner:
         single: tuple,
         follows: Callable[[tuple], bool] | None,
         window: float,
+        rule: KleeneRule | None = None,
     ) -> list[Item]:
-        """Build the new trends that end with ``event`` and insert them."""
+        """Build the new trends that end with ``event`` and insert them (``rule``: ties,
+        size bounds and positions other than the default, see :mod:`.kleene`)."""
+        if rule is not None:
+            return self._feed_ruled(unit, slot, event, seq, single, window, rule)
         t = event[0]
         new: list[Item] = [(t, t, seq, single)]
         self.checked += len(self.buffers[self.plan.leaf_node[unit]])
@@ -417,6 +427,62 @@ class PlanRunner:
             self.buffers[self.plan.leaf_node[unit]].extend(new)
         return self.feed(unit, new)
 
+    def _feed_ruled(
+        self,
+        unit: int,
+        slot: int,
+        element: Any,
+        seq: int,
+        single: tuple,
+        window: float,
+        rule: KleeneRule,
+    ) -> list[Item]:
+        """:meth:`feed_kleene` under a :class:`.kleene.KleeneRule`; ``element`` is an event,
+        or an iteration ``(earliest, latest, events)`` of a Kleene over a composite."""
+        iterations = rule.iterations
+        if iterations is None:
+            start = end = element[0]
+        else:
+            start, end = element[0], element[1]
+        leaf = self.plan.leaf_node[unit]
+        base = self.growing.setdefault(unit, []) if rule.separate else self.buffers[leaf]
+        new: list[Item] = [(start, end, seq, single)]
+        self.checked += len(base)
+        strict, high, follows = rule.strict, rule.high, rule.follows
+        for mn, mx, sq, binding in base:
+            trend = binding[slot]
+            if high is not None and len(trend) >= high:
+                continue
+            low = start if start < mn else mn
+            if (end if end > mx else mx) - low > window:
+                continue
+            last = trend[-1]
+            if iterations is None:
+                if (last[0] >= end) if strict else (last[0] > end):
+                    continue
+            elif not iterations.fits(trend, element, strict):
+                continue
+            if follows is not None and not follows((last, element)):
+                continue
+            b = list(binding)
+            b[slot] = (
+                (*trend, element)
+                if iterations is None
+                else with_iteration(trend, element, iterations.composite.chained)
+            )
+            new.append((low, end if end > mx else mx, sq, tuple(b)))
+        if rule.separate:
+            base.extend(new)
+            accept, lowest = rule.accept, rule.low
+            new = [
+                x
+                for x in new
+                if len(x[3][slot]) >= lowest and (accept is None or accept(x[3][slot]))
+            ]
+        if not self.plan.paths[unit] and not rule.separate:
+            self.buffers[leaf].extend(new)
+        return self.feed(unit, new)
+
     def purge(self, cutoff: float) -> None:
         """Drop partial matches whose earliest event is older than ``cutoff``.
 
@@ -425,6 +491,9 @@ class PlanRunner:
         window older than anything new), and rebuilding at every purge cost more than the
         joins they slow down (measured with ``benchmarks/bench_trace_replay.py``).
         """
+        for unit, growing in self.growing.items():
+            if any(x[0] < cutoff for x in growing):
+                self.growing[unit] = [x for x in growing if x[0] >= cutoff]
         for i, buf in enumerate(self.buffers):
             if buf and any(x[0] < cutoff for x in buf):
                 kept = [x for x in buf if x[0] >= cutoff]
@@ -439,4 +508,4 @@ class PlanRunner:
 
     def size(self) -> int:
         """Number of buffered items and partial matches."""
-        return sum(len(b) for b in self.buffers)
+        return sum(len(b) for b in self.buffers) + sum(len(g) for g in self.growing.values())

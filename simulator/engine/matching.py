@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.replay import ReplayCounts, replay
+from inev.simulator.engine.selection import Selection
 from inev.simulator.engine.size import SizeGuard
 from inev.workloads.workload import Workload
 
@@ -42,13 +43,17 @@ class MatchOptions:
     ``plan`` is ``greedy`` or ``zstream``; ``adaptation`` the re-optimisation policy;
     ``aggregate`` lets ``return`` queries that GRETA evaluates exactly aggregate without
     building trends (their results go to ``write_result``); ``guard`` watches the partial
-    matches the engines hold and refuses a run that would exhaust memory.
+    matches the engines hold and refuses a run that would exhaust memory; ``selection``
+    chooses among the matches (a query with one aggregates from its kept matches).
     """
 
     plan: str = "greedy"
     adaptation: Adaptation = field(default_factory=lambda: Adaptation("invariant"))
     aggregate: bool = True
     guard: bool = True
+    selection: Selection | None = None
+    """Selection strategy and consumption policies (:mod:`.selection`); None: skip-till-
+    any-match, the default (and the only strategy the planner's rate model counts)."""
 
 
 def adaptation_of(
@@ -107,13 +112,19 @@ def match_workload(
     queries = [q for q in workload.queries if q.name not in skipped]
     aggregated: dict[str, Any] = {}
     notes: list[str] = []
-    if options.aggregate:
+    if _aggregates(options):
         from inev.simulator.engine.greta import GretaQuery
 
         compiled, notes = _greta_compiled(workload, queries)
         aggregated = {name: GretaQuery(c) for name, c in compiled.items()}
     engines = {
-        q.name: Engine.from_query(q, workload, plan=options.plan, adaptation=options.adaptation)
+        q.name: Engine.from_query(
+            q,
+            workload,
+            plan=options.plan,
+            adaptation=options.adaptation,
+            selection=_selection_for(q, options.selection),
+        )
         for q in queries
         if q.name not in aggregated
     }
@@ -131,6 +142,22 @@ def match_workload(
     return Matching(counts, engines, aggregated, notes)
 
 
+def _selection_for(query: Any, selection: Selection | None) -> Selection | None:
+    """``selection`` for one query: the consumed and freezing leaves it has (the options
+    name leaves of every query of the workload at once)."""
+    if selection is None or selection.default:
+        return None
+    leaves = set(query.types) | {"*"}
+    return replace(selection, consume=selection.consume & leaves, freeze=selection.freeze & leaves)
+
+
+def _aggregates(options: MatchOptions) -> bool:
+    """Whether ``return`` queries aggregate with GRETA: asked for, and every match counts
+    (a selection strategy keeps some of them: those queries aggregate nothing, they are
+    written as matches)."""
+    return options.aggregate and (options.selection is None or options.selection.default)
+
+
 def greta_queries(workload: Workload, options: MatchOptions | None = None) -> frozenset[str]:
     """The queries :func:`match_workload` aggregates with GRETA (no trend built): the
     ``return`` queries GRETA evaluates exactly, when ``options`` aggregate.
@@ -141,7 +168,7 @@ def greta_queries(workload: Workload, options: MatchOptions | None = None) -> fr
     >>> sorted(greta_queries(wl))
     ['q']
     """
-    if not (options or MatchOptions()).aggregate:
+    if not _aggregates(options or MatchOptions()):
         return frozenset()
     return frozenset(_greta_compiled(workload, workload.queries)[0])
 

@@ -27,6 +27,7 @@ from inev.common.traces import TraceFile, TraceScan
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.size import SizeGuard, TraceSize, check_trace_size, scan_for
+from inev.simulator.engine.streams import leaf_routes, relabel
 from inev.simulator.engine.trace import as_events
 from inev.workloads.workload import Workload
 
@@ -78,13 +79,18 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
 
     notes = []
     for q in workload.queries:
-        present = [scan.counts.get(t, 0) > 0 for t in q.types]
-        missing = [t for t, seen in zip(q.types, present, strict=True) if not seen]
-        missing = [t for t in dict.fromkeys(missing) if t not in negated_types(q.pattern)]
+        negated = negated_types(q.pattern)
+        # a variable reads its type's events
+        missing = [
+            q.stream_of(t)
+            for t in q.types
+            if t not in negated and not scan.counts.get(q.stream_of(t), 0)
+        ]
+        missing = list(dict.fromkeys(missing))
         if not missing:
             continue
         possible = any(
-            all(scan.counts.get(t, 0) > 0 for t in _positive(branch))
+            all(scan.counts.get(q.stream_of(t), 0) > 0 for t in _positive(branch))
             for branch in split_or(q.pattern)
         )
         listed = ", ".join(missing)
@@ -148,15 +154,21 @@ def replay(
     """
     from inev.simulator.engine.greta.event_rows import as_event
 
-    routes: dict[str, list[tuple[str, Engine]]] = {}
-    for q in workload.queries:
-        if q.name in engines:
-            for t in dict.fromkeys(q.types):
-                routes.setdefault(t, []).append((q.name, engines[q.name]))
+    routes: dict[str, list[tuple[str, Engine, tuple[str, ...] | None]]] = {}
     greta_routes: dict[str, list[Any]] = {}
-    for name, runner in aggregated.items():
-        for t in runner.compiled.all_types:
-            greta_routes.setdefault(t, []).append((name, runner))
+    for q in workload.queries:
+        # a variable's engine gets its type's events relabelled (see .streams)
+        leaves = leaf_routes(q.types, q.streams)
+        if q.name in engines:
+            for t, names in leaves.items():
+                plain = None if names == (t,) else names
+                routes.setdefault(t, []).append((q.name, engines[q.name], plain))
+        if q.name in aggregated:
+            runner = aggregated[q.name]
+            for t, names in leaves.items():
+                if set(names) & set(runner.compiled.all_types):
+                    plain = None if names == (t,) else names
+                    greta_routes.setdefault(t, []).append((q.name, runner, plain))
     counts = ReplayCounts(matches=dict.fromkeys([*engines, *aggregated], 0))
     results: list[dict[str, Any]] = []
     for chunk in chunks:
@@ -167,15 +179,18 @@ def replay(
                 counts.ignored += 1
                 continue
             if targets is not None:
-                for name, engine in targets:
-                    found = engine.push(event)
+                for name, engine, leaves in targets:
+                    if leaves is None:
+                        found = engine.push(event)
+                    else:
+                        found = [m for x in relabel(event, leaves) for m in engine.push(x)]
                     if found:
                         counts.matches[name] += len(found)
                         write(name, found)
             if greta is not None:
-                converted = as_event(event)
-                for _name, runner in greta:
-                    results.extend(runner.push(converted))
+                for _name, runner, leaves in greta:
+                    for x in relabel(event, leaves) if leaves is not None else (event,):
+                        results.extend(runner.push(as_event(x)))
             if guard is not None:
                 guard.tick(event.time)
         counts.events += len(chunk)

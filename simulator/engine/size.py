@@ -107,7 +107,7 @@ def key_columns(workload: Workload) -> dict[str, list[str]]:
     for q in workload.split_or().queries:
         for members in _classes(q):
             for a in members:
-                out.setdefault(a.type, set()).add(a.name)
+                out.setdefault(q.stream_of(a.type), set()).add(a.name)
     return {t: sorted(names) for t, names in out.items()}
 
 
@@ -148,7 +148,9 @@ def estimate_from_scan(
     windows = math.ceil(workload.window / (workload.slide or workload.window) - 1e-9)
     for q in workload.queries:
         if q.name in aggregated:
-            vertices = sum(float(scan.busiest.get(t, 0)) for t in dict.fromkeys(q.types))
+            vertices = sum(
+                float(scan.busiest.get(q.stream_of(t), 0)) for t in dict.fromkeys(q.types)
+            )
             partial[q.name] = vertices * windows
             matches[q.name] = 0.0
             keyed[q.name] = ()
@@ -157,15 +159,16 @@ def estimate_from_scan(
             continue
         kleene = kleene_types(q.pattern)
         types = [t for t in q.types if t not in negated_types(q.pattern)]
-        busiest = {t: float(scan.busiest.get(t, 0)) for t in types}
+        # a variable's events are its type's (a leaf reads its stream)
+        busiest = {t: float(scan.busiest.get(q.stream_of(t), 0)) for t in types}
         classes = []
         for members in _classes(q):
             per_type: dict[str, Mapping[Any, float]] = {}
             for a in members:
                 if a.type in per_type or a.type not in busiest:
                     continue
-                counts = scan.keys.get((a.type, a.name))
-                total = scan.counts.get(a.type, 0)
+                counts = scan.keys.get((q.stream_of(a.type), a.name))
+                total = scan.counts.get(q.stream_of(a.type), 0)
                 if counts is None or not total:
                     continue
                 scale = busiest[a.type] / total

@@ -126,6 +126,12 @@ def classify_predicates(where: Condition | None, template: Template, label: str)
             owner[(tr.source, tr.target)] = t
     for item in conjuncts(where) if where is not None else ():
         attributes = condition_attributes(item)
+        if any(a.position is not None for a in attributes):
+            raise InevError(
+                f"{label}: predicate {item} reads a position of a trend (FIRST, LAST, X[i]), "
+                "which GRETA does not define (its predicates are local or between adjacent "
+                "events, §6)"
+            )
         types = {a.type for a in attributes}
         has_next = any(a.next for a in attributes)
         if len(types) == 1 and not has_next:

@@ -267,6 +267,20 @@ def placement_cost(
     }
 
 
+def uses_selectors(
+    network: Network, combination: Combination, keep_matches: frozenset[str] = frozenset()
+) -> bool:
+    """Whether Alg. 2 gives some projection of ``combination`` an output selector."""
+    mn = combination.multi_node
+    consumers = combination.consumers()
+    diss = disseminated_types(combination)
+    return any(
+        output_selector(p, diss, network, mn.get(key)) is not None
+        for key, p in combination.projections.items()
+        if consumers[key] and key not in keep_matches
+    )
+
+
 def _outputs_and_inputs(
     network: Network, combination: Combination, keep_matches: frozenset[str]
 ) -> tuple[dict[str, Projection], dict[str, tuple[str, ...] | None], dict[str, tuple[str, ...]]]:

@@ -18,7 +18,8 @@ Alg. 2's placement of it costs less (:func:`inev.planner.alg2_placement.placemen
 * **flatten**: a projection takes its event types directly instead of sub-projections;
 * **co-locate**: a single-node projection is pinned where another one sits (Alg. 2 places
   them one at a time, so two consumers of the same events may sit apart where together they
-  would share the events' way);
+  would share the events' way), or moved alone or with another one that shares an input type
+  to a node the cost could favour: the rate-weighted 1-median of their input types' sources;
 * **matches**: a projection sends its matches although its output selector would pay locally
   (the selector makes its consumers receive the other types' events, which may cost more).
 
@@ -37,7 +38,8 @@ from dataclasses import dataclass, field, replace
 
 from inev.planner import progress
 from inev.planner.alg1_combination import Choice
-from inev.planner.alg2_placement import placement_cost
+from inev.planner.alg2_placement import placement_cost, uses_selectors
+from inev.planner.baselines import centralized_node
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node
 from inev.planner.projections import Projection, restrict
@@ -104,7 +106,16 @@ class Budget:
 
 
 class Evaluator:
-    """ψ of designs under Alg. 2's placement, each distinct design placed once."""
+    """ψ of designs under Alg. 2's placement, each distinct design placed once.
+
+    **Output selectors by their whole effect.** Alg. 2 gives a projection an output selector
+    when its selected events cost less than its matches at its own vertices; the selector
+    also makes every consumer receive the unselected types' events, which may cost more than
+    it saves (issue 32: a selector turned a 1.93 design into a 4.27 one). So a design with
+    selectors is also placed with none (every projection sends its matches), and the cheaper
+    of the two is the design's ψ (:meth:`variant` names it); the search's *matches* move
+    then turns single selectors off or on.
+    """
 
     def __init__(self, network: Network, pool: Mapping[str, Projection]) -> None:
         self.network = network
@@ -112,9 +123,29 @@ class Evaluator:
         self.memo: dict[tuple, float] = {}
         self.nodes: dict[tuple, dict[str, Node]] = {}
         """The node of every single-node projection, per placed design."""
+        self.median_memo: dict[tuple, list[Node]] = {}
+        self.variants: dict[tuple, Design] = {}
+        """Per design, the cheaper of it and its selector-free twin (when that is cheaper)."""
 
     def __call__(self, design: Design, budget: Budget | None = None) -> float:
         """ψ of ``design`` (a new design uses one evaluation of ``budget``)."""
+        key = design.signature()
+        found = self.memo.get(key)
+        if found is None:
+            found = self._place(design, budget)
+            matches = frozenset(design.reached())
+            combination = design.combination(self.pool)
+            if uses_selectors(self.network, combination, frozenset(design.keep_matches)):
+                twin = replace(design, keep_matches=matches)
+                value = self._place(twin, None)
+                if value < found * (1 - 1e-12):
+                    found = value
+                    self.variants[key] = twin
+                    self.nodes[key] = self.nodes[twin.signature()]
+            self.memo[key] = found
+        return found
+
+    def _place(self, design: Design, budget: Budget | None) -> float:
         key = design.signature()
         found = self.memo.get(key)
         if found is None:
@@ -132,6 +163,21 @@ class Evaluator:
             self.nodes[key] = nodes
         return found
 
+    def medians(self, types: frozenset[str], alone: bool = True) -> list[Node]:
+        """The rate-weighted 1-median of the sources of ``types`` together and, with
+        ``alone``, of each type's own sources (cached; first in node order on ties)."""
+        key = (types, alone)
+        found = self.median_memo.get(key)
+        if found is None:
+            groups = [sorted(types)] + ([[t] for t in sorted(types)] if alone else [])
+            found = list(dict.fromkeys(centralized_node(self.network, g)[0] for g in groups))
+            self.median_memo[key] = found
+        return found
+
+    def variant(self, design: Design) -> Design:
+        """The design whose placement gives ``design``'s ψ (itself or its selector-free twin)."""
+        return self.variants.get(design.signature(), design)
+
 
 def improve(
     evaluate: Evaluator,
@@ -140,16 +186,16 @@ def improve(
     budget: Budget,
 ) -> tuple[Design, float]:
     """The best design reached from ``start`` by first-improvement local search, and its ψ."""
-    current = start
-    cost = evaluate(current, budget)
+    cost = evaluate(start, budget)
+    current = evaluate.variant(start)
     while not budget.spent():
         nodes = evaluate.nodes.get(current.signature(), {})
-        for neighbour in _neighbours(evaluate.pool, options, current, nodes):
+        for neighbour in _neighbours(evaluate, options, current, nodes):
             if budget.spent():
                 break
             value = evaluate(neighbour, budget)
             if value < cost * (1 - 1e-9):
-                current, cost = neighbour, value
+                current, cost = evaluate.variant(neighbour), value
                 break
         else:
             break
@@ -157,7 +203,7 @@ def improve(
 
 
 def _neighbours(
-    pool: Mapping[str, Projection],
+    evaluate: Evaluator,
     options: Mapping[str, list[Choice]],
     design: Design,
     nodes: Mapping[str, Node],
@@ -165,6 +211,7 @@ def _neighbours(
     """Neighbouring designs, move by move (switch, drop, merge, gather, flatten, matches,
     co-locate; see the module docstring), the projections with the most expensive inputs first
     within each move."""
+    pool = evaluate.pool
     keys = [k for k in design.reached() if design.choices[k].inputs]
     weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
     keys.sort(key=lambda k: -weight[k])
@@ -176,7 +223,9 @@ def _neighbours(
     yield from _flattens(pool, design, keys)
     for key in keys:
         yield replace(design, keep_matches=frozenset(design.keep_matches ^ {key}))
-    yield from _colocations(design, [k for k in keys if k in nodes], nodes)
+    singles = [k for k in keys if k in nodes]
+    yield from _colocations(design, singles, nodes)
+    yield from _medians(evaluate, design, singles, nodes)
 
 
 def _switches(
@@ -223,6 +272,32 @@ def _colocations(design: Design, singles: list[str], nodes: Mapping[str, Node]) 
         for other in singles:
             if other != key and nodes[other] != nodes[key]:
                 yield replace(design, pinned={**design.pinned, key: nodes[other]})
+
+
+def _medians(
+    evaluate: Evaluator, design: Design, singles: list[str], nodes: Mapping[str, Node]
+) -> Iterator[Design]:
+    """Single-node projections moved, alone or two at a time, to a node the cost could
+    favour that no projection holds yet: the rate-weighted 1-median of the sources of each
+    of their input types and of all of them together (for two projections, of the types of
+    both). Two consumers of the same events may do best together at a third node."""
+    types = {k: _input_types(evaluate.pool, design, k) for k in singles}
+    for key in singles:
+        for m in evaluate.medians(types[key]):
+            if m != nodes[key]:
+                yield replace(design, pinned={**design.pinned, key: m})
+    for i, a in enumerate(singles):
+        for b in singles[i + 1 :]:
+            if not types[a] & types[b]:
+                continue
+            for m in evaluate.medians(types[a] | types[b], alone=False):
+                if m != nodes[a] or m != nodes[b]:
+                    yield replace(design, pinned={**design.pinned, a: m, b: m})
+
+
+def _input_types(pool: Mapping[str, Projection], design: Design, key: str) -> frozenset[str]:
+    """The event types of a projection's inputs (all of its types, as its inputs cover it)."""
+    return frozenset(t for i in design.choices[key].inputs for t in pool[i].types)
 
 
 def _with(design: Design, key: str, choice: Choice) -> Design:

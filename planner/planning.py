@@ -20,6 +20,9 @@ approximation, the latency ℓ(I) and the centralized latency:
 ``ppop-flouris``
     The same placement search with Flouris et al.'s pull model, the one the paper compares
     with (§7.2, Fig. 4): pulls triggered by the raw occurrences of the pushed prefix.
+``exact``
+    The least-ψ plan on small instances, never above any method above
+    (:mod:`inev.planner.exact`; refused in one line beyond its limits).
 
 OR queries are split first (§3.2). There is no latency bound unless
 :class:`~inev.planner.options.PlanOptions` sets one (see there why).
@@ -40,6 +43,7 @@ from dataclasses import replace
 from inev.common.errors import InevError
 from inev.common.gc_pause import gc_paused
 from inev.planner.baselines import centralized_plan, push_pull_plan
+from inev.planner.exact import check_size, exact_plan
 from inev.planner.inev_graph import Plan
 from inev.planner.lower_bound import approximate_bound, lower_bound
 from inev.planner.options import PlanOptions
@@ -48,7 +52,7 @@ from inev.topologies.network import Network
 from inev.workloads.query import Operator, Primitive, walk
 from inev.workloads.workload import Workload
 
-METHODS = ("inev", "centralized", "isolated", "ppop", "ppop-flouris")
+METHODS = ("inev", "centralized", "isolated", "ppop", "ppop-flouris", "exact")
 
 
 def prepare(network: Network, workload: Workload) -> Workload:
@@ -109,6 +113,10 @@ def _plan_workload(
         result = central
     elif method == "inev":
         result = inev_plan(network, wl, central, tau, options)
+    elif method == "exact":
+        check_size(network, wl, options)
+        incumbent = inev_plan(network, wl, central, tau, options)
+        result = exact_plan(network, wl, central, incumbent, options)
     elif method == "isolated":
         result = isolated_plan(network, wl, tau, options)
     else:

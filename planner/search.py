@@ -303,7 +303,7 @@ def search(
     designs = _paper_designs(network, wl, tau, options, central.centralized_node, space)
     evaluate = Evaluator(network, space.pool)
     progress.stage("placing Alg. 1's designs (Alg. 2)", len(designs))
-    scored = [(evaluate(d), i, d) for i, d in enumerate(designs)]
+    scored = [(evaluate(d), i, evaluate.variant(d)) for i, d in enumerate(designs)]
     scored.sort(key=lambda t: (t[0], t[1]))
     best_cost, _, best_design = scored[0]
     parts: list[SearchResult] = []

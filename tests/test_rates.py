@@ -25,10 +25,16 @@ RATES = {"A": 2.0, "B": 3.0, "C": 5.0, "D": 7.0}
         ("SEQ(A, B)", {("A", "B"): 0.1}, 0.6),
         ("AND(A, B)", {("A", "B"): 0.1}, 2 * 0.1 * 6),
         ("AND(A, B, C)", {}, 3 * 30.0),
-        # sigma(A,B) charged to the SEQ (their lowest common ancestor): 0.5 * 2 * (2 * 3 * 5)
-        ("SEQ(A, AND(B, C))", {("A", "B"): 0.5}, 30.0),
-        # sigma(B,C) charged to the AND: 2 * (2 * 0.25 * 3 * 5)
-        ("SEQ(A, AND(B, C))", {("B", "C"): 0.25}, 15.0),
+        # sigma(A,B) charged to the SEQ (their lowest common ancestor); 3 events, 2 of the
+        # 3! orders allowed (A first): 3 * 2 / 3! = 1 times 0.5 * (2 * 3 * 5)
+        ("SEQ(A, AND(B, C))", {("A", "B"): 0.5}, 15.0),
+        # sigma(B,C) charged to the AND: 0.25 * (2 * 3 * 5) * 1
+        ("SEQ(A, AND(B, C))", {("B", "C"): 0.25}, 7.5),
+        # one order of 3! for 3 events: 3 / 6 = 1/2 of 2 * 3 * 5; of 4! for 4: 4 / 24
+        ("SEQ(A, B, C)", {}, 15.0),
+        ("SEQ(A, B, C, D)", {}, 210.0 / 6),
+        # AND(A, SEQ(B, C)): 3 of the 6 orders (B before C): 3 * 3 / 6 = 1.5
+        ("AND(A, SEQ(B, C))", {}, 45.0),
         ("OR(A, B)", {("A", "B"): 0.5}, 5.0),
         ("SEQ(D, OR(A, B))", {("A", "D"): 0.5}, 0.5 * 7 * 5),
         ("NSEQ(A, B, C)", {("A", "C"): 0.1, ("A", "B"): 0.5}, 0.1 * 2 * 5),
@@ -70,8 +76,8 @@ def test_rates_per_time_unit_scale_with_the_window():
     assert windowed_rate(parse_pattern("SEQ(A, B)"), rates, {}, 1.0) == rate(
         parse_pattern("SEQ(A, B)"), rates, {}
     )
-    # three types: w^2
+    # three types in order: w^2 / 2!
     three = {"A": 2.0, "B": 3.0, "C": 5.0}
     assert windowed_rate(parse_pattern("SEQ(A, B, C)"), three, {}, 0.1) == pytest.approx(
-        30.0 * 0.01
+        30.0 * 0.01 / 2
     )

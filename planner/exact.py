@@ -1,0 +1,269 @@
+"""``inev plan --method exact``: the INEv graph of least ψ on small instances, and its proof.
+
+**What it returns.** The cheapest of
+
+1. the design of least ψ in the planner's design space with shared projections
+   (:mod:`inev.planner.exact_space`, found by :mod:`inev.planner.exact_search`), with
+   minimum Steiner trees as forwarding graphs;
+2. with several queries, each query's own least-ψ design, side by side (the sharing-agnostic
+   plan of §7.2, made exact: a query may do better alone than with the projections it
+   must share);
+3. the centralized plan and the push-pull (PPoP) plan, the other candidates of ``inev``.
+
+**Why nothing the planner can build costs less** (the proof sketch). ``inev``'s result is
+the cheapest of its own design, the centralized, isolated and push-pull plans
+(:mod:`inev.planner.search`). Its own design is a combination with shared keys, placements,
+output selectors and forwarding graphs; every such design lies in the space of (1) (the
+module docstring of :mod:`inev.planner.exact_space` says why the choices the space leaves
+out are never cheaper), and Alg. 2's forwarding graph of each vertex is a tree spanning the
+vertex's node and its consumers' nodes, so no smaller than the minimum tree (1) prices.
+The search of (1) is exhaustive up to bounds that never exceed the cost of any completion
+(:mod:`inev.planner.exact_search`), so (1) costs at most ``inev``'s design. The isolated plan
+is one ``inev`` search per query, side by side, and each is bounded the same way by (2); the
+centralized design is in the space; the push-pull plan is (3) itself. Every figure is ψ under
+the same cost model (:mod:`inev.planner.cost_model`): the rates and selected-event rates come
+from the same functions.
+
+**Limits.** Networks of up to :data:`~inev.planner.steiner_table.TABLE_NODES` nodes (the
+Steiner table holds every node subset), queries of up to :data:`MAX_TYPES` types, at most
+:data:`MAX_QUERIES` queries, and no latency bound (the optimum is over ψ alone). These are
+checked before any work, and the search itself stops with one error line after
+:data:`~inev.planner.exact_search.BUDGET` steps (about a minute) instead of running
+unbounded. ``benchmarks/bench_optimality.py`` reports the sizes and times it handles.
+
+>>> from inev.topologies.network import Network
+>>> from inev.workloads.workload import Query, Workload
+>>> from inev.planner.planning import plan_workload
+>>> net = Network.build(range(4), [(0, 1), (1, 2), (2, 3)],
+...                     {"A": (0.5, [0]), "B": (8.0, [2, 3]), "C": (4.0, [1])})
+>>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B, C)", {"A B": 0.1})])
+>>> best = plan_workload(net, wl, "exact")
+>>> best.psi <= plan_workload(net, wl, "inev").psi
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import replace
+
+from inev.common.errors import InevError
+from inev.planner.alg2_placement import Placement
+from inev.planner.assemble import build_plan
+from inev.planner.baselines import push_pull_plan
+from inev.planner.combination_model import Combination, inputs_first
+from inev.planner.exact_search import ExactDesign, least_cost_design
+from inev.planner.exact_space import DesignSpace
+from inev.planner.inev_graph import Node, Plan, Vertex
+from inev.planner.isolated import side_by_side
+from inev.planner.options import PlanOptions
+from inev.planner.projections import Projection
+from inev.planner.steiner import bfs
+from inev.planner.steiner_table import TABLE_NODES
+from inev.topologies.network import Network
+from inev.workloads.workload import Workload
+
+MAX_TYPES = 5
+"""The longest query (event types) the exact method takes."""
+MAX_QUERIES = 6
+"""The most queries the exact method takes."""
+
+
+def check_size(network: Network, workload: Workload, options: PlanOptions) -> None:
+    """Refuse, before any work, an instance outside the exact method's limits (module doc)."""
+    if options.bounded:
+        raise InevError(
+            "--method exact minimises psi without a latency bound: leave out --latency-factor "
+            "and --latency-bound"
+        )
+    if len(network.nodes) > TABLE_NODES:
+        raise InevError(
+            f"--method exact handles networks of up to {TABLE_NODES} nodes, "
+            f"this one has {len(network.nodes)}"
+        )
+    if len(workload.queries) > MAX_QUERIES:
+        raise InevError(
+            f"--method exact handles up to {MAX_QUERIES} queries, "
+            f"this workload has {len(workload.queries)}"
+        )
+    for q in workload.queries:
+        if len(q.types) > MAX_TYPES:
+            raise InevError(
+                f"--method exact handles queries of up to {MAX_TYPES} event types, "
+                f"{q.name} has {len(q.types)}"
+            )
+
+
+def exact_plan(
+    network: Network, wl: Workload, central: Plan, incumbent: Plan, options: PlanOptions
+) -> Plan:
+    """The cheapest of the candidates of the module docstring for an OR-free workload.
+
+    ``incumbent`` (any plan of the instance, e.g. ``inev``'s) only bounds the search: a
+    design is searched for below its ψ.
+    """
+    check_size(network, wl, options)
+    candidates: list[tuple[Plan, str]] = [(central, "centralized")]
+    bound = min(incumbent.psi, central.psi) * (1 + 1e-6)
+    if len(wl.queries) > 1:
+        parts = []
+        for q in wl.queries:
+            alone = Workload.build(wl.window, [q], wl.slide, wl.selectivity_seed)
+            part = optimal_design(network, alone, math.inf)
+            assert part is not None
+            parts.append((q.name, realise(network, alone, part, options.xi)))
+        isolated = side_by_side(parts, "exact")
+        candidates.append((isolated, "isolated"))
+        bound = min(bound, isolated.psi * (1 + 1e-6))
+    joint = optimal_design(network, wl, bound)
+    if joint is not None:
+        candidates.append((realise(network, wl, joint, options.xi), "exact"))
+    candidates.append((push_pull_plan(network, wl, central, options.xi), "ppop"))
+    plan, kept = min(candidates, key=lambda c: c[0].psi)
+    notes = list(plan.notes)
+    if kept != "exact":
+        notes.append(f"kept the {kept} plan: no INEv design with shared projections costs less")
+    return replace(plan, kept=kept, notes=tuple(notes))
+
+
+def optimal_design(network: Network, wl: Workload, bound: float) -> ExactDesign | None:
+    """The least-ψ design of the shared space below ``bound`` (None: none is below it)."""
+    return least_cost_design(DesignSpace.build(network, wl), bound)
+
+
+def realise(network: Network, wl: Workload, design: ExactDesign, xi: float) -> Plan:
+    """The :class:`Plan` of a design: vertices, minimum Steiner trees, hops, ψ, latency."""
+    space = DesignSpace.build(network, wl)
+    placement = _placement(space, design)
+    psi = math.fsum(v.cost for v in placement.vertices)
+    if not math.isclose(psi, design.cost, rel_tol=1e-9, abs_tol=1e-12):
+        raise AssertionError(f"the exact design costs {design.cost}, its plan {psi}")
+    combination = _combination(space, design, placement)
+    return build_plan(network, combination, placement, "exact", xi)
+
+
+def _extended(space: DesignSpace, design: ExactDesign) -> dict[str, tuple[str, ...]]:
+    """λ extended by the types each input's output selector leaves out (Alg. 2, line 7)."""
+    out = {}
+    for key, d in design.decisions.items():
+        ins = list(d.choice.inputs)
+        for i in d.choice.inputs:
+            dec = design.decisions.get(i)
+            if dec is None or dec.output is None:
+                continue
+            for t in sorted(space.types_of(i) - set(dec.output)):
+                if t not in ins:
+                    ins.append(t)
+        out[key] = tuple(ins)
+    return out
+
+
+def _placement(space: DesignSpace, design: ExactDesign) -> Placement:
+    network, table = space.network, space.table
+    extended = _extended(space, design)
+    projections: dict[str, Projection] = {k: space.projections[k] for k in design.decisions}
+    for ins in extended.values():
+        for i in ins:
+            if space.is_type(i):
+                projections.setdefault(i, space.primitive(i))
+    order = inputs_first(projections, extended)
+    builders: list[dict] = []
+    of_key: dict[str, list[int]] = defaultdict(list)
+    event: dict[tuple[str, Node], int] = {}
+    for key in order:
+        if not space.is_type(key):
+            continue
+        for n, r in zip(network.sources(key), network.source_rates(key), strict=True):
+            event[(key, n)] = len(builders)
+            of_key[key].append(len(builders))
+            builders.append({"key": key, "node": n, "inputs": (), "rate": r, "part": None})
+    for key in order:
+        if space.is_type(key):
+            continue
+        d = design.decisions[key]
+        placed = d.placed
+        part = placed.partition
+        rates = space.vertex_rates(key, placed, d.output)
+        others = tuple(v for i in extended[key] if i != part for v in of_key[i])
+        nodes = [placed.node] if part is None else list(network.sources(part))
+        for n, rate in zip(nodes, rates, strict=True):
+            local = (event[(part, n)],) if part is not None else ()
+            of_key[key].append(len(builders))
+            builders.append(
+                {"key": key, "node": n, "inputs": local + others, "rate": rate, "part": part}
+            )
+    destinations: dict[int, set[Node]] = defaultdict(set)
+    for b in builders:
+        for u in b["inputs"]:
+            destinations[u].add(b["node"])
+    index = network.node_index
+    vertices = []
+    for vid, b in enumerate(builders):
+        dest = tuple(sorted(destinations[vid], key=index.__getitem__))
+        links = table.links(table.mask((b["node"], *dest))) if dest else frozenset()
+        forwarding = tuple(sorted(links, key=lambda e: (index[e[0]], index[e[1]])))
+        dist = bfs(forwarding, b["node"]) if forwarding else {b["node"]: 0}
+        vertices.append(
+            Vertex(
+                id=vid,
+                projection=b["key"],
+                node=b["node"],
+                inputs=b["inputs"],
+                forwarding=forwarding,
+                destinations=dest,
+                hops=tuple(dist[x] for x in dest),
+                output=design.decisions[b["key"]].output if b["key"] in design.decisions else None,
+                partition=b["part"],
+                rate=b["rate"],
+                cost=len(forwarding) * b["rate"],
+            )
+        )
+    return Placement(
+        vertices=tuple(vertices),
+        trees=(),
+        projections=projections,
+        inputs=extended,
+        outputs={k: d.output for k, d in design.decisions.items()},
+        nodes={k: tuple(builders[v]["node"] for v in vids) for k, vids in of_key.items()},
+        fallback=_fallbacks(space, design, extended, builders, of_key),
+        disseminated=frozenset(),
+    )
+
+
+def _fallbacks(
+    space: DesignSpace,
+    design: ExactDesign,
+    extended: Mapping[str, tuple[str, ...]],
+    builders: list[dict],
+    of_key: Mapping[str, list[int]],
+) -> dict[str, Node]:
+    """Per multi-node projection, the node nearest (rate-weighted hops) to its inputs (§6.6)."""
+    network = space.network
+    hops, index = network.hop_matrix, network.node_index
+    out = {}
+    for key, d in design.decisions.items():
+        if d.placed.partition is None:
+            continue
+        weights: dict[Node, float] = defaultdict(float)
+        for i in extended[key]:
+            for v in of_key[i]:
+                weights[builders[v]["node"]] += builders[v]["rate"]
+        cost = {
+            m: sum(w * float(hops[index[n], index[m]]) for n, w in weights.items())
+            for m in network.nodes
+        }
+        out[key] = min(network.nodes, key=lambda m: (cost[m], index[m]))
+    return out
+
+
+def _combination(space: DesignSpace, design: ExactDesign, placement: Placement) -> Combination:
+    return Combination(
+        projections=dict(placement.projections),
+        inputs={k: d.choice.inputs for k, d in design.decisions.items()},
+        multi_node={
+            k: d.placed.partition for k, d in design.decisions.items() if d.placed.partition
+        },
+        sinks=dict(design.sinks),
+    )

@@ -13,9 +13,13 @@ can be reproduced from the command line::
 approximation (``approximate_bound``). With a dynamics
 axis (``rate_swap``, ``rate_variance``, ``links_removed``, ``nodes_removed``) the INEv plan is
 made for the original network, the network is changed, and the row carries the ratio of the
-unchanged plan on the changed network (``broken_ratio``), after the §6.6 repair
-(``repaired_ratio``) and after planning from scratch (``replanned_ratio``), each against the
-centralized cost of the changed network.
+unchanged plan on the changed network (``broken_ratio``), after §6.6's local repair alone
+(``local_repair_ratio``), after inev's repair with its fallback to the old or the
+centralized plan (``repaired_ratio``, ``repair_kept``) and after planning from scratch
+(``replanned_ratio``), each against the centralized cost of the changed network
+(:mod:`inev.experiments.dynamics`). With ``variance_epochs`` the rates vary over the run
+instead, and ``rate_change_increase`` is the plan's ratio over the run against its ratio on
+the estimates (Fig. 9e).
 
 With ``simulate = true`` every planned method is also executed by the network simulator
 (``sim_*`` columns). The paper's Zipf rates are far too high to simulate under
@@ -30,7 +34,11 @@ processing capacity, with ``latency_bound`` and ``shed`` load shedding
 utilisation and queueing, false negatives / positives against the unlimited run of the same
 trace, bound violations and shed counts (``sim_load`` … ``sim_shed_events``). With
 ``capacity_from = "centralized"`` the capacity is the centralized plan's need divided by
-``overload``, the same for every method (the INEv paper's Fig. 11 comparison).
+``overload``, the same for every method (the INEv paper's Fig. 11 comparison), and
+``sim_throughput`` is the measured throughput: input events over the duration plus the
+backlog an overloaded node still works through after its input stops. With
+``hop_rank`` the simulated INEv plan is one of Fig. 12b's three latency graphs
+(:mod:`inev.experiments.latency_graphs`).
 """
 
 from __future__ import annotations
@@ -38,12 +46,23 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
-from inev.experiments.paper_workloads import counterpart, paper_workload
+from inev.experiments.dynamics import (
+    dynamic_changes,
+    rates_over_the_run,
+    repair_figures,
+    share,
+    swap_pairs,
+    swap_rates,
+    unchanged_figures,
+)
+from inev.experiments.latency_graphs import candidate_plans, hops, pick
+from inev.experiments.paper_workloads import counterpart, operator_type, paper_workload
+from inev.experiments.yardstick import closeness, exact_psi, yardstick
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
+from inev.planner.projections import all_projections
 from inev.planner.repair import repair_plan
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.run import simulate
@@ -51,6 +70,8 @@ from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
+
+__all__ = ["measure", "plan_options", "swap_pairs", "swap_rates", "task_inputs"]
 
 
 def task_inputs(config: dict[str, Any], seed: int) -> tuple[Network, Workload]:
@@ -64,7 +85,14 @@ def task_inputs(config: dict[str, Any], seed: int) -> tuple[Network, Workload]:
         seed=seed,
         topology=config["topology"],
     )
-    return network, paper_workload(network, config, seed)
+    workload = paper_workload(network, config, seed)
+    wanted = config.get("events_per_window", 0.0)
+    if wanted > 0:  # Fig. 4: the window that gives the busiest (rarest) type this many events
+        pick = min if config.get("window_type", "busiest") == "rarest" else max
+        workload = replace(
+            workload, window=wanted / pick(network.global_rate(t) for t in workload.types)
+        )
+    return network, workload
 
 
 def _plan_row(plan: Any) -> dict[str, Any]:
@@ -86,16 +114,9 @@ def _plan_row(plan: Any) -> dict[str, Any]:
         "projections": len(plan.projections),
         "multi_node": len(plan.multi_node),
         "hops": sum(len(v.forwarding) for v in plan.vertices),
-        "latency_ratio": _share(model_latency(plan), plan.centralized_latency),
-        "ratio_to_approximate_bound": _share(plan.psi, plan.approximate_bound),
+        "latency_ratio": share(model_latency(plan), plan.centralized_latency),
+        "ratio_to_approximate_bound": share(plan.psi, plan.approximate_bound),
     }
-
-
-def _share(part: float | None, whole: float | None) -> float | None:
-    """``part / whole``, or ``None`` when either is missing or ``whole`` is not positive."""
-    if part is None or whole is None or not whole > 0:
-        return None
-    return part / whole
 
 
 def plan_options(config: dict[str, Any]) -> PlanOptions:
@@ -120,37 +141,8 @@ def measure(
             continue
         plans[method] = plan_workload(network, workload, method, options)
         out[method] = _plan_row(plans[method])
-    changes = dynamic_changes(network, config, seed)
-    if changes and "inev" in plans:
-        repair = repair_plan(plans["inev"], network, workload, changes, options)
-        central = repair.replanned.centralized_cost
-        if central > 0:
-            out["inev"].update(
-                broken_ratio=repair.broken.psi / central,
-                repaired_ratio=repair.repaired.psi / central,
-                replanned_ratio=repair.replanned.psi / central,
-                repair_gain=_share(repair.repaired.psi, repair.broken.psi),
-                rate_change_increase=_share(repair.broken.psi / central, out["inev"]["ratio"]),
-            )
-        if not any(c["kind"] in ("link-down", "node-down") for c in changes):
-            initial = plans["inev"]
-            out["inev"].update(
-                invalid_projection_share=_share(len(repair.harmful), len(initial.projections)),
-                invalid_multi_node_share=_share(
-                    len(repair.invalid_multi_node), len(initial.multi_node)
-                ),
-            )
-    elif "inev" in plans:  # nothing changed: the plan is neither broken nor in need of repair
-        ratio = out["inev"]["ratio"]
-        out["inev"].update(broken_ratio=ratio, repaired_ratio=ratio, replanned_ratio=ratio)
-        dynamic = config.get("rate_swap", 0.0) > 0 or config.get("rate_variance", 0.0) > 0
-        if dynamic or config.get("swap_from") == "middle":
-            out["inev"].update(  # a dynamics sweep's point without changes: nothing is invalid
-                invalid_projection_share=0.0,
-                invalid_multi_node_share=0.0,
-                repair_gain=1.0,
-                rate_change_increase=1.0,
-            )
+    if "inev" in plans:
+        out["inev"].update(_dynamics(network, workload, config, seed, plans["inev"], options))
     if config.get("simulate"):
         out_sim = simulated_metrics(network, workload, config, seed, methods)
         for method, figures in out_sim.items():
@@ -172,6 +164,34 @@ def measure(
     return out
 
 
+def _dynamics(
+    network: Network,
+    workload: Workload,
+    config: dict[str, Any],
+    seed: int,
+    plan: Any,
+    options: PlanOptions,
+) -> dict[str, Any]:
+    """The INEv row's figures after the task's changes (:mod:`inev.experiments.dynamics`)."""
+    epochs, variance = config.get("variance_epochs", 0), config.get("rate_variance", 0.0)
+    if epochs > 0 and variance > 0:
+        return rates_over_the_run(plan, network, workload, variance, epochs, seed)
+    changes = dynamic_changes(network, config, seed)
+    if not changes:
+        dynamic = config.get("rate_swap", 0.0) > 0 or variance > 0
+        if dynamic or config.get("swap_from") == "middle":  # a dynamics point without changes
+            return unchanged_figures(plan.ratio)
+        return {k: plan.ratio for k in ("broken_ratio", "repaired_ratio", "replanned_ratio")}
+    repair = repair_plan(plan, network, workload, changes, options)
+    out = repair_figures(repair, plan)
+    if not any(c["kind"] in ("link-down", "node-down") for c in changes):
+        out["invalid_projection_share"] = share(len(repair.harmful), len(plan.projections))
+        out["invalid_multi_node_share"] = share(
+            len(repair.invalid_multi_node), len(plan.multi_node)
+        )
+    return out
+
+
 def figure_metrics(
     network: Network,
     workload: Workload,
@@ -180,34 +200,64 @@ def figure_metrics(
     plans: dict[str, Any],
     rows: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
-    """The INEv row's figures derived from other plans (the paper's Fig. 4, 7, 10a, 10b, 11).
+    """The INEv row's figures derived from other plans (the paper's Fig. 4, 5, 7, 10, 11).
 
-    ``events_per_window``: the most events of one type in a window, max R(e)·w over the
-    workload's types (Fig. 4a asks for at most 1). ``ppop_over_inev``: ψ(PPoP) / ψ(INEv).
-    ``sharing_ratio``: ψ(INEv) / ψ(isolated), with ``isolated`` among the methods (Fig. 10a).
-    ``counterpart_ratio``, ``operator_effect``: with ``operator_type`` max or min, the ratio of
-    the workload without KL / NSEQ (:func:`~inev.experiments.paper_workloads.counterpart`) and
-    the ratio with the operator over it (Fig. 7). ``order_std``: with ``query_orders`` N > 0,
-    the population standard deviation of the ratio over N random orders of the queries,
-    planned with the task's options (Fig. 10b asks for effort 0, the paper's single pass in
-    the given order: larger efforts try canonical orders and do not depend on the given one).
-    ``sim_latency_ratio``, ``sim_throughput_ratio``: simulated mean detection latency of INEv
-    over centralized, and the load of the centralized plan's busiest node over INEv's (the
-    input rate each sustains relative to the other; with a capacity only), Fig. 11.
+    ``max_events_per_window``, ``min_events_per_window``: the most and the fewest events of
+    one type in a window, R(e)·w over the workload's types (Fig. 4). ``ppop_over_inev``, ``flouris_over_inev``:
+    ψ(PPoP) / ψ(INEv) for inev's and Flouris et al.'s push-pull model. ``yardstick``,
+    ``yardstick_kind``, ``ratio_to_yardstick``, ``yardstick_missing``: Fig. 5a's measure
+    (:mod:`inev.experiments.yardstick`; the exact optimum only with ``exact_optimum``), and
+    ``approximation_below_bound``: the §7.2 approximation lies below the provable bound.
+    ``possible_projections``: projections over 2 … |E(q)| - 1 types, summed over the
+    queries (Fig. 5b's x axis). ``kept_centralized``: 1 when the INEv plan is centralized evaluation (or costs as much).
+    ``mean_hops`` (δ, the network's mean hop distance) and
+    ``sources_per_type`` (over the workload's types): the quantities §7.2 explains Fig. 6
+    with. ``sharing_ratio``: ψ(INEv) / ψ(isolated), with
+    ``isolated`` among the methods (Fig. 10a). ``counterpart_ratio``, ``operator_effect``:
+    with ``operator_type`` max or min, the ratio of the workload without KL / NSEQ
+    (:func:`~inev.experiments.paper_workloads.counterpart`) and the ratio with the operator
+    over it (Fig. 7); ``operator_partitions``, ``counterpart_partitions``: 1 when the
+    operator's type (the KL child, the negated type) is the partitioning input of a
+    multi-node placement in the plan with the operator / without it. ``order_std``: with
+    ``query_orders`` N > 0, the population standard deviation of the ratio over N random
+    orders of the queries, planned with the task's options (Fig. 10b asks for effort 0, the
+    paper's single pass in the given order: larger efforts try canonical orders and do not
+    depend on the given one). ``sim_latency_ratio``: simulated mean detection latency of
+    INEv over centralized; ``sim_throughput_ratio``: INEv's measured throughput over
+    centralized's (input events over the duration plus the slowest node's backlog, with a
+    capacity only); ``sim_load_ratio``: the load of the centralized plan's busiest node over INEv's,
+    Fig. 11.
     """
     inev = plans["inev"]
     out: dict[str, Any] = {
-        "events_per_window": max(network.global_rate(t) * workload.window for t in workload.types)
+        "max_events_per_window": max(
+            network.global_rate(t) * workload.window for t in workload.types
+        ),
+        "min_events_per_window": min(
+            network.global_rate(t) * workload.window for t in workload.types
+        ),
     }
-    if "ppop" in plans:
-        out["ppop_over_inev"] = _share(plans["ppop"].psi, inev.psi)
+    for method, column in (("ppop", "ppop_over_inev"), ("ppop-flouris", "flouris_over_inev")):
+        if method in plans:
+            out[column] = share(plans[method].psi, inev.psi)
     if "isolated" in plans:
-        out["sharing_ratio"] = _share(inev.psi, plans["isolated"].psi)
+        out["sharing_ratio"] = share(inev.psi, plans["isolated"].psi)
     options = plan_options(config)
+    out.update(_yardstick(network, workload, config, inev, options))
+    glob = network.global_rates()
+    out["kept_centralized"] = float(inev.kept == "centralized" or inev.ratio >= 1 - 1e-9)
+    out["mean_hops"] = network.mean_hops
+    out["sources_per_type"] = float(np.mean([len(network.sources(t)) for t in workload.types]))
+    out["possible_projections"] = sum(
+        len(all_projections(q, glob, workload.window)) - 1 for q in workload.split_or().queries
+    )
     if config.get("operator_type", "random") != "random":
         twin = plan_workload(network, counterpart(workload), "inev", options)
         out["counterpart_ratio"] = twin.ratio
-        out["operator_effect"] = _share(inev.ratio, twin.ratio)
+        out["operator_effect"] = share(inev.ratio, twin.ratio)
+        kind = operator_type(workload.queries[0].pattern)
+        out["operator_partitions"] = float(kind in set(inev.multi_node.values()))
+        out["counterpart_partitions"] = float(kind in set(twin.multi_node.values()))
     orders = config.get("query_orders", 0)
     if orders > 0:
         rng = np.random.default_rng([0x0D3, seed])
@@ -221,9 +271,28 @@ def figure_metrics(
         out["order_std"] = float(np.std(ratios))
     central = rows.get("centralized", {})
     mine = rows["inev"]
-    out["sim_latency_ratio"] = _share(mine.get("sim_latency_mean"), central.get("sim_latency_mean"))
-    out["sim_throughput_ratio"] = _share(central.get("sim_load"), mine.get("sim_load"))
+    out["sim_latency_ratio"] = share(mine.get("sim_latency_mean"), central.get("sim_latency_mean"))
+    out["sim_throughput_ratio"] = share(mine.get("sim_throughput"), central.get("sim_throughput"))
+    out["sim_load_ratio"] = share(central.get("sim_load"), mine.get("sim_load"))
     return {k: v for k, v in out.items() if v is not None}
+
+
+def _yardstick(
+    network: Network, workload: Workload, config: dict[str, Any], plan: Any, options: PlanOptions
+) -> dict[str, Any]:
+    """Fig. 5a's yardstick columns of the INEv plan (:mod:`inev.experiments.yardstick`)."""
+    exact = exact_psi(network, workload, options) if config.get("exact_optimum") else None
+    value, kind = yardstick(exact, plan.approximate_bound, plan.lower_bound)
+    ratio = closeness(plan.psi, value)
+    return {
+        "yardstick": value,
+        "yardstick_kind": kind,
+        "yardstick_exact": 1.0 if kind == "exact" else 0.0,
+        "ratio_to_yardstick": ratio,
+        "yardstick_missing": ratio is None,
+        "exact_psi": exact,
+        "approximation_below_bound": plan.approximate_bound < plan.lower_bound * (1 - 1e-9),
+    }
 
 
 def simulated_metrics(
@@ -242,8 +311,12 @@ def simulated_metrics(
     shared = config.get("overload", 0.0) > 0 and config.get("capacity_from") == "centralized"
     order = sorted((m for m in methods if m != "lower_bound"), key=lambda m: m != "centralized")
     capacity = capacity_options(config, seed)
+    rank = config.get("hop_rank", 0)
     for method in order:
-        plan = plan_workload(scaled, workload, method, options)
+        if method == "inev" and rank > 0:  # Fig. 12b: one of the three latency graphs
+            plan = pick(candidate_plans(scaled, workload, options), rank)
+        else:
+            plan = plan_workload(scaled, workload, method, options)
         if shared and method != "centralized" and capacity is not None and capacity.auto:
             capacity = _centralized_capacity(scaled, workload, config, seed, capacity)
         result = simulate(
@@ -261,8 +334,9 @@ def simulated_metrics(
             "sim_latency_mean": _mean_latency(result),
             "sim_matches": sum(result.matches.values()),
             "sim_late": result.late,
-            "sim_hops": sum(len(v.forwarding) for v in plan.vertices),
-            **overload_metrics(result.shedding),
+            "sim_hops": hops(plan),
+            "sim_plan_ratio": plan.ratio,
+            **overload_metrics(result.shedding, result.events, config["duration"]),
         }
     return out
 
@@ -321,11 +395,17 @@ def capacity_options(config: dict[str, Any], seed: int) -> CapacityOptions | Non
     )
 
 
-def overload_metrics(shedding: dict[str, Any] | None) -> dict[str, Any]:
-    """The ``sim_*`` overload columns of a simulation's ``shedding`` entry (empty: none)."""
+def overload_metrics(
+    shedding: dict[str, Any] | None, events: int = 0, duration: float = 0.0
+) -> dict[str, Any]:
+    """The ``sim_*`` overload columns of a simulation's ``shedding`` entry (empty: none);
+    ``sim_throughput`` is the run's ``events`` over its ``duration`` plus the backlog the
+    slowest node still worked off after its input stopped."""
     if not shedding:
         return {}
     return {
+        "sim_throughput": share(float(events), duration + shedding.get("backlog", 0.0)),
+        "sim_backlog": shedding.get("backlog"),
         "sim_load": shedding["load"],
         "sim_utilisation": shedding["max_utilisation"],
         "sim_queue_latency": shedding["max_queue_latency"],
@@ -348,95 +428,3 @@ def _mean_latency(result: Any) -> float | None:
 def _worst(result: Any, key: str) -> float | None:
     values = [s[key] for s in result.latency.values() if s[key] is not None]
     return max(values) if values else None
-
-
-def swap_pairs(
-    network: Network, share: float, seed: int, start: str = "random"
-) -> list[tuple[str, str]]:
-    """Disjoint pairs covering a ``share`` of the event types (rounded down to pairs).
-
-    ``start = "random"``: random pairs. ``"middle"``: the INEv paper's Fig. 9 — the types
-    ordered by rate (highest first, ties by name), a block of them centred in the middle of
-    that order, paired from the outside in (the block reversed): with 20 types, share 0.1
-    swaps the 10th and 11th highest rates, share 1.0 reverses the whole order.
-
-    >>> from inev.topologies.network import Network
-    >>> net = Network.build([0], [], {t: (r, [0]) for t, r in zip("ABCDEF", [6, 5, 4, 3, 2, 1])})
-    >>> swap_pairs(net, 0.34, 0, "middle"), swap_pairs(net, 1.0, 0, "middle")
-    ([('C', 'D')], [('A', 'F'), ('B', 'E'), ('C', 'D')])
-    """
-    names = list(network.types)
-    count = round(share * len(names))
-    count -= count % 2
-    if start == "middle":
-        ranked = sorted(names, key=lambda t: (-network.rate(t), t))
-        first = (len(ranked) - count) // 2
-        block = ranked[first : first + count]
-        return [(block[i], block[count - 1 - i]) for i in range(count // 2)]
-    rng = np.random.default_rng([0x5A7, seed])
-    chosen = [names[i] for i in rng.permutation(len(names))[:count]]
-    return list(zip(chosen[0::2], chosen[1::2], strict=True))
-
-
-def swap_rates(network: Network, share: float, seed: int, start: str = "random") -> Network:
-    """The network with a ``share`` of its event types swapping local rates in pairs
-    (:func:`swap_pairs`)."""
-    rates = {}
-    for a, b in swap_pairs(network, share, seed, start):
-        rates[a], rates[b] = network.rate(b), network.rate(a)
-    return network.with_rates(rates) if rates else network
-
-
-def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
-    """The ``inev-changes/1`` entries a task's dynamics axes ask for (times are 0).
-
-    ``rate_swap``: that share of the types swap rates in random pairs (Fig. 9).
-    ``rate_variance``: every local rate is multiplied by a log-normal factor exp(N(0, v)).
-    ``links_removed`` / ``nodes_removed``: that many random links / nodes go down, chosen
-    among those whose loss keeps the topology connected and every type with a source.
-    """
-    rng = np.random.default_rng([0xC4A, seed])
-    changes: list[dict[str, Any]] = []
-    share, start = config.get("rate_swap", 0.0), config.get("swap_from", "random")
-    for a, b in swap_pairs(network, share, seed, start):
-        changes.append({"time": 0.0, "kind": "swap-rates", "types": [a, b]})
-    variance = config.get("rate_variance", 0.0)
-    if variance > 0:
-        for name in network.types:
-            factor = float(np.exp(rng.normal(0.0, variance)))
-            changes.append(
-                {"time": 0.0, "kind": "set-rate", "type": name, "rate": network.rate(name) * factor}
-            )
-    graph = network.graph.copy()
-    for _ in range(config.get("links_removed", 0)):
-        candidates = [e for e in sorted(graph.edges, key=str) if not _is_bridge(graph, e)]
-        if not candidates:
-            break
-        u, v = candidates[int(rng.integers(0, len(candidates)))]
-        graph.remove_edge(u, v)
-        changes.append({"time": 0.0, "kind": "link-down", "link": [u, v]})
-    lost: set[Any] = set()
-    for _ in range(config.get("nodes_removed", 0)):
-        candidates = []
-        for node in sorted(graph.nodes, key=str):
-            rest = graph.subgraph([n for n in graph.nodes if n != node])
-            if rest.number_of_nodes() == 0 or not nx.is_connected(rest):
-                continue
-            if any(set(network.sources(t)) <= lost | {node} for t in network.types):
-                continue
-            candidates.append(node)
-        if not candidates:
-            break
-        node = candidates[int(rng.integers(0, len(candidates)))]
-        graph.remove_node(node)
-        lost.add(node)
-        changes.append({"time": 0.0, "kind": "node-down", "node": node})
-    return changes
-
-
-def _is_bridge(graph: nx.Graph, edge: tuple[Any, Any]) -> bool:
-    graph.remove_edge(*edge)
-    try:
-        return not nx.has_path(graph, *edge)
-    finally:
-        graph.add_edge(*edge)

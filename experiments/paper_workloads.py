@@ -7,6 +7,9 @@
   paper compares each query with.
 - **Fig. 8a** (``operator_share`` < 1): only the first ``round(share × queries)`` queries carry
   the ``kleene`` KL and ``negation`` NSEQ operators ("a third of the workload queries").
+- **Fig. 8** (``min_length`` > 0): each query's length is drawn uniformly from ``min_length``
+  to ``length``, as the authors' query generator draws it (3 to 6 types for their
+  multi-query scripts); without it every query has ``length`` types.
 
 Both draw from their own random stream (tag :data:`STREAM`), using the workload generator's
 pieces (:func:`inev.workloads.generate.draw_selectivities` and
@@ -48,7 +51,7 @@ def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workl
     ``operator_share`` ask for a figure's construction (module docstring)."""
     kind = config.get("operator_type", "random")
     share = config.get("operator_share", 1.0)
-    if kind == "random" and share >= 1.0:
+    if kind == "random" and share >= 1.0 and config.get("min_length", 0) == 0:
         return generate_workload(
             network,
             queries=config["queries"],
@@ -76,9 +79,13 @@ def _figure_workload(
     ranked = sorted(available, key=lambda t: (-network.global_rate(t), t))
     target = ranked[0] if kind == "max" else ranked[-1] if kind == "min" else None
     with_operators = round(share * config["queries"])
+    shortest = config.get("min_length", 0)
+    if shortest > length:
+        raise InevError(f"min_length {shortest} exceeds the query length {length}")
     queries = []
     for i in range(config["queries"]):
-        picked = [available[j] for j in rng.choice(len(available), size=length, replace=False)]
+        size = int(rng.integers(shortest, length + 1)) if shortest > 0 else length
+        picked = [available[j] for j in rng.choice(len(available), size=size, replace=False)]
         if target is not None and target not in picked:
             picked[0] = target
         chosen = sorted(picked)
@@ -90,7 +97,7 @@ def _figure_workload(
             rng,
         )
         if target is not None and operators:
-            placed = _operator_type(pattern)
+            placed = operator_type(pattern)
             if placed is not None and placed != target:
                 pattern = _renamed(pattern, {placed: target, target: placed})
         pairs = {
@@ -107,7 +114,7 @@ def _figure_workload(
     )
 
 
-def _operator_type(pattern: Pattern) -> str | None:
+def operator_type(pattern: Pattern) -> str | None:
     """The type under the first KL operator, else the negated type of the first NSEQ."""
     for node in walk(pattern):
         if isinstance(node, Operator) and node.kind == "KL":

@@ -48,8 +48,9 @@ from inev.common.errors import InevError
 from inev.common.interrupts import Terminated
 from inev.common.stats import quantiles
 from inev.common.words import plural
-from inev.experiments.claims import Figure, Outcome, evaluate, fmt, load_claims
+from inev.experiments.claims import Figure, Outcome, describe, evaluate, fmt, load_claims
 from inev.experiments.columns import axis_label, method_name
+from inev.experiments.paper_settings import settings_rows, settings_table
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
 from inev.experiments.sweep_folder import (
     identity,
@@ -59,6 +60,8 @@ from inev.experiments.sweep_folder import (
 )
 
 REPORT = "README.md"
+PAPER_RUNS = 50
+"""Runs per point the paper averages (§7.1)."""
 
 
 @dataclass
@@ -76,6 +79,8 @@ class FigureResult:
     failures: list[str] = field(default_factory=list)
     resumed: bool = False
     """Whether every task was already done (the time is then not the figure's run time)."""
+    diagnostics: list[tuple[str, str]] = field(default_factory=list)
+    """``(text, measured)`` of the figure's diagnostics: numbers without a verdict."""
     kept: bool = False
     """Not asked for: kept from the report in the folder, checked again from its ``runs/``."""
 
@@ -83,6 +88,13 @@ class FigureResult:
     def holds(self) -> bool:
         """Whether every check holds."""
         return all(o.holds for o in self.outcomes)
+
+    @property
+    def headline(self) -> str:
+        """inev's deciding numbers: those of the first check that fails, else the first's."""
+        deciding = next((o for o in self.outcomes if not o.holds), None)
+        deciding = deciding or (self.outcomes[0] if self.outcomes else None)
+        return deciding.headline or deciding.measured if deciding else ""
 
 
 def choose(names: Sequence[str], figures: Sequence[Figure] | None = None) -> list[Figure]:
@@ -248,9 +260,20 @@ def run_figures(
             image = ""
             failures = [*failures, f"no figure drawn: {exc}"]
         outcomes = [evaluate(check, rows) for check in figure.checks]
+        diagnostics = [(d["text"], describe(d, rows)) for d in figure.diagnostics]
         seconds = time.perf_counter() - started
         result = FigureResult(
-            figure, spec, document, rows, outcomes, image, seconds, shared, failures, resumed
+            figure,
+            spec,
+            document,
+            rows,
+            outcomes,
+            image,
+            seconds,
+            shared,
+            failures,
+            resumed,
+            diagnostics,
         )
         result.kept = figure.id in kept
         out.append(result)
@@ -325,33 +348,89 @@ def _quartile_text(values: list[float]) -> str:
     return f"{fmt(median)} ({fmt(q1)} – {fmt(q3)})"
 
 
-def report_text(results: Sequence[FigureResult], header: Sequence[str]) -> str:
+def caveat(results: Sequence[FigureResult], quick: bool = False) -> str | None:
+    """The report's first line when its verdicts rest on fewer seeds than the paper's 50
+    runs per point (``None`` when every figure ran 50 or more).
+
+    >>> fig = Figure(id="4a", preset="fig4a", section="", claim="", checks=())
+    >>> spec = SweepSpec("s", {}, {}, ("inev",), seeds=3)
+    >>> print(caveat([FigureResult(fig, spec, {}, [], [], "", 0.0)], quick=True))
+    **Quick run: every verdict below rests on 3 seeds per point, not the paper's 50 runs per point; it shows the report's shape, not the paper's results.**
+    """
+    seeds = sorted({r.spec.seeds for r in results})
+    if not seeds or seeds[0] >= PAPER_RUNS:
+        return None
+    count = str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]} to {seeds[-1]}"
+    kind = "Quick run: every" if quick else "Every"
+    return (
+        f"**{kind} verdict below rests on {count} seeds per point, not the paper's "
+        f"{PAPER_RUNS} runs per point; it shows the report's shape, not the paper's results.**"
+    )
+
+
+def _cause(r: FigureResult) -> str:
+    """Why a claim does not hold, in the summary table (empty when it holds)."""
+    if r.holds:
+        return ""
+    return r.figure.cause or "**not analysed yet**"
+
+
+def report_text(results: Sequence[FigureResult], header: Sequence[str], quick: bool = False) -> str:
     """The Markdown report (see the module docstring)."""
-    lines = ["# The INEv paper's §7.2, figure by figure, re-run with inev", "", *header, ""]
+    first = caveat(results, quick)
+    lines = [first, ""] if first else []
+    lines += ["# The INEv paper's §7.2, figure by figure, re-run with inev", "", *header, ""]
     held = sum(r.holds for r in results)
     lines += [
         f"**{held} of {len(results)} figures' claims hold; {len(results) - held} do not.**",
         "",
-        "| figure | the paper's claim | holds | time |",
-        "|---|---|---|---|",
+        "| figure | the paper's claim | the paper's statistic | inev: mean (median) | holds "
+        "| cause of the difference | time |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
         mark = "yes" if r.holds else "**no**"
         took = "runs shared" if r.shared_with else f"{r.seconds:.0f} s"
         took = "resumed from an earlier run" if r.resumed else took
         took = "kept from the earlier report" if r.kept else took
-        lines.append(
-            f"| [{r.figure.id}](#figure-{r.figure.id}) | {r.figure.claim} | {mark} | {took} |"
-        )
+        cells = [
+            f"[{r.figure.id}](#figure-{r.figure.id})",
+            r.figure.claim,
+            r.figure.statistic,
+            r.headline,
+            mark,
+            _cause(r),
+            took,
+        ]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    chosen = {r.figure.id for r in results}
+    rows = [row for row in settings_rows() if row.figures == ("all",) or chosen & set(row.figures)]
+    lines += [
+        "",
+        "## Settings: the paper's and inev's",
+        "",
+        "Where the paper's text states a setting, the preset uses it; where it does not, the "
+        "authors' public scripts (the setup §7.1 points to) are followed where they give one, "
+        "and the row says so (experiments/settings.toml).",
+        "",
+        *settings_table(rows),
+    ]
     for r in results:
         lines += ["", f"## Figure {r.figure.id}", ""]
         lines += [f"**The paper** ({r.figure.section}): {r.figure.claim}", ""]
+        lines += [f"**The paper's statistic:** {r.figure.statistic}.", ""]
         lines += [f"**Verdict: {'holds' if r.holds else 'does not hold'}.**", ""]
         for o in r.outcomes:
             lines.append(
                 f"- {'holds' if o.holds else '**does not hold**'}: {o.text}. Measured: {o.measured}."
             )
         lines.append("")
+        if not r.holds:
+            lines += [f"*Cause (which step of inev differs from the paper):* {_cause(r)}", ""]
+        if r.diagnostics:
+            lines += ["Measured beside the checks (no verdict):", ""]
+            lines += [f"- {text}: {measured}." for text, measured in r.diagnostics]
+            lines.append("")
         if r.figure.known:
             lines += [f"*Why (inev's analysis):* {r.figure.known}", ""]
         if r.image:
@@ -449,7 +528,7 @@ def reproduce(
             "tolerances were fixed from the paper's wording before the runs). A claim that "
             "does not hold is reported as measured, never hidden.",
         ]
-        (staging / REPORT).write_text(report_text(results, header), encoding="utf-8")
+        (staging / REPORT).write_text(report_text(results, header, quick), encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)

@@ -67,15 +67,25 @@ DEFAULTS: dict[str, Any] = {
     # workload
     "queries": 1,
     "length": 6,
+    # > 0: each query's length is drawn uniformly from min_length to length (Fig. 8)
+    "min_length": 0,
     "kleene": 0,
     "negation": 0,
     "selectivity": 0.1,
     "window": 1.0,
+    # > 0: the window is set so that the busiest (``window_type = "busiest"``) or the rarest
+    # (``"rarest"``) of the workload's types has this many events per window, R(e)·w (the x
+    # axis of the INEv paper's Fig. 4a and 4b); 0: ``window`` as given
+    "events_per_window": 0.0,
+    "window_type": "busiest",
     # planning: latency bound factor (0 = none), search effort (0 = the paper's single pass of
     # Alg. 1 + Alg. 2), ξ of the latency model (§5.4)
     "latency_factor": 0.0,
     "effort": 1.0,
     "xi": 1.0,
+    # also plan the exact optimum (the planner's ``exact`` method, where it exists and the
+    # instance is small enough) as the yardstick of Fig. 5a
+    "exact_optimum": False,
     # paper figures (experiments/paper_workloads.py): the type the KL child or negated type
     # gets (random, max or min rate; max/min also plan the operator-free counterpart, Fig. 7),
     # the share of queries that carry the KL/NSEQ operators (Fig. 8a: a third), the number of
@@ -89,6 +99,9 @@ DEFAULTS: dict[str, Any] = {
     "rate_swap": 0.0,
     "swap_from": "random",
     "rate_variance": 0.0,
+    # > 0: the rates vary over the run instead of changing once: that many epochs, each with
+    # every type's rate drawn uniformly within ±rate_variance of its estimate (Fig. 9e)
+    "variance_epochs": 0,
     "links_removed": 0,
     "nodes_removed": 0,
     # simulation (false = planning metrics only): the plans are also executed by the network
@@ -99,6 +112,10 @@ DEFAULTS: dict[str, Any] = {
     "duration": 20.0,
     "sim_rate": 20.0,
     "link_latency": 0.0,
+    # 1, 2 or 3 (0 = off): simulate not the INEv plan but the one with the fewest (1), the
+    # middle (2) or the most (3) hops among INEv plans of the same workload under a ladder of
+    # latency bounds (the paper's three latency graphs of Fig. 12b)
+    "hop_rank": 0,
     # overload (simulated rows only; 0 = off): every node gets ``capacity`` work units per
     # time unit, or, with ``overload``, the capacity that puts the busiest node of the
     # unlimited run at that share (capacity = auto:1/overload); ``latency_bound`` per node and
@@ -119,6 +136,7 @@ LIMITS: dict[str, float] = {
     "event_types": 1_000,
     "queries": 1_000,
     "length": 1_000,
+    "min_length": 1_000,
     "kleene": 1_000,
     "negation": 1_000,
     "links_removed": 1_000_000,
@@ -131,6 +149,8 @@ LIMITS: dict[str, float] = {
     "effort": 100.0,
     "operator_share": 1.0,
     "query_orders": 1_000,
+    "variance_epochs": 1_000,
+    "hop_rank": 3,
 }
 """The largest value of a configuration key (others: :data:`MAX_VALUE`). The sizes follow the
 file limits (:mod:`inev.topologies.schema`); shares and selectivities are at most 1."""
@@ -154,6 +174,7 @@ MAX_VALUE = 1e12
 CHOICES: dict[str, tuple[str, ...]] = {
     "operator_type": ("random", "max", "min"),
     "swap_from": ("random", "middle"),
+    "window_type": ("busiest", "rarest"),
 }
 """The values a text configuration key may take (``shed`` and ``capacity_from`` are checked
 with the overload settings)."""
@@ -182,7 +203,7 @@ PLOT_KEYS = {
 MAX_PLOT_TEXT = 200
 """The longest text (a name, a title, a label) of the ``[plot]`` table."""
 
-METHODS = ("inev", "centralized", "ppop", "isolated", "lower_bound")
+METHODS = ("inev", "centralized", "ppop", "ppop-flouris", "isolated", "lower_bound")
 """Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
 
 
@@ -356,6 +377,7 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
     base, axes = _parameters(document, origin)
     for point in _corners(base, axes):
         check_overload(point, origin)
+    _check_epochs(base, axes, origin)
     note = document.get("note", "")
     if not isinstance(note, str) or len(note) > 5_000:
         raise InevError(f"{origin}: note must be text of at most 5,000 characters")
@@ -582,6 +604,23 @@ def _corners(base: dict[str, Any], axes: dict[str, list[Any]]) -> list[dict[str,
     for values in itertools.product(*(axes[k] for k in keys)):
         out.append({**DEFAULTS, **base, **dict(zip(keys, values, strict=True))})
     return out
+
+
+def _check_epochs(base: dict[str, Any], axes: dict[str, list[Any]], origin: str) -> None:
+    """Refuse rates varying over the run by more than their estimate (a negative rate).
+
+    >>> _check_epochs({"variance_epochs": 10}, {"rate_variance": [0.5, 1.5]}, "s")
+    Traceback (most recent call last):
+    ...
+    inev.common.errors.InevError: s: with variance_epochs, rate_variance is a share of the estimate: at most 1, got 1.5
+    """
+    epochs = axes.get("variance_epochs", [base.get("variance_epochs", 0)])
+    variances = axes.get("rate_variance", [base.get("rate_variance", 0.0)])
+    if max(epochs) > 0 and max(variances) > 1:
+        raise InevError(
+            f"{origin}: with variance_epochs, rate_variance is a share of the estimate: "
+            f"at most 1, got {max(variances)!r}"
+        )
 
 
 def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:

@@ -1,5 +1,10 @@
 """Baselines of the INEv paper (§7.1, §7.2): centralized evaluation and push-pull placement.
 
+Push-pull comes in two cost models (:data:`PUSH_PULL_MODELS`): ``ppop``, inev's own, prices
+each pull at the prefix's partial-match rate *after* the query's selectivities; ``flouris``,
+after Flouris et al. (the model the paper compares with), triggers the pulls by every
+occurrence of the pushed prefix in a window, predicates not applied (see :func:`push_pull`).
+
 **Centralized**: every query is evaluated at one node c, the node minimising
 Σ_{e used} r(e) · Σ_{n ∈ f(e)} hops(n, c); every event of every used type travels a
 shortest path from its source to c, so the cost is exactly that sum (a type used by several
@@ -132,8 +137,30 @@ class PushPullPlan:
     pushed, R(prefix) · (1 + window · r(e, n)) when pulled)."""
 
 
+PUSH_PULL_MODELS = ("ppop", "flouris")
+"""How pulls are priced: per partial match after selectivities (``ppop``), or per occurrence
+of the pushed prefix with no predicate applied (``flouris``)."""
+
+
+def trigger_query(query: Query, model: str) -> Query:
+    """The query whose prefix rates trigger the pulls: ``query`` itself (``ppop``), or its
+    pattern alone, every selectivity 1 (``flouris``).
+
+    >>> q = Query.build("q", "SEQ(A, B)", selectivity={"A B": 0.01})
+    >>> dict(trigger_query(q, "flouris").selectivities)
+    {}
+    """
+    if model not in PUSH_PULL_MODELS:
+        raise ValueError(f"push-pull model must be one of {PUSH_PULL_MODELS}, got {model!r}")
+    return query if model == "ppop" else Query.build(query.name, query.pattern)
+
+
 def push_pull(
-    network: Network, query: Query, window: float = 1.0, exhaustive_up_to: int = 6
+    network: Network,
+    query: Query,
+    window: float = 1.0,
+    exhaustive_up_to: int = 6,
+    model: str = "ppop",
 ) -> PushPullPlan:
     """PPoP (after Flouris et al., the baseline of §7.2), defined as follows.
 
@@ -151,7 +178,19 @@ def push_pull(
     An order never starts with a negated type (our choice): the pulls are triggered by
     matches of the prefix, and a prefix of negated types alone has none (a match is the
     *absence* of such events), so an executor could never request the positive types.
+
+    ``model = "flouris"`` prices the pulls as Flouris et al.'s push-pull does (the paper's
+    PPoP): their pull requests carry no predicate and the node triggers them on the raw
+    occurrences of what it has acquired, so R(prefix) is the prefix's occurrence rate with
+    every selectivity 1 (:func:`trigger_query`); with one pushed type that is one pull per
+    pushed event, each returning the pulled type's events of the window. Pulling e after a
+    prefix of rate T then costs about T · w · r(e) per hop against r(e) for pushing it: it
+    pays only while the prefix occurs less than once per window, which is the paper's
+    Fig. 4 (similar to INEv at ≤ 1 event per type and window, a single-node placement
+    above). ``ppop`` (inev's model) applies the selectivities first, so its pulls stay cheap
+    at any number of events per window.
     """
+    query = trigger_query(query, model)
     glob = network.global_rates()
     types = list(query.types)
     # per node m: Σ_n r(e, n) · hops(n, m) (push) and Σ_n (1 + window · r(e, n)) · hops(n, m)
@@ -231,6 +270,7 @@ def push_pull_cost(
     order: Sequence[str],
     pushed: int,
     window: float = 1.0,
+    model: str = "ppop",
 ) -> float:
     """The cost of one fixed push-pull placement (node, order, pushed prefix) on ``network``.
 
@@ -242,6 +282,7 @@ def push_pull_cost(
     >>> round(push_pull_cost(net, q, 1, ("A", "B"), 1), 6)  # 0.1 * 2 hops * (1 + 5)
     1.2
     """
+    query = trigger_query(query, model)
     glob = network.global_rates()
     row = network.hops_row(node)
 
@@ -260,8 +301,17 @@ def push_pull_cost(
     return cost
 
 
-def push_pull_plan(network: Network, wl: Workload, central: Plan, xi: float = DEFAULT_XI) -> Plan:
+def push_pull_plan(
+    network: Network,
+    wl: Workload,
+    central: Plan,
+    xi: float = DEFAULT_XI,
+    model: str = "ppop",
+) -> Plan:
     """A PPoP plan: per query one sink vertex; pushed and pulled event vertices feed it.
+
+    ``model`` prices the pulls (:data:`PUSH_PULL_MODELS`); the plan's method is ``ppop``, or
+    ``ppop-flouris`` for Flouris et al.'s model.
 
     ``central`` is the workload's centralized plan, whose sink records the PPoP sinks reuse.
 
@@ -284,7 +334,7 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan, xi: float = DE
     glob = network.global_rates()
     total = latency = 0.0
     for q in wl.queries:
-        pp = push_pull(network, q, wl.window)
+        pp = push_pull(network, q, wl.window, model=model)
         total += pp.cost
         notes.append(
             f"{q.name}: node {pp.node}, order {', '.join(pp.order)}, pushed {', '.join(pp.order[: pp.pushed])}"
@@ -330,7 +380,7 @@ def push_pull_plan(network: Network, wl: Workload, central: Plan, xi: float = DE
         sinks[q.name] = skey
         combination[skey] = tuple(pp.order)
     return Plan(
-        method="ppop",
+        method="ppop" if model == "ppop" else f"ppop-{model}",
         vertices=tuple(vertices),
         projections=projections,
         combination=combination,

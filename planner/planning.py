@@ -15,7 +15,11 @@ approximation, the latency ℓ(I) and the centralized latency:
     The sharing-agnostic INEv plan: each query planned alone, side by side, costs summed
     (§7.2, Fig. 10a; :mod:`inev.planner.isolated`).
 ``ppop``
-    Push-pull operator placement per query (:func:`inev.planner.baselines.push_pull`).
+    Push-pull operator placement per query (:func:`inev.planner.baselines.push_pull`), pulls
+    priced per partial match after the selectivities (inev's model).
+``ppop-flouris``
+    The same placement search with Flouris et al.'s pull model, the one the paper compares
+    with (§7.2, Fig. 4): pulls triggered by the raw occurrences of the pushed prefix.
 ``exact``
     The least-ψ plan on small instances, never above any method above
     (:mod:`inev.planner.exact`; refused in one line beyond its limits).
@@ -48,7 +52,7 @@ from inev.topologies.network import Network
 from inev.workloads.query import Operator, Primitive, walk
 from inev.workloads.workload import Workload
 
-METHODS = ("inev", "centralized", "isolated", "ppop", "exact")
+METHODS = ("inev", "centralized", "isolated", "ppop", "ppop-flouris", "exact")
 
 
 def prepare(network: Network, workload: Workload) -> Workload:
@@ -116,7 +120,8 @@ def _plan_workload(
     elif method == "isolated":
         result = isolated_plan(network, wl, tau, options)
     else:
-        result = push_pull_plan(network, wl, central, options.xi)
+        model = "ppop" if method == "ppop" else "flouris"
+        result = push_pull_plan(network, wl, central, options.xi, model)
     return replace(
         result,
         method=method,

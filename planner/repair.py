@@ -34,7 +34,7 @@ is cheaper and re-planning is asked for (``replan``) or the topology changed (th
 forwarding graphs are gone anyway). When the repair costs more than :data:`REPLAN_GAIN` times
 the re-planned plan, :meth:`RepairResult.summary` says so: a re-plan is offered.
 
-The baselines (centralized, isolated, ppop) have no local repair in the paper: they are
+The baselines (centralized, isolated, ppop, ppop-flouris) have no local repair in the paper: they are
 re-planned with their own method on the changed network (``repaired`` = ``replanned`` =
 ``result``), which is what their operator would do; ``broken`` is the old placement costed
 on the new network (for ppop with :func:`~inev.planner.baselines.push_pull_cost`; a query
@@ -67,7 +67,7 @@ from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
 CHANGE_KINDS = ("swap-rates", "set-rate", "link-down", "link-up", "node-down")
-BASELINES = ("centralized", "isolated", "ppop")
+BASELINES = ("centralized", "isolated", "ppop", "ppop-flouris")
 REPLAN_GAIN = 1.5
 """A re-plan is offered when the repair costs more than this many times the re-planned plan."""
 
@@ -431,7 +431,8 @@ def _replan_baseline(
 ) -> RepairResult:
     """A baseline plan after changes: re-planned with its own method (module docstring)."""
     replanned = plan_workload(new_net, workload, plan.method, options)
-    if plan.method == "ppop" or plan.kept == "ppop":
+    if plan.method in ("ppop", "ppop-flouris") or plan.kept == "ppop":
+        model = "flouris" if plan.method == "ppop-flouris" else "ppop"
         wl = workload.split_or()
         pulls = pulled_types(plan)
         psi = 0.0
@@ -442,7 +443,9 @@ def _replan_baseline(
             order = plan.combination[key]
             pulled = set(pulls.get(name, ()))
             pushed = sum(1 for e in order if e not in pulled)
-            psi += push_pull_cost(new_net, wl.query(name), sink.node, order, pushed, wl.window)
+            psi += push_pull_cost(
+                new_net, wl.query(name), sink.node, order, pushed, wl.window, model
+            )
         broken = replace(plan, method="broken", psi=psi)
     else:
         broken = broken_plan(plan, new_net, rebuild_combination(plan, new_net, workload))

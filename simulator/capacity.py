@@ -166,6 +166,8 @@ class NodeServer:
     max_queueing: float = 0.0
     max_latency: float = 0.0
     last_finish: float = 0.0
+    last_arrival: float = -math.inf
+    drained: float = -math.inf
 
     def arrive(self, processor: Processor, item: Any, time: float) -> Completion:
         """Queue ``item`` at ``time`` for ``processor``'s engine; process it, return when done."""
@@ -173,6 +175,8 @@ class NodeServer:
         done = processor.arrive(item, time)
         if processor.busy_until > self.busy_until:
             self.busy_until = processor.busy_until
+        self.last_arrival = max(self.last_arrival, done.arrival)
+        self.drained = max(self.drained, done.finish)
         if done.start > done.arrival or done.finish > done.arrival:
             self.max_queueing = max(self.max_queueing, done.start - done.arrival)
             self.max_latency = max(self.max_latency, done.finish - done.arrival)
@@ -190,6 +194,8 @@ class NodeServer:
             "utilisation": busy / span if span > 0 else 0.0,
             "max_queue_latency": self.max_queueing,
             "max_latency": self.max_latency,
+            "last_finish": self.last_finish,
+            "backlog": max(0.0, self.drained - self.last_arrival),
             "max_service": max((p.stats.max_service for p in self.processors), default=0.0),
             "bound_violations": sum(p.stats.violations for p in self.processors),
             "bound_forced": sum(p.stats.forced for p in self.processors),
@@ -420,6 +426,12 @@ def shedding_report(
 
     ``needed_capacity`` is the busiest node's work per time unit in the unlimited run,
     ``capacity`` that node's capacity, ``load`` the largest need / capacity over the nodes.
+    ``completion`` is when the last item finished processing at any node, at least the
+    duration (it includes the watermark waits of multi-stage plans). ``backlog`` is the
+    longest time a node kept working after its last item arrived: the queue a node that
+    cannot keep up still holds when its input stops (the simulator drains every queue), so
+    input events / (duration + ``backlog``) is the input rate the plan got through, its
+    measured throughput, apart from network and watermark delays.
     """
     per_query, share = quality(found, reference, weights, truth)
     for q, figures in per_query.items():
@@ -454,6 +466,8 @@ def shedding_report(
         "late": late,
         "max_utilisation": max((n["utilisation"] for n in nodes.values()), default=0.0),
         "max_queue_latency": max((n["max_queue_latency"] for n in nodes.values()), default=0.0),
+        "completion": max([duration, *(n["last_finish"] for n in nodes.values())]),
+        "backlog": max((n["backlog"] for n in nodes.values()), default=0.0),
         "latency": latency_summary(values),
         "queries": per_query,
         "nodes": nodes,

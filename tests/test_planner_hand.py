@@ -111,6 +111,38 @@ def test_push_pull_by_hand():
     assert plan.centralized_latency == pytest.approx(1.21)
 
 
+def test_flouris_push_pull_by_hand():
+    # path 0-1-2; A 0.1 at node 1, B 2 at node 0, C 5 at node 2; AND(A, B, C), window 1,
+    # selectivity(A, B) = 0.01. Flouris et al.'s pulls carry no predicate: after pushing A,
+    # every A event pulls B (trigger R(A) = 0.1) and every (A, B) occurrence pulls C
+    # (trigger R(AND(A, B)) without the selectivity, at least 0.1 * 2 * 1 = 0.2).
+    net = Network.build(
+        [0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (2.0, [0]), "C": (5.0, [2])}
+    )
+    q = Query.build("q", "AND(A, B, C)", selectivity={"A B": 0.01})
+    best = push_pull(net, q, window=1.0, model="flouris")
+    # node 2: push A over 1 hop (0.1), pull B from 2 hops away: 0.1 * 2 * (1 + 2) = 0.6, pull
+    # C from node 2 itself (0 hops) = 0: 0.7. At node 1 the C pull alone costs at least
+    # 0.2 * 1 * (1 + 5) = 1.2; at node 0 at least 0.2 * 2 * 6 = 2.4; pushing B or C first,
+    # or both A and B, costs 2 or more; centralized at node 2 costs 0.1 + 2 * 2 = 4.1.
+    assert (best.node, best.order, best.pushed) == (2, ("A", "B", "C"), 1)
+    assert best.cost == pytest.approx(0.7)
+    wl = Workload.build(1.0, [q])
+    flouris = plan_workload(net, wl, "ppop-flouris")
+    assert flouris.method == "ppop-flouris" and flouris.psi == pytest.approx(0.7)
+    assert flouris.centralized_cost == pytest.approx(4.1)
+    # inev's model applies the selectivity first: the C pull after (A, B) costs 0.01 of the
+    # above, and node 0 wins (A over 1 hop, B pulled from node 0 itself, C over 2 hops)
+    ppop = push_pull(net, q, window=1.0)
+    assert ppop.node == 0 and ppop.cost < 0.2 < flouris.psi
+    # more than one event per window of every type (window 20): a pull over a link costs
+    # more than a push, so Flouris's PPoP degrades to the best single node, costing what
+    # centralized evaluation costs (C, at the node itself, may as well be "pulled": 0 hops)
+    busy = Workload.build(20.0, [q])
+    degraded = plan_workload(net, busy, "ppop-flouris")
+    assert degraded.psi == pytest.approx(degraded.centralized_cost) == pytest.approx(4.1)
+
+
 def test_a_latency_bound_holds_on_the_plan_and_one_below_every_plan_is_refused():
     net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.01, [0]), "B": (10.0, [1, 2])})
     wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])

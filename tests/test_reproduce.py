@@ -11,81 +11,13 @@ import pytest
 import sweep_helpers
 
 from inev.common.errors import InevError
-from inev.experiments.claims import evaluate, load_claims
+from inev.experiments.claims import load_claims
 from inev.experiments.commands import preset_names, resolve_spec
-from inev.experiments.measure import measure, swap_pairs, task_inputs
+from inev.experiments.measure import measure, plan_options, swap_pairs, task_inputs
 from inev.experiments.paper_workloads import counterpart, paper_workload
 from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
 from inev.topologies.generate import generate_network
 from inev.workloads.query import Operator, walk
-
-
-def rows_of(values, **fixed):
-    """INEv rows ``{x: .., metric: ..}`` from ``[(x, value), ...]``."""
-    return [{"method": "inev", "error": None, **fixed, "x": x, "m": v} for x, v in values]
-
-
-# ---------------------------------------------------------------- claims checks, by hand
-
-
-def test_stat_check_median_per_group_and_over_any():
-    rows = rows_of([(1, 0.1), (1, 0.3), (1, 0.2), (2, 5.0), (2, 7.0)])
-    check = {"metric": "m", "per": ["x"], "op": "<=", "value": 1.0}
-    found = evaluate(check, rows)
-    assert not found.holds  # median 6 at x=2
-    assert found.measured == "x=1: median 0.2 (n=3); x=2: median 6 (n=2)"
-    assert evaluate({**check, "over": "any"}, rows).holds
-    assert evaluate({**check, "where": {"x": 1}}, rows).holds
-    assert evaluate({**check, "stat": "mean", "where": {"x": {"max": 1}}}, rows).measured == (
-        "x=1: mean 0.2 (n=3)"
-    )
-
-
-def test_share_below_and_between():
-    rows = rows_of([(1, 0.0005), (1, 0.0002), (1, 0.01), (1, 0.0)])
-    share = evaluate(
-        {"metric": "m", "stat": "share_below", "below": 0.001, "op": ">=", "value": 0.75}, rows
-    )
-    assert share.holds and share.measured == "share below 0.001 0.75 (n=4)"
-    assert not evaluate(
-        {**dict(metric="m", stat="share_below", below=0.001), "op": ">=", "value": 0.76}, rows
-    ).holds
-    assert evaluate(
-        {"metric": "m", "stat": "max", "op": "between", "value": [0.009, 0.011]}, rows
-    ).holds
-
-
-def test_trend_spread_and_argmax_by_hand():
-    rows = rows_of([(1, 1.0), (1, 3.0), (5, 2.0), (10, 4.0), (10, 6.0)])
-    trend = evaluate({"kind": "trend", "metric": "m", "x": "x", "op": "up"}, rows)
-    assert trend.holds and trend.measured == "median 2 at x=1, 5 at x=10"
-    assert not evaluate({"kind": "trend", "metric": "m", "x": "x", "op": "down"}, rows).holds
-    spread = evaluate({"kind": "spread", "metric": "m", "x": "x", "value": 2.5}, rows)
-    assert spread.holds and spread.measured == "medians 2 - 5 (2.5x)"
-    assert not evaluate(
-        {"kind": "spread", "metric": "m", "x": "x", "op": ">=", "value": 3}, rows
-    ).holds
-    assert evaluate({"kind": "argmax", "metric": "m", "x": "x", "value": 10}, rows).holds
-    assert evaluate({"kind": "argmin", "metric": "m", "x": "x", "value": 1}, rows).holds
-    one = evaluate({"kind": "trend", "metric": "m", "x": "x", "where": {"x": 5}}, rows)
-    assert not one.holds and "nothing to compare" in one.measured
-
-
-def test_correlation_and_missing_rows_never_pass():
-    rows = [
-        {"method": "inev", "error": None, "h": h, "m": m}
-        for h, m in [(1, 0.1), (2, 0.3), (3, 0.2), (4, 0.9)]
-    ]
-    found = evaluate(
-        {"kind": "correlation", "metric": "m", "against": "h", "op": ">=", "value": 0.5}, rows
-    )
-    assert found.holds and found.measured == "Spearman rho(h, m) = 0.8 (n=4)"
-    failed = [{**rows[0], "error": "boom"}]
-    nothing = evaluate({"metric": "m", "op": "<=", "value": 1e9}, failed)
-    assert not nothing.holds and "no rows" in nothing.measured
-    other = evaluate({"metric": "m", "method": "ppop", "op": "<=", "value": 1e9}, rows)
-    assert not other.holds
-
 
 # ---------------------------------------------------------------- presets and claims file
 
@@ -194,6 +126,19 @@ def test_operator_share_puts_operators_on_a_third_of_the_queries():
         assert carrying == [f"q{i + 1}" for i in range(expected)]
 
 
+def test_min_length_draws_each_query_length_as_the_authors_generator():
+    net = generate_network(seed=4, event_types=25)
+    config = dict(
+        DEFAULTS, queries=40, length=6, min_length=3, kleene=1, negation=1, operator_share=1 / 3
+    )
+    lengths = [len(q.types) for q in paper_workload(net, config, 4).queries]
+    assert min(lengths) == 3 and max(lengths) == 6 and set(lengths) == {3, 4, 5, 6}
+    fixed = paper_workload(net, dict(config, min_length=0), 4)
+    assert {len(q.types) for q in fixed.queries} == {6}
+    with pytest.raises(InevError, match="min_length 7 exceeds the query length 6"):
+        paper_workload(net, dict(config, min_length=7), 4)
+
+
 def test_middle_swaps_pair_the_rate_order_from_the_middle_out():
     from inev.topologies.network import Network
 
@@ -217,33 +162,115 @@ def test_middle_swaps_pair_the_rate_order_from_the_middle_out():
 
 def test_derived_metrics_of_one_task_agree_with_their_parts():
     config = dict(DEFAULTS, queries=3, length=4, event_types=8, effort=0.0)
-    rows = measure(config, 5, ("inev", "isolated", "ppop", "centralized"))
+    rows = measure(config, 5, ("inev", "isolated", "ppop", "ppop-flouris", "centralized"))
     inev = rows["inev"]
     assert inev["sharing_ratio"] == pytest.approx(inev["cost"] / rows["isolated"]["cost"])
     assert inev["sharing_ratio"] <= 1 + 1e-9
     assert inev["ppop_over_inev"] == pytest.approx(rows["ppop"]["cost"] / inev["cost"])
+    assert inev["flouris_over_inev"] == pytest.approx(rows["ppop-flouris"]["cost"] / inev["cost"])
+    assert rows["ppop-flouris"]["cost"] >= rows["ppop"]["cost"] - 1e-9  # no predicate: dearer
     net, wl = task_inputs(config, 5)
-    assert inev["events_per_window"] == pytest.approx(max(net.global_rate(t) for t in wl.types))
+    rates = [net.global_rate(t) for t in wl.types]
+    assert inev["max_events_per_window"] == pytest.approx(max(rates))
+    assert inev["min_events_per_window"] == pytest.approx(min(rates))
+    # the yardstick: no exact method asked for, so the larger of approximation and bound
+    assert inev["yardstick"] == pytest.approx(max(inev["approximate_bound"], inev["lower_bound"]))
+    assert inev["ratio_to_yardstick"] == pytest.approx(inev["cost"] / inev["yardstick"])
+    assert inev["yardstick_kind"] in ("approximation", "lower bound")
+    assert inev["possible_projections"] == 3 * (2**4 - 4 - 2)  # flat queries: no negation
     ordered = measure(dict(config, query_orders=4), 5, ("inev", "centralized"))["inev"]
     assert ordered["order_std"] >= 0
-    swapped = measure(
-        dict(
-            DEFAULTS,
-            event_types=8,
-            queries=2,
-            length=4,
-            effort=0.0,
-            rate_swap=1.0,
-            swap_from="middle",
-        ),
-        2,
-        ("inev", "centralized"),
-    )["inev"]
-    assert 0 <= swapped["invalid_projection_share"] <= 1
-    assert swapped["repair_gain"] == pytest.approx(
-        swapped["repaired_ratio"] / swapped["broken_ratio"]
+
+
+@pytest.mark.parametrize(("kind", "wanted"), [("busiest", 0.5), ("rarest", 3.0)])
+def test_events_per_window_set_the_window(kind, wanted):
+    config = dict(DEFAULTS, events_per_window=wanted, window_type=kind, length=4)
+    net, wl = task_inputs(config, 2)
+    per_window = [net.global_rate(t) * wl.window for t in wl.types]
+    assert (max if kind == "busiest" else min)(per_window) == pytest.approx(wanted)
+    plain, _ = task_inputs(dict(config, events_per_window=0.0), 2)
+    assert plain.global_rates() == net.global_rates()  # the rates stay, the window moves
+
+
+def test_the_section_6_6_repair_is_reported_apart_from_the_fallback_and_replanning():
+    config = dict(
+        DEFAULTS, event_types=8, queries=2, length=4, effort=0.0, rate_swap=1.0, swap_from="middle"
     )
-    assert swapped["repair_gain"] <= 1 + 1e-9
+    for seed in range(4):
+        row = measure(config, seed, ("inev", "centralized"))["inev"]
+        assert 0 <= row["invalid_projection_share"] <= 1
+        # the fallback answers the cheapest of the local repair, the old and centralized plan
+        assert (
+            row["repaired_ratio"] <= min(row["local_repair_ratio"], row["broken_ratio"], 1.0) + 1e-9
+        )
+        assert row["local_repair_gain"] == pytest.approx(
+            row["local_repair_ratio"] / row["broken_ratio"]
+        )
+        assert row["repair_gain"] == pytest.approx(row["repaired_ratio"] / row["broken_ratio"])
+        assert row["replan_gain"] == pytest.approx(row["replanned_ratio"] / row["broken_ratio"])
+        fell_back = row["repair_kept"] != "local"
+        assert row["repair_fallback"] == float(fell_back)
+        if not fell_back:
+            assert row["repaired_ratio"] == pytest.approx(row["local_repair_ratio"])
+    still = measure(dict(config, rate_swap=0.0), 1, ("inev", "centralized"))["inev"]
+    assert still["local_repair_ratio"] == still["broken_ratio"] == still["ratio"]
+    assert still["repair_fallback"] == 0.0 and still["local_repair_gain"] == 1.0
+
+
+def test_rates_varying_over_the_run_are_costed_epoch_by_epoch():
+    from inev.experiments.dynamics import epoch_networks, rates_over_the_run
+    from inev.planner.planning import plan_workload
+
+    config = dict(DEFAULTS, event_types=8, queries=2, length=4, effort=0.0)
+    net, wl = task_inputs(config, 3)
+    plan = plan_workload(net, wl, "inev", plan_options(config))
+    calm = rates_over_the_run(plan, net, wl, 1e-9, 3, seed=3)
+    assert calm["rate_change_increase"] == pytest.approx(1.0, rel=1e-6)  # no change, no loss
+    for epoch in epoch_networks(net, 0.5, 5, seed=3):
+        for t in net.types:
+            assert 0.5 * net.rate(t) - 1e-9 <= epoch.rate(t) <= 1.5 * net.rate(t) + 1e-9
+    row = measure(dict(config, rate_variance=0.75, variance_epochs=4), 3, ("inev", "centralized"))
+    varied = row["inev"]
+    assert varied["rate_change_worst"] >= 0 and varied["rate_change_increase"] > 0
+    assert varied["rate_change_increase"] == pytest.approx(
+        rates_over_the_run(plan, net, wl, 0.75, 4, seed=3)["rate_change_increase"]
+    )
+
+
+def test_an_overloaded_centralized_node_finishes_late_and_its_throughput_is_measured():
+    config = dict(
+        DEFAULTS,
+        nodes=8,
+        length=3,
+        skew=1.5,
+        simulate=True,
+        duration=10.0,
+        sim_rate=20.0,
+        overload=1.5,
+        capacity_from="centralized",
+    )
+    rows = measure(config, 1, ("inev", "centralized"))
+    central, inev = rows["centralized"], rows["inev"]
+    # two thirds of the capacity it needs: after 10 time units of input the central node
+    # still holds about half of it, 5 time units of work, and gets through 20 / 1.5
+    assert central["sim_backlog"] == pytest.approx(0.5 * 10.0, rel=0.25)
+    assert central["sim_throughput"] == pytest.approx(20.0 / 1.5, rel=0.15)
+    assert inev["sim_backlog"] < 1.0 and inev["sim_throughput"] > central["sim_throughput"]
+    assert inev["sim_throughput_ratio"] == pytest.approx(
+        inev["sim_throughput"] / central["sim_throughput"]
+    )
+    assert inev["sim_load_ratio"] == pytest.approx(central["sim_load"] / inev["sim_load"])
+
+
+def test_the_three_latency_graphs_are_ranked_by_hops():
+    config = dict(
+        DEFAULTS, nodes=10, length=3, skew=1.5, selectivity=0.5, simulate=True, duration=5.0
+    )
+    hops = [
+        measure(dict(config, hop_rank=rank), 4, ("inev", "centralized"))["inev"]["sim_hops"]
+        for rank in (1, 2, 3)
+    ]
+    assert hops == sorted(hops)
 
 
 # ---------------------------------------------------------------- the command

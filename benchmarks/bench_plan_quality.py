@@ -56,7 +56,12 @@ from inev.workloads.generate import generate_workload
 from inev.workloads.io import workload_to_dict
 
 HERE = Path(__file__).resolve().parent
-HARNESS = HERE.parent.parent / "shared" / "reference" / "run_reference.py"
+_HARNESS_PATH = Path("shared", "reference", "run_reference.py")
+# the shared folder beside the checkout (/work/main) or above it (a worktree, /work/wt/iN)
+HARNESS = next(
+    (p / _HARNESS_PATH for p in HERE.parents if (p / _HARNESS_PATH).is_file()),
+    HERE.parent.parent / _HARNESS_PATH,
+)
 
 
 @dataclass(frozen=True)

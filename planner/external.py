@@ -16,18 +16,27 @@ projection only where their own projections coincide.
 >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)", selectivity={"A B": 0.1})])
 >>> combination_cost(net, wl, {"SEQ(A, B)": {"inputs": ["A", "B"], "partition": "B"}})
 2.0
+
+:func:`external_plan` writes the placement out as a plan that the simulator can run:
+
+>>> plan = external_plan(net, wl, {"SEQ(A, B)": {"inputs": ["A", "B"], "partition": "B"}})
+>>> plan.method, plan.psi, plan.multi_node, plan.centralized_cost
+('external', 2.0, {'SEQ(A, B)': 'B'}, 10.0)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.planner.alg1_combination import Choice
-from inev.planner.alg2_placement import placement_cost
-from inev.planner.baselines import sink_projection
+from inev.planner.alg2_placement import place, placement_cost
+from inev.planner.assemble import build_plan
+from inev.planner.baselines import centralized_plan, sink_projection
 from inev.planner.improve import Design
+from inev.planner.inev_graph import Plan
 from inev.planner.projections import (
     Projection,
     make_projection,
@@ -91,6 +100,31 @@ def combination_cost(
     """ψ of a combination given as pattern texts, placed by inev's Alg. 2 (module docstring)."""
     design, pool = external_design(network, workload, combination)
     return placement_cost(network, design.combination(pool))
+
+
+def external_plan(
+    network: Network,
+    workload: Workload,
+    combination: Mapping[str, Mapping[str, Any]],
+    send_matches: bool = True,
+) -> Plan:
+    """A combination given as pattern texts as an inev :class:`Plan`, placed by Alg. 2.
+
+    With ``send_matches`` (the default) every projection sends its matches, without output
+    selectors, as the INEv authors' placement does; otherwise Alg. 2 adds selectors where
+    they pay. The plan's centralized cost and node are the workload's, so that its ratio
+    compares with other methods' plans.
+    """
+    design, pool = external_design(network, workload, combination)
+    comb = design.combination(pool)
+    keep = frozenset(comb.projections) if send_matches else frozenset()
+    plan = build_plan(network, comb, place(network, comb, keep_matches=keep), "external")
+    central = centralized_plan(network, workload.split_or())
+    return replace(
+        plan,
+        centralized_cost=central.centralized_cost,
+        centralized_node=central.centralized_node,
+    )
 
 
 def _canonical(pattern: Pattern) -> str:

@@ -25,7 +25,8 @@ PushPullPlan``, ``centralized_node(network, types) -> (node, cost)``
 
 Module map (paper section -> module): projections (§3.3, §6.1) :mod:`~inev.planner.projections`;
 combinations (§3.3) :mod:`~inev.planner.combination_model`; Algorithm 1 and Eq. 1
-:mod:`~inev.planner.alg1_combination`; Algorithm 2 (§6.4) :mod:`~inev.planner.alg2_placement`;
+:mod:`~inev.planner.alg1_combination`; Algorithm 2 (§6.4) :mod:`~inev.planner.alg2_placement` (its forwarding graphs
+:mod:`~inev.planner.forwarding_graphs`, hops inside them :mod:`~inev.planner.tree_hops`);
 placement to plan :mod:`~inev.planner.assemble`; the search around the construction
 :mod:`~inev.planner.search` and :mod:`~inev.planner.improve`; entry point and methods (§6.3)
 :mod:`~inev.planner.planning`; Steiner trees :mod:`~inev.planner.steiner`; cost (§5.3)

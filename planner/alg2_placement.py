@@ -36,10 +36,8 @@ feed nothing and event types keep ≡ ("all").
 
 from __future__ import annotations
 
-import itertools
 import math
-import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -48,11 +46,21 @@ import numpy as np
 from inev.common.errors import InevError
 from inev.planner.combination_model import Combination, inputs_first
 from inev.planner.cost_model import vertex_rate
+from inev.planner.forwarding_graphs import (
+    MAX_CACHED_ROWS,
+    NO_NODES,
+    Reach,
+    extend_all,
+    initial_reach,
+    network_cache,
+    reach_distances,
+    steiner_tree_nodes,
+)
 from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
 from inev.planner.regions import Regions
-from inev.planner.sites import Sites, sites
-from inev.planner.steiner import bfs, steiner_links, tree_nodes
+from inev.planner.sites import sites
+from inev.planner.tree_hops import TreeHops, tree_hops
 from inev.topologies.network import Network
 
 
@@ -98,10 +106,10 @@ def output_selector(
     if projection.is_primitive or not projection.negated <= disseminated:
         return None
     chosen = tuple(sorted(projection.positive - disseminated))
-    cache = _cache(network).selectors  # searches ask for the same selectors many times
+    cache = network_cache(network).selectors  # searches ask for the same selectors many times
     key = (projection.rate, chosen, partition, regions)
     if key not in cache:
-        if len(cache) >= _MAX_ROWS:
+        if len(cache) >= MAX_CACHED_ROWS:
             cache.clear()
         cache[key] = _selector(network, projection.rate, chosen, partition, regions)
     return cache[key]
@@ -161,14 +169,14 @@ def _partition_rates(
 ) -> tuple[float, ...]:
     """:func:`send_rate` at each source of ``partition`` (cached per network: it depends on
     the projection's rate only, and searches ask for it once per placed design)."""
-    cache = _cache(network).partition_rates
+    cache = network_cache(network).partition_rates
     key = (projection.rate, partition, output)
     found = cache.get(key)
     if found is None:
         found = tuple(
             send_rate(network, projection, n, partition, output) for n in network.sources(partition)
         )
-        if len(cache) >= _MAX_ROWS:
+        if len(cache) >= MAX_CACHED_ROWS:
             cache.clear()
         cache[key] = found
     return found
@@ -188,52 +196,6 @@ def vertex_shares(
     total = network.global_rate(partition)
     rates = network.source_rates(partition) if regions is None else regions.rates
     return [(r / total, r) for r in rates]
-
-
-@dataclass(slots=True)
-class _Reach:
-    """The forwarding graph of one vertex, grown as its consumers are placed.
-
-    ``base`` is the shared Steiner tree over the sources of its multi-node consumers (empty if
-    none) and ``tree`` its nodes; ``own_links`` and ``own_nodes`` are the rest of the graph so
-    far (the path joining the vertex's node to the tree, then the paths to single-node
-    consumers; the vertex's node is in ``tree`` or ``own_nodes``). Its consumers' nodes are
-    ``shared_targets`` (the sources of its multi-node consumers' partitioning types, the one
-    set object of every vertex with those consumers) and ``targets`` (its own ones). The tree
-    and the shared targets are shared by every vertex with the same consumers, so nothing
-    that grows with them is copied per vertex (on large networks they hold thousands of
-    nodes, and copying them per vertex was quadratic).
-    """
-
-    base: frozenset[Link]
-    tree: frozenset[Node]
-    own_links: frozenset[Link]
-    own_nodes: frozenset[Node]
-    targets: set[Node]
-    path: tuple[Node, ...] = ()
-    """The shortest path from the vertex's node to the tree ``base`` (its node alone if on it)."""
-
-    shared_targets: frozenset[Node] = frozenset()
-    dist: np.ndarray | None = None
-    """Per site: hops to the graph (computed when first asked, dropped when the graph grows)."""
-
-    def destinations(self) -> set[Node]:
-        """The nodes of every consumer."""
-        return self.targets | self.shared_targets
-
-    @property
-    def size(self) -> int:
-        """|E_v|: the links of the graph (the own links are never tree links)."""
-        return len(self.base) + len(self.own_links)
-
-    @property
-    def links(self) -> frozenset[Link]:
-        """Every link of the graph."""
-        return self.base | self.own_links
-
-    def holds(self, node: Node) -> bool:
-        """Whether ``node`` is on the graph."""
-        return node in self.tree or node in self.own_nodes
 
 
 class _Builder(NamedTuple):
@@ -257,7 +219,7 @@ class _Layout:
     extended: dict[str, tuple[str, ...]]
     outputs: dict[str, tuple[str, ...] | None]
     builders: list[_Builder]
-    reaches: list[_Reach]
+    reaches: list[Reach]
     placed: dict[str, list[int]]
     fallback: dict[str, Node]
     disseminated: frozenset[str]
@@ -370,10 +332,10 @@ def _layout(
 
     index = network.node_index
     where = sites(network, pinned.values())
-    caches = _cache(network)
+    caches = network_cache(network)
     nodes_list = where.nodes
     builders: list[_Builder] = []
-    reaches: list[_Reach] = []
+    reaches: list[Reach] = []
     placed: dict[str, list[int]] = {}
     event_vertex: dict[tuple[str, Node], int] = {}
 
@@ -388,7 +350,7 @@ def _layout(
     ) -> int:
         vid = len(builders)
         builders.append(_Builder(key, node, inputs, shared, rate, part, region))
-        reaches.append(_initial_reach(network, spread.get(key, _NONE), node, caches))
+        reaches.append(initial_reach(network, spread.get(key, NO_NODES), node, caches))
         placed.setdefault(key, []).append(vid)
         return vid
 
@@ -397,7 +359,7 @@ def _layout(
         numpy reduces a C-ordered matrix over axis 0 row after row, as a loop would)."""
         if not vids:
             return np.zeros(len(nodes_list))
-        rows = np.array([_reach_distances(where, reaches[vid]) for vid in vids])
+        rows = np.array([reach_distances(where, reaches[vid]) for vid in vids])
         rates = np.array([builders[vid].rate for vid in vids])
         return (rates[:, None] * rows).sum(axis=0)
 
@@ -405,16 +367,16 @@ def _layout(
         targets = spread.get(key)
         if not targets:
             return 0.0
-        return rate * where.to_set(_tree_nodes(network, targets))
+        return rate * where.to_set(steiner_tree_nodes(network, targets))
 
     for key in order:
         if projections[key].is_primitive:
-            targets = spread.get(key, _NONE)
+            targets = spread.get(key, NO_NODES)
             vids = placed.setdefault(key, [])
             for n, r in zip(network.sources(key), network.source_rates(key), strict=True):
                 vid = event_vertex[(key, n)] = len(builders)
                 builders.append(_Builder(key, n, (), (), r, None))
-                reaches.append(_initial_reach(network, targets, n, caches))
+                reaches.append(initial_reach(network, targets, n, caches))
                 vids.append(vid)
 
     fallback: dict[str, Node] = {}
@@ -433,7 +395,7 @@ def _layout(
                 rate = partitioned_rate(network, p, part, local, outputs[key])
                 own = tuple(event_vertex[(part, n)] for n in group)
                 new_vertex(key, site, own, rate, part, others, group)
-                _extend_all(network, where, [reaches[vid] for vid in own], site)
+                extend_all(network, where, [reaches[vid] for vid in own], site)
             if fallbacks:
                 fallback[key] = nodes_list[int(np.argmin(distance_to(inputs)))]
             continue
@@ -455,7 +417,7 @@ def _layout(
         else:
             m = nodes_list[int(np.argmin(distance_to(inputs) + downstream(key, rate)))]
         new_vertex(key, m, tuple(inputs), rate, None)
-        _extend_all(network, where, [reaches[vid] for vid in inputs], m)
+        extend_all(network, where, [reaches[vid] for vid in inputs], m)
     return _Layout(
         projections,
         extended,
@@ -480,362 +442,14 @@ def _multi_node_targets(
         for i in extended[key]:
             if i != part:
                 out.setdefault(i, set()).update(nodes)
-    interned = _cache(network).node_sets  # one object per set: cache keys compare by identity
+    interned = network_cache(
+        network
+    ).node_sets  # one object per set: cache keys compare by identity
     return {k: interned.setdefault(fs, fs) for k, v in out.items() for fs in (frozenset(v),)}
 
 
-class _Cache:
-    """Per-network caches of the searches' hot paths (trees, joined trees, distance rows)."""
-
-    def __init__(self) -> None:
-        self.tree_nodes: dict[frozenset, frozenset] = {}
-        self.reach: dict[tuple[frozenset, Node], tuple] = {}
-        self.paths: dict[tuple[Node, Node], tuple[frozenset, tuple]] = {}
-        self.forests: dict[frozenset, np.ndarray] = {}
-        self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
-        self.node_sets: dict[frozenset, frozenset] = {}
-        self.partition_rates: dict[tuple, tuple[float, ...]] = {}
-        self.selectors: dict[tuple, tuple[str, ...] | None] = {}
-        self.alone: dict[Node, tuple[frozenset, tuple]] = {}
-        """A node's own one-node set and path (shared by every fresh forwarding graph there)."""
-
-
-_CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
-_MAX_ROWS = 50_000
-"""Paths kept per network."""
-_MAX_FORESTS = 64
-"""Searches from node sets kept per network on large networks (each holds one int per node)."""
-
-
-def _cache(network: Network) -> _Cache:
-    found = _CACHES.get(network)
-    if found is None:
-        found = _CACHES[network] = _Cache()
-    return found
-
-
-def _tree_nodes(network: Network, terminals: frozenset[Node]) -> frozenset[Node]:
-    cache = _cache(network).tree_nodes
-    found = cache.get(terminals)
-    if found is None:
-        found = cache[terminals] = frozenset(
-            tree_nodes(steiner_links(network, terminals), terminals)
-        )
-    return found
-
-
-def _path(network: Network, source: Node, target: Node) -> tuple[frozenset[Link], tuple[Node, ...]]:
-    """The links and nodes of the shortest path from ``source`` to ``target`` (cached)."""
-    cache = _cache(network).paths
-    found = cache.get((source, target))
-    if found is None:
-        nodes = tuple(network.shortest_path(source, target))
-        links = frozenset(link(u, v) for u, v in itertools.pairwise(nodes))
-        if len(cache) >= _MAX_ROWS:
-            cache.clear()
-        found = cache[(source, target)] = (links, nodes)
-    return found
-
-
-_NONE: frozenset = frozenset()
-
-
-def _initial_reach(
-    network: Network, targets: frozenset[Node], node: Node, caches: _Cache | None = None
-) -> _Reach:
-    """The Steiner tree over ``targets`` joined to ``node`` (only ``node`` without targets);
-    the parts are cached per (targets, node), so a layout's thousands of vertices share them."""
-    caches = caches or _cache(network)
-    if not targets:
-        alone = caches.alone
-        found = alone.get(node)
-        if found is None:
-            found = alone[node] = (frozenset((node,)), (node,))
-        return _Reach(_NONE, _NONE, _NONE, found[0], set(), found[1])
-    cache = caches.reach
-    found = cache.get((targets, node))
-    if found is None:
-        tree = _tree_nodes(network, targets)
-        links: frozenset[Link] = frozenset()
-        nodes: frozenset[Node] = frozenset()
-        path: tuple[Node, ...] = (node,)
-        if node not in tree:
-            links, path = _path_to_set(network, tree, node)
-            nodes = frozenset(path[:-1])
-        found = cache[(targets, node)] = (steiner_links(network, targets), tree, links, nodes, path)
-    base, tree, links, nodes, path = found
-    return _Reach(base, tree, links, nodes, set(), path, targets)
-
-
-def _reach_distances(where: Sites, reach: _Reach) -> np.ndarray:
-    """Per site: hops to the nearest node of a forwarding graph (tree and own part apart,
-    the tree's vector shared by every vertex on it; kept on the reach until it grows)."""
-    found = reach.dist
-    if found is None:
-        if not reach.tree:
-            found = where.to_set(reach.own_nodes)
-        elif not reach.own_nodes:
-            found = where.to_set(reach.tree)
-        else:
-            found = np.minimum(where.to_set(reach.tree), where.to_set(reach.own_nodes))
-        reach.dist = found
-    return found
-
-
-def _hop_row(network: Network, where: Sites, node: Node) -> np.ndarray:
-    """Hops from ``node`` to every node."""
-    if where.dense:
-        return network.hop_matrix[network.node_index[node]]
-    if node in where.position:
-        return where.table[where.position[node]]
-    return network.hops_row(node)
-
-
-def _nearest_by_row(network: Network, row: np.ndarray, reach: _Reach, node: Node) -> Node:
-    """The node of the forwarding graph nearest to ``node`` (ties: network order), from the
-    tree's nearest node (cached per tree) and the own part's; ``row``: ``node``'s hops."""
-    index = network.node_index
-    best: tuple[int, int] | None = None
-    if reach.tree:
-        cache = _cache(network).nearest
-        found = cache.get((reach.tree, node))
-        if found is None:
-            if len(cache) >= _MAX_ROWS:
-                cache.clear()
-            found = cache[(reach.tree, node)] = _nearest_in(row, index, reach.tree)
-        best = found
-    if reach.own_nodes:
-        own = _nearest_in(row, index, reach.own_nodes)
-        if best is None or own < best:
-            best = own
-    assert best is not None
-    return network.nodes[best[1]]
-
-
-_LOOP_UP_TO = 12
-
-
-def _nearest_in(
-    row: np.ndarray, index: Mapping[Node, int], nodes: Iterable[Node]
-) -> tuple[int, int]:
-    """(hops, row index) of the node of ``nodes`` nearest by ``row`` (ties: lowest index;
-    a few nodes by a loop, which is faster than numpy below some 16)."""
-    if isinstance(nodes, frozenset | set) and len(nodes) <= _LOOP_UP_TO:
-        return min((int(row[i]), i) for i in map(index.__getitem__, nodes))
-    cols = np.fromiter((index[n] for n in nodes), dtype=np.int64)
-    cols.sort()
-    at = int(np.argmin(row[cols]))
-    return int(row[cols[at]]), int(cols[at])
-
-
-def _nearest(network: Network, nodes: Iterable[Node], node: Node) -> Node:
-    """The node of ``nodes`` nearest to ``node`` (ties: network order)."""
-    index = network.node_index
-    ordered = sorted(nodes, key=index.__getitem__)
-    row = network.hop_matrix[index[node], [index[n] for n in ordered]]
-    return ordered[int(np.argmin(row))]
-
-
-def _path_to_set(
-    network: Network, nodes: frozenset[Node], node: Node
-) -> tuple[frozenset[Link], tuple[Node, ...]]:
-    """A shortest path from ``node`` to the nearest node of ``nodes``.
-
-    On a small network the nearest node by the hop matrix (ties: network order) and the
-    path of :meth:`Network.shortest_path`; on a large one a single search from ``nodes``
-    (cached per set; ties: the member the search met first) and the path it found.
-    """
-    if sites(network).dense:
-        return _path(network, node, _nearest(network, nodes, node))
-    cache = _cache(network).forests
-    found = cache.get(nodes)
-    if found is None:
-        if len(cache) >= _MAX_FORESTS:
-            cache.clear()
-        found = cache[nodes] = network.nearest_of(nodes)[1]
-    index, names = network.node_index, network.nodes
-    path = [index[node]]
-    while names[path[-1]] not in nodes:
-        path.append(int(found[path[-1]]))
-    walked = tuple(names[i] for i in path)
-    return frozenset(link(u, v) for u, v in itertools.pairwise(walked)), walked
-
-
-def _extend_all(network: Network, where: Sites, reaches: Iterable[_Reach], node: Node) -> None:
-    """Grow each forwarding graph of ``reaches`` by a shortest path from it to ``node`` (a new
-    consumer there; its hop row read once)."""
-    row = None
-    for reach in reaches:
-        reach.targets.add(node)
-        if reach.holds(node):
-            continue
-        if row is None:
-            row = _hop_row(network, where, node)
-        nearest = _nearest_by_row(network, row, reach, node)
-        if where.dense:
-            path_links, path_nodes = _path(network, node, nearest)
-        else:  # the search from ``node`` (a site, few of them) gives every path to it
-            path_links, path_nodes = _path(network, nearest, node)
-        reach.own_links = reach.own_links | path_links
-        reach.own_nodes = reach.own_nodes.union(path_nodes)
-        reach.dist = None
-
-
-_PYTHON_TREE_UP_TO = 200
-_MAX_TREE_ROWS = 512
-"""Distance rows kept per placement (a row holds one int per node of its tree)."""
-
-
-class _TreeHops:
-    """Hop distances inside the shared Steiner trees of one placement, one search per tree
-    and joining node (in C), with destinations looked up as arrays."""
-
-    def __init__(self) -> None:
-        self.local: dict[int, dict[Node, int]] = {}
-        self.graphs: dict[int, Any] = {}
-        self.rows: dict[tuple[int, Node], np.ndarray] = {}
-        self.columns: dict[tuple[int, tuple[Node, ...]], np.ndarray] = {}
-
-    def row(self, tree_id: int, links: Iterable[Link], root: Node) -> np.ndarray:
-        """Hops from ``root`` to every node of tree ``tree_id`` (in its local order); in C
-        for trees of over :data:`_PYTHON_TREE_UP_TO` links (importing scipy costs more than
-        searching a small tree)."""
-        found = self.rows.get((tree_id, root))
-        if found is None:
-            if tree_id not in self.local:
-                local: dict[Node, int] = {}
-                pairs = [
-                    (local.setdefault(u, len(local)), local.setdefault(v, len(local)))
-                    for u, v in links
-                ]
-                self.local[tree_id] = local
-                self.graphs[tree_id] = pairs
-            pairs = self.graphs[tree_id]
-            size = len(self.local[tree_id])
-            start = self.local[tree_id][root]
-            if isinstance(pairs, list) and len(pairs) <= _PYTHON_TREE_UP_TO:
-                dist = bfs(pairs, start)
-                found = np.array([dist[i] for i in range(size)], dtype=np.int64)
-            else:
-                from scipy.sparse import coo_array
-                from scipy.sparse.csgraph import dijkstra
-
-                if isinstance(pairs, list):
-                    a = np.array([p[0] for p in pairs] + [p[1] for p in pairs], dtype=np.int64)
-                    b = np.array([p[1] for p in pairs] + [p[0] for p in pairs], dtype=np.int64)
-                    matrix = coo_array((np.ones(len(a)), (a, b)), shape=(size, size)).tocsr()
-                    self.graphs[tree_id] = pairs = (matrix,)
-                found = dijkstra(pairs[0], directed=False, unweighted=True, indices=start)
-                found = found.astype(np.int32)
-            if len(self.rows) >= _MAX_TREE_ROWS:  # most vertices join their tree at their own
-                self.rows.clear()  # node, so few rows are reused: keep memory bounded
-            self.rows[(tree_id, root)] = found
-        return found
-
-    def columns_of(self, tree_id: int, destinations: tuple[Node, ...]) -> np.ndarray:
-        """Local positions of ``destinations`` in tree ``tree_id`` (-1: not on the tree)."""
-        key = (tree_id, destinations)
-        found = self.columns.get(key)
-        if found is None:
-            local = self.local[tree_id]
-            found = self.columns[key] = np.array(
-                [local.get(x, -1) for x in destinations], dtype=np.int64
-            )
-        return found
-
-
-def _tree_hops(
-    reach: _Reach,
-    tree_id: int | None,
-    node: Node,
-    destinations: tuple[Node, ...],
-    trees: _TreeHops,
-) -> tuple[int, ...]:
-    """Hops from ``node`` to each destination inside the vertex's forwarding graph.
-
-    The graph is a tree: the shared Steiner tree, the path joining the vertex to it, and paths
-    to single-node consumers, each joined to the graph at its nearest node. So a search over
-    the shared tree from the joining node is done once per tree and joining node (cached),
-    the path adds its length, and only the consumers' paths are walked per vertex. Without
-    this every vertex searched its own copy of the tree (quadratic on large networks).
-    """
-    if not reach.size:
-        return tuple(0 for _ in destinations)
-    path = reach.path or (node,)
-    values, row = _shared_tree_hops(reach, tree_id, path, destinations, trees)
-    missing = [i for i, v in enumerate(values) if v < 0]
-    if not missing:
-        return tuple(values)
-    local = trees.local.get(tree_id, {}) if tree_id is not None else {}
-    known = _known_hops(path, local, row)
-    found = _own_link_hops(reach, path, known)
-    for i in missing:
-        d = known(destinations[i])
-        values[i] = d if d is not None else found.get(destinations[i])
-    if any(d is None for d in values):  # not a tree after all: search it
-        dist = bfs(reach.links, node)
-        return tuple(dist[x] for x in destinations)
-    return tuple(values)
-
-
-def _shared_tree_hops(
-    reach: _Reach,
-    tree_id: int | None,
-    path: tuple[Node, ...],
-    destinations: tuple[Node, ...],
-    trees: _TreeHops,
-) -> tuple[list, np.ndarray | None]:
-    """Hops to each destination through the joining path and the shared tree (-1: not on
-    the tree), and the tree's distance row from the joining node (None: no shared tree)."""
-    if tree_id is None:
-        return [-1] * len(destinations), None
-    offset = len(path) - 1
-    row = trees.row(tree_id, reach.base, path[-1])
-    cols = trees.columns_of(tree_id, destinations)
-    return np.where(cols >= 0, offset + row[cols].astype(np.int64), -1).tolist(), row
-
-
-def _known_hops(
-    path: tuple[Node, ...], local: Mapping[Node, int], row: np.ndarray | None
-) -> Callable[[Node], int | None]:
-    """A function giving a node's hops on the joining path or the shared tree (None: neither)."""
-    position = {x: i for i, x in enumerate(path)}
-    offset = len(path) - 1
-
-    def known(x: Node) -> int | None:
-        if x in position:
-            return position[x]
-        if x in local and row is not None:
-            return offset + int(row[local[x]])
-        return None
-
-    return known
-
-
-def _own_link_hops(
-    reach: _Reach, path: tuple[Node, ...], known: Callable[[Node], int | None]
-) -> dict[Node, int]:
-    """Hops of the nodes reached only over the vertex's own links (paths to single-node
-    consumers), walked from the nodes whose hops ``known`` gives."""
-    path_links = {link(u, v) for u, v in itertools.pairwise(path)}
-    adjacency: dict[Node, list[Node]] = {}
-    for u, v in reach.own_links:
-        if (u, v) not in path_links:
-            adjacency.setdefault(u, []).append(v)
-            adjacency.setdefault(v, []).append(u)
-    found: dict[Node, int] = {}
-    stack = [(x, d) for x in adjacency if (d := known(x)) is not None]
-    while stack:
-        x, d = stack.pop()
-        for y in adjacency[x]:
-            if y not in found and known(y) is None:
-                found[y] = d + 1
-                stack.append((y, d + 1))
-    return found
-
-
 def _destinations(
-    reach: _Reach, index: Mapping[Node, int], shared_order: dict[int, tuple[Node, ...]]
+    reach: Reach, index: Mapping[Node, int], shared_order: dict[int, tuple[Node, ...]]
 ) -> tuple[Node, ...]:
     """The vertex's consumer nodes in network order; one tuple object for every vertex whose
     consumers are exactly a shared set (thousands of vertices with thousands of entries each on
@@ -884,7 +498,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
     vertices = []
     trees: list[tuple[Link, ...]] = []
     tree_index: dict[frozenset[Link], int] = {}
-    tree_hops = _TreeHops()
+    searched = TreeHops()
     shared_order: dict[int, tuple[Node, ...]] = {}
     for vid, (b, reach) in enumerate(zip(layout.builders, layout.reaches, strict=True)):
         tree_id = None
@@ -898,7 +512,7 @@ def _materialise(network: Network, layout: _Layout) -> Placement:
         else:
             forwarding = tuple(sorted(reach.own_links, key=link_position.__getitem__))
         destinations = _destinations(reach, index, shared_order)
-        hops = _tree_hops(reach, tree_id, b.node, destinations, tree_hops)
+        hops = tree_hops(reach, tree_id, b.node, destinations, searched)
         vertices.append(
             Vertex(
                 id=vid,

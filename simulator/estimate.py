@@ -6,7 +6,9 @@ about c^k / k! candidate matches. The estimates below use the paper's rate model
 *per-window counts* c(e) = R(e) · window in place of rates:
 
 * matches per window ≈ rate(q) evaluated on the counts (KL in log space);
-* partial matches per window ≈ the largest, over every subset S of the query's types, of
+* partial matches per window ≈ the largest, over every subset S of the query's types (up to
+  eight of them; the bound of :func:`inev.simulator.engine.size.largest_subset_bound`, which
+  the trace size check uses too), of
   σ(S) · Π_{e ∈ S} c'(e), where c'(e) is the number of trends for a Kleene type (a partial
   match is a match of some sub-pattern; the engine may hold any of them). Not 2^c: the
   number of events in a window is Poisson with mean c, and E[2^N] = e^c for N ~ Poisson(c),
@@ -33,16 +35,20 @@ window) keeps the counts tractable; the duration only scales the totals linearly
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
 from inev.common.watchdog import show_bytes
-from inev.simulator.engine.size import bytes_per_partial_match, partial_match_limit
+from inev.simulator.engine.size import (
+    bytes_per_partial_match,
+    exp2,
+    largest_subset_bound,
+    partial_match_limit,
+    show_count,
+)
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types, negated_types
-from inev.workloads.rates import pattern_selectivity
 from inev.workloads.workload import Workload
 
 LOG2E = math.log2(math.e)
@@ -88,20 +94,15 @@ def estimate(network: Network, workload: Workload, duration: float) -> SizeEstim
         # 2^(c · log2 e) = e^c, the expected number of trends (see the module docstring)
         trend_counts = {t: c * LOG2E if t in kleene else c for t, c in counts.items()}
         log2_matches = q.log2_rate(trend_counts)
-        per_window[q.name] = _exp2(log2_matches)
-        total[q.name] = _exp2(log2_matches + math.log2(windows))
+        per_window[q.name] = exp2(log2_matches)
+        total[q.name] = exp2(log2_matches + math.log2(windows))
         types = [t for t in q.types if t not in negated_types(q.pattern)]
-        best = 0.0
-        for size in range(1, min(len(types), 8) + 1):
-            for subset in itertools.combinations(types, size):
-                log2_size = math.log2(pattern_selectivity(subset, q.selectivity))
-                for name in subset:
-                    c = counts[name]
-                    log2_size += (
-                        busiest[name] if name in kleene else (math.log2(c) if c > 0 else -math.inf)
-                    )
-                best = max(best, log2_size)
-        partial[q.name] = _exp2(best)
+        log2_counts = {
+            t: busiest[t] if t in kleene else (math.log2(c) if c > 0 else -math.inf)
+            for t, c in counts.items()
+        }
+        best = largest_subset_bound(types, q.selectivity, log2_counts)
+        partial[q.name] = exp2(max(best, 0.0))  # at least one partial match
     return SizeEstimate(events, per_window, total, partial)
 
 
@@ -124,10 +125,6 @@ def poisson_quantile(q: float, mean: float) -> int:
         term *= mean / n
         total += term
     return n
-
-
-def _exp2(value: float) -> float:
-    return math.inf if value > 1023 else 2.0**value
 
 
 def check_size(
@@ -161,7 +158,7 @@ def check_size(
             types = len(q.types)
             held = bytes_per_partial_match(types) * (2 * types - 1)
             raise InevError(
-                f"query {name}: about {_show(value)} partial matches per window would take "
+                f"query {name}: about {show_count(value)} partial matches per window would take "
                 f"about {show_bytes(value * held)} of memory, over the "
                 f"{show_bytes(limit * held)} the size check allows (half the memory limit; "
                 "INEV_MAX_MEMORY sets it): lower the rates or the window, or --total-rate "
@@ -175,12 +172,8 @@ def check_size(
     for name, value in size.matches.items():
         if value > max_matches:
             raise InevError(
-                f"query {name}: about {_show(value)} matches in the run exceed the limit of "
+                f"query {name}: about {show_count(value)} matches in the run exceed the limit of "
                 f"{max_matches:.3g}: lower the rates (--total-rate with --method rescales "
                 "every rate), the window or the duration"
             )
     return size
-
-
-def _show(value: float) -> str:
-    return "more than 1e308" if math.isinf(value) else f"{value:.3g}"

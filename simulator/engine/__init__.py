@@ -6,6 +6,7 @@ matches, GRETA aggregates and shedding reports); one query's engine is
 ``events`` (event model, deterministic selectivity predicate), ``constraints`` (a pattern as
 slots and constraints), ``predicates`` (compiled checks), ``evaluation_plans`` (order- and tree-based
 plans), ``evaluation`` (running one plan), ``greedy`` / ``zstream`` (plan generation),
-``statistics``, ``adaptivity`` (invariants and baselines), ``engine``, ``trace`` and ``cli``;
+``statistics``, ``adaptivity`` (invariants and baselines), ``engine`` (with ``branch``: one
+OR branch's compiled checks, plans and statistics, and ``engine_options``), ``trace`` and ``cli``;
 the sub-package ``greta`` aggregates Kleene trends without building them (GRETA).
 """

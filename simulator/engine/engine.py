@@ -52,50 +52,43 @@ import bisect
 import heapq
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.adaptivity import make_decision
+from inev.simulator.engine.branch import Branch, initial_stats, monitored_pairs, unit_stats
 from inev.simulator.engine.constraints import (
     TIES,
-    Constraints,
     build_constraints,
-    condition_scope,
+)
+from inev.simulator.engine.engine_options import (
+    Adaptation,
+    input_patterns,
+    output_selector,
+    plan_choice,
+    selectivity_pairs,
 )
 from inev.simulator.engine.evaluation import (
-    CompiledPlan,
-    PlanRunner,
     Unit,
-    checks_for,
-    compile_plan,
 )
-from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, Tree, TreePlan, check_tree
+from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, TreePlan
 from inev.simulator.engine.events import Event
-from inev.simulator.engine.greedy import greedy_plan
-from inev.simulator.engine.kleene import Iterations, KleeneRule, iteration, iteration_checks
-from inev.simulator.engine.predicates import CodeGen
+from inev.simulator.engine.kleene import iteration
 from inev.simulator.engine.selection import Selection, Selector, next_match_check
-from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
-from inev.simulator.engine.zstream import cardinality, zstream_plan
+from inev.simulator.engine.statistics import Statistics, Stats
+from inev.simulator.engine.zstream import cardinality
 from inev.workloads.expressions import (
     Condition,
-    Logic,
-    condition_attributes,
-    conjuncts,
     parse_condition,
 )
 from inev.workloads.query import (
-    Operator,
     Pattern,
     Primitive,
     event_types,
-    kleene_types,
     negated_types,
     split_or,
 )
 from inev.workloads.query import streams as pattern_streams
-from inev.workloads.rates import pair
 from inev.workloads.syntax import parse_pattern
 
 INF = math.inf
@@ -116,288 +109,6 @@ COUNTERS = (
     "plan_changes",
 )
 """The engine's counters (``Engine.counters``), in the order they are reported."""
-
-
-def _plan_choice(plan: str | Plan) -> tuple[str, Plan | None]:
-    """The plan generator's name, and the explicit plan if one is given instead."""
-    if isinstance(plan, str):
-        if plan not in ("greedy", "zstream"):
-            raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
-        return plan, None
-    return ("zstream" if isinstance(plan, TreePlan) else "greedy"), plan
-
-
-def _output_selector(output: str | Iterable[str] | None, tree: Pattern) -> frozenset[str] | None:
-    """The output selector's types (``None``: whole matches), checked against the pattern."""
-    if output is None or output == "all":
-        return None
-    selected = frozenset([output] if isinstance(output, str) else output)
-    unknown = selected - set(event_types(tree))
-    if unknown:
-        raise InevError(f"output selector names types {sorted(unknown)} not in {tree}")
-    return selected
-
-
-@dataclass(frozen=True)
-class Adaptation:
-    """How the engine re-optimises: decision ``kind`` (off, invariant, always, threshold),
-    K and distance d of the invariant method, the threshold baseline's relative t, the
-    number of processed items between checks, the statistics span (default: 10 windows)
-    and the sampling period of predicate selectivities."""
-
-    kind: str = "off"
-    k: int = 1
-    distance: float | str = "auto"
-    threshold: float = 0.5
-    check_every: int = 256
-    span: float | None = None
-    sample_every: int = 4
-
-
-class _Branch:
-    """One OR-free branch of the pattern with its units, plans and statistics."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        pattern: Pattern,
-        constraints: Constraints,
-        units: list[Unit],
-        negation_buffers: dict[int, tuple[list, list]],
-    ) -> None:
-        self.engine = engine
-        self.pattern = pattern
-        self.c = constraints
-        self.units = units
-        self.negation_buffers = negation_buffers
-        self.slots = {t: i for i, t in enumerate(constraints.types)}
-        self.kleene_slots = frozenset(self.slots[t] for t in constraints.kleene)
-        self.composite_slots = frozenset(self.slots[t] for t in constraints.composites)
-        self.rules: list[KleeneRule | None] = [None] * len(units)
-        self.children: list[Engine | None] = [None] * len(units)
-        self.hold = constraints.hold
-        self.deferred = self.hold is not None
-        self.next_check: Any = None
-        self.late_check: Any = None
-        self.none = (None,) * len(constraints.types)
-        self.gen = CodeGen(constraints, engine.selectivity_seed)
-        self.compiled: dict[Tree, CompiledPlan] = {}
-        self.runners: list[PlanRunner] = []
-        self.plan: Plan | None = None
-        # set by the engine once the branch is registered
-        self.statistics: Statistics | None = None
-        self.monitored: list[tuple[tuple[str, str], Any]] = []
-        self.decision: Any = None
-        self.since_check = 0
-        try:
-            checks_for(
-                self.gen,
-                frozenset(constraints.types),
-                (),
-                {t: f"v_{t}" for t in constraints.types},
-                negation_buffers,
-                trusted=tuple(u.covers for u in units if u.kind == "match"),
-            )
-        except ValueError as exc:
-            raise InevError(f"pattern {pattern}: {exc}") from None
-        self._prepare_leaves()
-        self._prepare_late()
-
-    def _prepare_late(self) -> None:
-        """The check of the negations that reach past a match's last event, run again when
-        the window has passed (the engine holds such matches until then)."""
-        late = [
-            (i, n)
-            for i, n in enumerate(self.c.negations)
-            if (n.deferred or self.hold == "latest") and i in self.negation_buffers
-        ]
-        if not late:
-            return
-        var = {t: f"v_{t}" for t in self.c.types}
-        calls = [self.gen.negation_expr(i, n, var, self.negation_buffers[i]) for i, n in late]
-        name = self.gen.fresh("_late")
-        lines = [f"def {name}(b):"]
-        lines += [f"    v_{t} = b[{self.slots[t]}]" for t in self.c.types]
-        lines.append(f"    return {' and '.join(calls)}")
-        self.gen.define("\n".join(lines) + "\n")
-        self.late_check = self.gen.namespace[name]
-
-    # ---------------------------------------------------------------- leaf preparation
-    def _prepare_leaves(self) -> None:
-        gen = self.gen
-        self.leaf_filter: list[Any] = []
-        self.follows: list[Any] = []
-        self.match_check: list[Any] = []
-        for index, unit in enumerate(self.units):
-            types = frozenset(unit.types)
-            if unit.kind == "composite":
-                self._prepare_composite(index, unit.types[0])
-                self.leaf_filter.append(None)
-                self.follows.append(None)
-                self.match_check.append(None)
-            elif unit.kind in ("event", "kleene"):
-                t = unit.types[0]
-                own = [c for c in self.c.conditions if condition_scope(c) == {t}]
-                single = [c for c in own if not _reads(c, "next") and not _reads(c, "position")]
-                nexts = [c for c in own if _reads(c, "next")]
-                fixed = [c for c in own if _reads(c, "position")]
-                self.leaf_filter.append(self._function([t], single) if single else None)
-                self.follows.append(self._function([t], nexts) if nexts else None)
-                self.match_check.append(None)
-                if unit.kind == "kleene":
-                    self._prepare_rule(index, t, fixed)
-            else:
-                var = {t: f"v_{t}" for t in unit.types}
-                checks = checks_for(
-                    gen, types, (), var, self.negation_buffers, trusted=(unit.covers,)
-                )
-                name = gen.fresh("_unit")
-                args = ", ".join(var[t] for t in unit.types)
-                body = " and ".join(checks) if checks else "True"
-                gen.define(f"def {name}({args}):\n    return {body}\n")
-                self.leaf_filter.append(None)
-                self.follows.append(None)
-                self.match_check.append(gen.namespace[name])
-
-    def _prepare_rule(self, index: int, t: str, fixed: list[Condition]) -> None:
-        """The :class:`KleeneRule` of a Kleene unit, if it needs one (ties, bounds,
-        positions); the default has none and runs the plan's fast loop."""
-        low, high = self.c.bounds.get(t, (1, None))
-        accept = self._function([t], fixed) if fixed else None
-        if self.c.ties == "strict" and (low, high) == (1, None) and accept is None:
-            return
-        self.rules[index] = KleeneRule(
-            strict=self.c.ties == "strict",
-            low=low,
-            high=high,
-            follows=self.follows[index],
-            accept=accept,
-        )
-
-    def _prepare_composite(self, index: int, slot: str) -> None:
-        """A KL over a composite: its sub-pattern's engine and its iteration rule."""
-        composite = self.c.composites[slot]
-        engine = self.engine
-        leaves = frozenset(event_types(composite.pattern))
-        own = [
-            c
-            for c in (conjuncts(engine.where) if engine.where is not None else ())
-            if condition_scope(c) <= leaves
-        ]
-        inner = [c for c in own if not _reads(c, "next") and not _reads(c, "position")]
-        across = [c for c in own if c not in inner]
-        nested = kleene_types(composite.pattern)
-        for c in across:
-            if condition_scope(c) & nested:
-                raise InevError(
-                    f"where conjunct {c}: NEXT or a position of a Kleene leaf nested in a "
-                    "Kleene closure over a composite (not supported)"
-                )
-        where = None if not inner else inner[0] if len(inner) == 1 else Logic("AND", tuple(inner))
-        self.children[index] = Engine(
-            composite.pattern,
-            engine.window,
-            selectivities=engine.selectivities,
-            where=where,
-            plan=engine.plan_kind,
-            selectivity_seed=engine.selectivity_seed,
-            ties=self.c.ties,
-            streams=engine.streams,
-        )
-        follows, accept = iteration_checks(composite, across)
-        low, high = composite.bounds
-        self.rules[index] = KleeneRule(
-            strict=self.c.ties == "strict",
-            low=low,
-            high=high,
-            follows=follows,
-            accept=accept,
-            iterations=Iterations(composite, dict(engine.streams)),
-        )
-
-    def _function(self, types: list[str], conditions: list[Condition]) -> Any:
-        name = self.gen.fresh("_leaf")
-        var = {t: f"v_{t}" for t in types}
-        body = " and ".join(self.gen.condition_expr(c, var) for c in conditions)
-        self.gen.define(f"def {name}({', '.join(var[t] for t in types)}):\n    return {body}\n")
-        return self.gen.namespace[name]
-
-    # ---------------------------------------------------------------- plans
-    def runner(self, plan: Plan, start_seq: int) -> PlanRunner:
-        """A fresh runner of ``plan`` whose items start at ``start_seq``."""
-        tree = plan.tree
-        compiled = self.compiled.get(tree)
-        if compiled is None:
-            try:
-                check_tree(tree, len(self.units))
-            except ValueError as exc:
-                raise InevError(str(exc)) from None
-            compiled = compile_plan(
-                self.c, self.units, tree, self.negation_buffers, self.engine.selectivity_seed
-            )
-            self.compiled[tree] = compiled
-        return PlanRunner(compiled, start_seq)
-
-    def generate(self, stats: Stats) -> tuple[Plan, list]:
-        """Run the plan generator on ``stats``."""
-        if self.engine.plan_kind == "zstream":
-            return zstream_plan(stats)
-        return greedy_plan(stats)
-
-    # ---------------------------------------------------------------- items
-    def items_for(self, unit: int, item: Any, seq: int) -> list | None:
-        """Leaf items of an event (``event`` units) or a sub-projection match."""
-        u = self.units[unit]
-        if u.kind == "event":
-            f = self.leaf_filter[unit]
-            if f is not None and not f(item):
-                return None
-            b = list(self.none)
-            b[self.slots[u.types[0]]] = item
-            t = item[0]
-            return [(t, t, seq, tuple(b))]
-        # a match of a sub-projection
-        groups: dict[str, list[Event]] = {}
-        for e in item:
-            if e[1] not in u.types:
-                raise InevError(f"match for input {u.label} holds an event of type {e[1]}")
-            groups.setdefault(e[1], []).append(e)
-        b = list(self.none)
-        args = []
-        for t in u.types:
-            if t not in groups:
-                raise InevError(f"match for input {u.label} has no event of type {t}")
-            evs = groups[t]
-            if t in self.c.kleene:
-                value: Any = tuple(sorted(evs, key=lambda e: e[0]))
-            elif len(evs) == 1:
-                value = evs[0]
-            else:
-                raise InevError(f"match for input {u.label} holds two events of type {t}")
-            b[self.slots[t]] = value
-            args.append(value)
-        times = [e[0] for e in item]
-        lo, hi = min(times), max(times)
-        if hi - lo > self.c.window or not self.match_check[unit](*args):
-            return None
-        return [(lo, hi, seq, tuple(b))]
-
-    def flatten(self, binding: tuple) -> tuple[Event, ...]:
-        """The match's events in pattern order (a trend's events in time order)."""
-        ks = self.kleene_slots
-        if not ks:  # a full binding of single events is the match itself
-            return binding
-        out: list[Event] = []
-        composite = self.composite_slots
-        for i, v in enumerate(binding):
-            if i in composite:
-                for it in v:
-                    out.extend(it[2])
-            elif i in ks:
-                out.extend(v)
-            else:
-                out.append(v)
-        return tuple(out)
 
 
 class Engine:
@@ -448,7 +159,7 @@ class Engine:
         self.pattern = tree
         self.window = float(window)
         self.selectivity_seed = selectivity_seed
-        self.selectivities = _pairs(selectivities)
+        self.selectivities = selectivity_pairs(selectivities)
         self.where = parse_condition(where) if isinstance(where, str) else where
         self.adaptation = Adaptation(adaptation) if isinstance(adaptation, str) else adaptation
         self._adaptive = self.adaptation.kind != "off"
@@ -459,15 +170,15 @@ class Engine:
             raise InevError(str(exc)) from None
         self.lateness = lateness
         self.initial_rates = dict(rates or {})
-        self.estimated = _pairs(estimated)
-        self.plan_kind, explicit = _plan_choice(plan)
+        self.estimated = selectivity_pairs(estimated)
+        self.plan_kind, explicit = plan_choice(plan)
         all_types = event_types(tree)
-        self.output = _output_selector(output, tree)
-        self.input_patterns = self._inputs(inputs, all_types)
+        self.output = output_selector(output, tree)
+        self.input_patterns = input_patterns(tree, inputs, all_types)
         self.neg_buffers: dict[str, tuple[list, list]] = {}
-        self.branches: list[_Branch] = []
-        self.routes: dict[str, list[tuple[_Branch, int]]] = {}
-        self.match_routes: dict[frozenset[str], list[tuple[_Branch, int]]] = {}
+        self.branches: list[Branch] = []
+        self.routes: dict[str, list[tuple[Branch, int]]] = {}
+        self.match_routes: dict[frozenset[str], list[tuple[Branch, int]]] = {}
         variants = split_or(tree)
         if explicit is not None and len(variants) != 1:
             raise InevError("an explicit plan needs an OR-free pattern")
@@ -482,7 +193,7 @@ class Engine:
         self.next_purge = -INF
         self.emitted: dict[tuple[str, Any], float] = {}
         self.selector = self._selector(selection)
-        self.pending: list[tuple[float, int, _Branch, Any]] = []
+        self.pending: list[tuple[float, int, Branch, Any]] = []
         self.deferred = any(b.deferred for b in self.branches)
         self.last_event: dict[str, Event] = {}
         self.type_counts: dict[str, int] = {}
@@ -516,10 +227,10 @@ class Engine:
                 )
         return Selector(selection, self.window, self.streams, order)
 
-    def _start(self, branch: _Branch, explicit: Plan | None) -> None:
+    def _start(self, branch: Branch, explicit: Plan | None) -> None:
         """A branch's first plan (``explicit``, or generated from the initial statistics),
         its runner and its re-optimisation decision."""
-        stats = self._initial_stats(branch)
+        stats = initial_stats(branch, self.initial_rates, self.estimated)
         plan_now, conditions = branch.generate(stats)
         if explicit is not None:
             plan_now = explicit
@@ -580,31 +291,6 @@ class Engine:
             **options,
         )
 
-    def _inputs(self, inputs: Sequence[str | Pattern] | None, all_types: tuple[str, ...]):
-        if inputs is None:
-            return [Primitive(t) for t in all_types]
-        out: list[Pattern] = []
-        seen: set[str] = set()
-        for item in inputs:
-            p = parse_pattern(item) if isinstance(item, str) else item
-            if isinstance(p, Operator) and p.kind == "KL" and isinstance(p.children[0], Primitive):
-                p = p.children[0]
-            types = set(event_types(p))
-            if any(str(p) == str(q) for q in out):
-                raise InevError(f"input {p} is given twice for {self.pattern}")
-            if not types <= set(all_types):
-                raise InevError(f"input {p} has types outside the pattern {self.pattern}")
-            if isinstance(p, Operator) and any(
-                isinstance(n, Operator) and n.kind == "OR" for n in _walk(p)
-            ):
-                raise InevError(f"input {p}: OR in a sub-projection input is not supported")
-            seen |= types
-            out.append(p)
-        missing = set(all_types) - seen
-        if missing:
-            raise InevError(f"inputs of {self.pattern} miss the types {sorted(missing)}")
-        return out
-
     def _add_branch(self, variant: Pattern) -> None:
         constraints = build_constraints(
             variant, self.window, self.selectivities, self.where, self.ties, self.streams
@@ -657,7 +343,7 @@ class Engine:
                     )
                 )
         units.sort(key=lambda u: position[u.types[0]])
-        branch = _Branch(self, variant, constraints, units, negation_buffers)
+        branch = Branch(self, variant, constraints, units, negation_buffers)
         self.branches.append(branch)
         for i, u in enumerate(units):
             if u.kind == "match":
@@ -673,44 +359,7 @@ class Engine:
             self.adaptation.span or 10.0 * self.window,
             self.adaptation.sample_every,
         )
-        branch.monitored = self._monitored(branch)
-
-    def _monitored(self, branch: _Branch) -> list[tuple[tuple[str, str], Any]]:
-        """Type pairs across units with a predicate, and a sampling check for each."""
-        c = branch.c
-        owner = {t: i for i, u in enumerate(branch.units) for t in u.types}
-        flat = replace(c, kleene=frozenset())
-        gen = CodeGen(flat, self.selectivity_seed)
-        out = []
-        pairs = {pair(a, b) for a, b, _ in c.pairs}
-        for cond in c.conditions:
-            scope = condition_scope(cond)
-            if len(scope) == 2 and not any(a.next for a in condition_attributes(cond)):
-                pairs.add(pair(*sorted(scope)))
-        for a, b in sorted(pairs):
-            if owner.get(a) is None or owner.get(b) is None or owner[a] == owner[b]:
-                continue
-            var = {a: "x", b: "y"}
-            checks = [gen.pair_expr(x, y, s, var) for x, y, s in c.pairs if {x, y} == {a, b}]
-            checks += [
-                gen.condition_expr(k, var) for k in c.conditions if condition_scope(k) == {a, b}
-            ]
-            name = gen.fresh("_sample")
-            gen.define(f"def {name}(x, y):\n    return {' and '.join(checks)}\n")
-            out.append(((a, b), gen.namespace[name]))
-        return out
-
-    def _initial_stats(self, branch: _Branch) -> Stats:
-        rates = []
-        for u in branch.units:
-            r = 1.0
-            for t in u.types:
-                r *= self.initial_rates.get(t, 1.0)
-            rates.append(r)
-        declared = {(a, b): s for a, b, s in branch.c.pairs}
-        for p, s in self.estimated.items():
-            declared[p] = declared.get(p, 1.0) * s
-        return _unit_stats(branch, rates, declared)
+        branch.monitored = monitored_pairs(branch, self.selectivity_seed)
 
     # ---------------------------------------------------------------- input
     def push(self, item: Event | Sequence[Event]) -> list[Any]:
@@ -885,7 +534,7 @@ class Engine:
         return out
 
     def _composite(
-        self, branch: _Branch, unit: int, item: Any, seq: int, out: list, work: int, checked: int
+        self, branch: Branch, unit: int, item: Any, seq: int, out: list, work: int, checked: int
     ) -> tuple[int, int]:
         """Feed an event to a Kleene over a composite: its sub-pattern's engine, then each
         new iteration to the plan. Returns the updated work counts."""
@@ -911,7 +560,7 @@ class Engine:
                     out.extend(self._final(branch, found))
         return work, checked
 
-    def _final(self, branch: _Branch, found: list) -> list[Any]:
+    def _final(self, branch: Branch, found: list) -> list[Any]:
         """Emit root matches, or hold them until the window has passed when a negation
         reaches past their last event (they are checked again then: :meth:`_release`)."""
         if not branch.deferred:
@@ -935,7 +584,7 @@ class Engine:
                 found.extend(self._emit(branch, [m]))
         return found
 
-    def _emit(self, branch: _Branch, found: list) -> list[Any]:
+    def _emit(self, branch: Branch, found: list) -> list[Any]:
         selector = self.selector
         if selector is not None:
             check = branch.next_check
@@ -994,16 +643,16 @@ class Engine:
                     if other is not None:
                         branch.statistics.sample((a, b), t, bool(check(other, event)))
 
-    def current_stats(self, branch: _Branch) -> Stats:
+    def current_stats(self, branch: Branch) -> Stats:
         """The branch's statistics now, at unit level."""
         rates = branch.statistics.rates(self.now)
         declared = {(a, b): s for a, b, s in branch.c.pairs}
         sel = {
             p: branch.statistics.selectivity(p, declared.get(p, 1.0)) for p, _ in branch.monitored
         }
-        return _unit_stats(branch, rates, sel)
+        return unit_stats(branch, rates, sel)
 
-    def _check(self, branch: _Branch, seq: int) -> None:
+    def _check(self, branch: Branch, seq: int) -> None:
         self.counters["checks"] += 1
         stats = self.current_stats(branch)
         if not branch.decision(stats):
@@ -1016,7 +665,7 @@ class Engine:
             return
         self.replace_plan(branch, new_plan)
 
-    def replace_plan(self, branch: _Branch, new_plan: Plan) -> None:
+    def replace_plan(self, branch: Branch, new_plan: Plan) -> None:
         """Deploy ``new_plan`` from the next item on; the old plan retires after one window."""
         self.counters["plan_changes"] += 1
         start = self.seq + 1
@@ -1058,32 +707,4 @@ class Engine:
         return sum(r.size() for b in self.branches for r in b.runners)
 
 
-def _unit_stats(branch: _Branch, rates: list[float], sel: Mapping[tuple[str, str], float]) -> Stats:
-    return Stats(tuple(rates), unit_selectivities([u.types for u in branch.units], sel))
-
-
-def _pairs(selectivities: Mapping[Any, float] | None) -> dict[tuple[str, str], float]:
-    out: dict[tuple[str, str], float] = {}
-    for key, value in (selectivities or {}).items():
-        parts = key.split() if isinstance(key, str) else list(key)
-        if len(parts) != 2:
-            raise InevError(f"selectivity key {key!r} must name two types")
-        out[pair(parts[0], parts[1])] = float(value)
-    return out
-
-
-def _walk(p: Pattern):
-    yield p
-    if isinstance(p, Operator):
-        for c in p.children:
-            yield from _walk(c)
-
-
 __all__ = ["Adaptation", "Engine", "OrderPlan", "TreePlan", "cardinality"]
-
-
-def _reads(condition: Condition, what: str) -> bool:
-    """Whether a conjunct reads ``NEXT`` (``what`` = "next") or a trend position."""
-    if what == "next":
-        return any(a.next for a in condition_attributes(condition))
-    return any(a.position is not None for a in condition_attributes(condition))

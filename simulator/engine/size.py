@@ -73,7 +73,9 @@ MAX_HELD: int | None = None
 size budget holds of partial matches of the workload's longest query)."""
 CHECK_EVERY = 16_384
 """Events between two checks of a running replay."""
-_MAX_SUBSET = 8
+MAX_SUBSET = 8
+"""The largest subsets of a query's types the bound looks at (the partial matches over more
+types are bounded by those over fewer, times counts the estimate already saw)."""
 
 
 @dataclass(frozen=True)
@@ -176,21 +178,34 @@ def estimate_from_scan(
             if len(per_type) > 1:
                 classes.append((members, per_type))
         used: set[str] = set()
-        context = (q.realised_selectivity, classes, busiest, kleene)
-        best = -math.inf
-        for size in range(1, min(len(types), _MAX_SUBSET) + 1):
-            for subset in itertools.combinations(types, size):
-                best = max(best, _log2_size(subset, context, set()))
-        partial[q.name] = _exp2(best)
-        matches[q.name] = _exp2(_log2_size(types, context, used))
+        # 2^c trends of a Kleene type in a window holding c of its events
+        log2_counts = {t: c if t in kleene else _log2(c) for t, c in busiest.items()}
+        selectivity = q.realised_selectivity
+        best = largest_subset_bound(types, selectivity, log2_counts, classes)
+        partial[q.name] = exp2(best)
+        matches[q.name] = exp2(subset_bound(types, selectivity, log2_counts, classes, used))
         keyed[q.name] = tuple(sorted(used))
     return TraceSize(partial, matches, keyed)
 
 
-def _log2_size(subset: Sequence[str], context: tuple[Any, ...], note: set[str]) -> float:
-    """log2 of the partial matches over ``subset`` (module docstring); the key attributes
-    used are added to ``note``."""
-    selectivity, classes, busiest, kleene = context
+def subset_bound(
+    subset: Sequence[str],
+    selectivity: Mapping[Any, float],
+    log2_counts: Mapping[str, float],
+    classes: Sequence[tuple[Any, Mapping[str, Mapping[Any, float]]]] = (),
+    note: set[str] | None = None,
+) -> float:
+    """log2 of the partial matches over the types ``subset`` (module docstring): σ(S) from
+    the pairwise ``selectivity``, per key class S meets (``classes``: its attributes and
+    per type the counts per key value) Σ_k Π c_k(e), times each other type's count
+    (``log2_counts``: log2 of its events, or of its trends for a Kleene type, per window).
+    The key attributes used are added to ``note``. The one bound of
+    :func:`estimate_from_scan` (a trace) and :func:`inev.simulator.estimate.estimate` (rates).
+
+    >>> subset_bound(("A", "B"), {("A", "B"): 0.5}, {"A": 3.0, "B": 2.0})
+    4.0
+    """
+    note = set() if note is None else note
     left = set(subset)
     out = _log2(pattern_selectivity(subset, selectivity))
     for members, per_type in sorted(classes, key=lambda c: -len(left & set(c[1]))):
@@ -200,10 +215,30 @@ def _log2_size(subset: Sequence[str], context: tuple[Any, ...], note: set[str]) 
         out += _log2(_keyed_sum([per_type[t] for t in inside]))
         left -= set(inside)
         note.update(str(a) for a in members if a.type in inside)
-    for t in left:
-        c = busiest[t]
-        out += c if t in kleene else _log2(c)  # 2^c trends of a Kleene type
+    for t in dict.fromkeys(subset):  # in the subset's order: the same sum on every run
+        if t in left:
+            out += log2_counts[t]
     return out
+
+
+def largest_subset_bound(
+    types: Sequence[str],
+    selectivity: Mapping[Any, float],
+    log2_counts: Mapping[str, float],
+    classes: Sequence[tuple[Any, Mapping[str, Mapping[Any, float]]]] = (),
+) -> float:
+    """log2 of the most partial matches over any subset of up to :data:`MAX_SUBSET` of
+    ``types`` (:func:`subset_bound`; a partial match is a match of some part of the
+    pattern, and the engine may hold any of them); ``-inf`` without types.
+
+    >>> largest_subset_bound(("A", "B"), {("A", "B"): 0.5}, {"A": 3.0, "B": 2.0})
+    4.0
+    """
+    best = -math.inf
+    for size in range(1, min(len(types), MAX_SUBSET) + 1):
+        for subset in itertools.combinations(types, size):
+            best = max(best, subset_bound(subset, selectivity, log2_counts, classes))
+    return best
 
 
 def _keyed_sum(counts: Sequence[Mapping[Any, float]]) -> float:
@@ -221,11 +256,21 @@ def _keyed_sum(counts: Sequence[Mapping[Any, float]]) -> float:
     return total
 
 
-def _exp2(value: float) -> float:
+def exp2(value: float) -> float:
+    """2 to the ``value`` (a log2 size), infinite where a float would overflow.
+
+    >>> exp2(3.0), exp2(2000.0)
+    (8.0, inf)
+    """
     return math.inf if value > 1023 else 2.0**value
 
 
-def _show(value: float) -> str:
+def show_count(value: float) -> str:
+    """A size for a message: three digits, or "more than 1e308" when infinite.
+
+    >>> show_count(1234567.0), show_count(math.inf)
+    ('1.23e+06', 'more than 1e308')
+    """
     return "more than 1e308" if math.isinf(value) else f"{value:.3g}"
 
 
@@ -280,7 +325,7 @@ def _refusal(
     memory = value * bytes_per_partial_match(types) * (2 * types - 1)
     allowed = limit * bytes_per_partial_match(types) * (2 * types - 1)
     return (
-        f"query {q.name}: about {_show(value)} partial matches in the busiest window "
+        f"query {q.name}: about {show_count(value)} partial matches in the busiest window "
         f"({workload.window:g}) of {trace_name} would take about {_show_bytes(memory)}, over "
         f"the {_show_bytes(allowed)} the size check allows (half the memory limit; "
         f"INEV_MAX_MEMORY sets it){kleene}: {hint}, or pass --no-size-check"

@@ -1,0 +1,105 @@
+"""What an :class:`~inev.simulator.engine.engine.Engine` is told, checked: how it re-optimises
+(:class:`Adaptation`), its plan generator or explicit plan, output selector, pairwise
+selectivities and input units (types and sub-projection patterns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inev.common.errors import InevError
+from inev.simulator.engine.evaluation_plans import Plan, TreePlan
+from inev.workloads.query import (
+    Operator,
+    Pattern,
+    Primitive,
+    event_types,
+)
+from inev.workloads.rates import pair
+from inev.workloads.syntax import parse_pattern
+
+
+def plan_choice(plan: str | Plan) -> tuple[str, Plan | None]:
+    """The plan generator's name, and the explicit plan if one is given instead."""
+    if isinstance(plan, str):
+        if plan not in ("greedy", "zstream"):
+            raise InevError(f"unknown plan {plan!r} (greedy, zstream)")
+        return plan, None
+    return ("zstream" if isinstance(plan, TreePlan) else "greedy"), plan
+
+
+def output_selector(output: str | Iterable[str] | None, tree: Pattern) -> frozenset[str] | None:
+    """The output selector's types (``None``: whole matches), checked against the pattern."""
+    if output is None or output == "all":
+        return None
+    selected = frozenset([output] if isinstance(output, str) else output)
+    unknown = selected - set(event_types(tree))
+    if unknown:
+        raise InevError(f"output selector names types {sorted(unknown)} not in {tree}")
+    return selected
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """How the engine re-optimises: decision ``kind`` (off, invariant, always, threshold),
+    K and distance d of the invariant method, the threshold baseline's relative t, the
+    number of processed items between checks, the statistics span (default: 10 windows)
+    and the sampling period of predicate selectivities."""
+
+    kind: str = "off"
+    k: int = 1
+    distance: float | str = "auto"
+    threshold: float = 0.5
+    check_every: int = 256
+    span: float | None = None
+    sample_every: int = 4
+
+
+def selectivity_pairs(selectivities: Mapping[Any, float] | None) -> dict[tuple[str, str], float]:
+    """Pairwise selectivities keyed ``(a, b)`` in canonical order (keys ``"A B"`` or pairs)."""
+    out: dict[tuple[str, str], float] = {}
+    for key, value in (selectivities or {}).items():
+        parts = key.split() if isinstance(key, str) else list(key)
+        if len(parts) != 2:
+            raise InevError(f"selectivity key {key!r} must name two types")
+        out[pair(parts[0], parts[1])] = float(value)
+    return out
+
+
+def input_patterns(
+    pattern: Pattern, inputs: Sequence[str | Pattern] | None, all_types: tuple[str, ...]
+) -> list[Pattern]:
+    """The engine's input units as patterns: each type, or the given types and
+    sub-projection patterns, checked to cover the pattern's types once, without OR."""
+    if inputs is None:
+        return [Primitive(t) for t in all_types]
+    out: list[Pattern] = []
+    seen: set[str] = set()
+    for item in inputs:
+        p = parse_pattern(item) if isinstance(item, str) else item
+        if isinstance(p, Operator) and p.kind == "KL" and isinstance(p.children[0], Primitive):
+            p = p.children[0]
+        types = set(event_types(p))
+        if any(str(p) == str(q) for q in out):
+            raise InevError(f"input {p} is given twice for {pattern}")
+        if not types <= set(all_types):
+            raise InevError(f"input {p} has types outside the pattern {pattern}")
+        if isinstance(p, Operator) and any(
+            isinstance(n, Operator) and n.kind == "OR" for n in _walk(p)
+        ):
+            raise InevError(f"input {p}: OR in a sub-projection input is not supported")
+        seen |= types
+        out.append(p)
+    missing = set(all_types) - seen
+    if missing:
+        raise InevError(f"inputs of {pattern} miss the types {sorted(missing)}")
+    return out
+
+
+def _walk(p: Pattern) -> Iterator[Pattern]:
+    yield p
+    if isinstance(p, Operator):
+        for c in p.children:
+            yield from _walk(c)

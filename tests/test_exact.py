@@ -18,6 +18,7 @@ from inev.planner.combination_model import Combination
 from inev.planner.cost_model import vertex_cost_from_plan, vertex_rate
 from inev.planner.exact_search import least_cost_design
 from inev.planner.exact_space import DesignSpace
+from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import make_projection, primitive_projection
 from inev.planner.steiner import exact_steiner
@@ -413,3 +414,19 @@ def test_exact_refuses_beyond_its_limits_in_one_line(tmp_path, capsys):
     )
     assert err == "error: --method exact handles networks of up to 18 nodes, this one has 40\n"
     assert not out.exists()
+
+
+def test_exact_keeps_a_regional_plan_that_beats_the_papers_design_space():
+    # found by test_exact_is_never_above_any_method when issue 28 met issue 32: on this
+    # instance inev places a query at 2 regional sites (psi 17), outside the space the exact
+    # search covers, whose least design costs 18
+    spec = {"seed": 1, "nodes": 7, "types": 3, "skew": 2.0, "ratio": 0.5, "queries": 2}
+    spec |= {"length": 2, "kleene": 0, "negation": 0, "selectivity": 0.01}
+    net, wl = _instance(spec)
+    inev = plan_workload(net, wl, "inev")
+    assert any(v.region for v in inev.vertices)
+    exact = plan_workload(net, wl, "exact")
+    assert exact.psi == inev.psi < 18
+    assert exact.kept == "inev" and any("regional placements" in n for n in exact.notes)
+    paper_only = plan_workload(net, wl, "exact", PlanOptions(regional=False))
+    assert math.isclose(paper_only.psi, 18) and paper_only.kept != "inev"

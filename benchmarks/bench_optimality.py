@@ -31,11 +31,11 @@ import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from bench_plan_quality import grid_network
 
 from inev.common.errors import InevError
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
-from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
 
 
@@ -64,14 +64,7 @@ class Instance:
 
     def build(self):
         """The network and workload (seeded by the index)."""
-        net = generate_network(
-            nodes=self.nodes,
-            out_degree=3,
-            event_types=self.types,
-            skew=self.skew,
-            node_ratio=self.node_ratio,
-            seed=self.index,
-        )
+        net = grid_network(self)
         wl = generate_workload(
             net,
             queries=self.queries,

@@ -49,6 +49,7 @@ from bench_plan_quality import (
     _key,
     _load_cache,
     geometric_mean,
+    grid_network,
     run_reference,
 )
 
@@ -58,7 +59,6 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.simulator.run import simulate
 from inev.simulator.sources import rescale_rates
-from inev.topologies.generate import generate_network
 from inev.topologies.io import network_to_dict
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import workload_to_dict
@@ -93,14 +93,7 @@ class Instance:
 
     def build(self):
         """The network (rates rescaled to ``total_rate``) and workload, seeded by the index."""
-        net = generate_network(
-            nodes=self.nodes,
-            out_degree=3,
-            event_types=self.types,
-            skew=self.skew,
-            node_ratio=self.node_ratio,
-            seed=self.index,
-        )
+        net = grid_network(self)
         wl = generate_workload(
             net,
             queries=self.queries,

@@ -52,6 +52,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.generate import generate_network
 from inev.topologies.io import network_to_dict
+from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import workload_to_dict
 
@@ -62,6 +63,19 @@ HARNESS = next(
     (p / _HARNESS_PATH for p in HERE.parents if (p / _HARNESS_PATH).is_file()),
     HERE.parent.parent / _HARNESS_PATH,
 )
+
+
+def grid_network(p) -> Network:
+    """The network of a grid instance ``p`` (its ``nodes``, ``types``, ``skew``,
+    ``node_ratio``; seeded by its ``index``): the benchmarks of plan quality share it."""
+    return generate_network(
+        nodes=p.nodes,
+        out_degree=3,
+        event_types=p.types,
+        skew=p.skew,
+        node_ratio=p.node_ratio,
+        seed=p.index,
+    )
 
 
 @dataclass(frozen=True)
@@ -89,14 +103,7 @@ class Instance:
 
     def build(self):
         """The network and workload of the instance (seeded by its index)."""
-        net = generate_network(
-            nodes=self.nodes,
-            out_degree=3,
-            event_types=self.types,
-            skew=self.skew,
-            node_ratio=self.node_ratio,
-            seed=self.index,
-        )
+        net = grid_network(self)
         if self.low_rates:
             top = max(net.rate(t) for t in net.types)
             net = net.with_rates({t: net.rate(t) * 0.5 / top for t in net.types})

@@ -18,7 +18,9 @@ the INEv graph:
    :mod:`inev.planner.steiner`), extended by a shortest path from the graph to each
    single-node consumer (line 26, which takes the path from the source); tc(v) from
    :mod:`inev.planner.cost_model`; the hop distance from the vertex to each destination inside its
-   forwarding graph is recorded (``Vertex.hops``);
+   forwarding graph is recorded (``Vertex.hops``); on small networks a graph grown this
+   way is then replaced by a minimum Steiner tree over the same terminals where that is
+   smaller and no slower (:mod:`inev.planner.tight_trees`, beyond the paper);
 6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
    rule as single-node placements with all sources of the partitioning type as input.
 
@@ -58,6 +60,7 @@ from inev.planner.forwarding_graphs import (
 )
 from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
+from inev.planner.tight_trees import tightened
 from inev.planner.regions import Regions
 from inev.planner.sites import sites
 from inev.planner.tree_hops import TreeHops, tree_hops
@@ -423,7 +426,7 @@ def _layout(
         extended,
         outputs,
         builders,
-        reaches,
+        tightened(network, [b.node for b in builders], reaches),
         placed,
         fallback,
         disseminated_types(combination),

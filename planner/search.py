@@ -329,6 +329,9 @@ def search(
         if push_pull and options.regional:  # the outermost search: not the queries alone
             best_design, best_cost = _regional(network, evaluate, space, best_design,
                                                best_cost, central, options, work)  # fmt: skip
+        if push_pull:  # the outermost search: the queries alone keep their plans
+            best_design, best_cost = _repartition(network, evaluate, space, best_design,
+                                                  best_cost, options, work)  # fmt: skip
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
@@ -394,6 +397,27 @@ def _regional(
     found, value = improve(evaluate, space.options, found, follow)
     work.spend(follow.used, size)
     return found, value
+
+
+def _repartition(
+    network: Network,
+    evaluate: Evaluator,
+    space: _Space,
+    design: Design,
+    cost: float,
+    options: PlanOptions,
+    work: Work,
+) -> tuple[Design, float]:
+    """The local search once more from the best design, now with the *partition* moves
+    (:mod:`inev.planner.improve`), which Eq. 1 hides from Alg. 1; last, so every pass before
+    it is unchanged and the result never costs more than the design it starts from."""
+    size = _vertices(design, space, network)
+    wanted = _evaluations(design, space, options, network)
+    budget = Budget(work.evaluations(wanted, size), work.deadline)
+    progress.stage("local search with re-partitioning", budget.evaluations)
+    found, value = improve(evaluate, space.options, design, budget, repartition=True)
+    work.spend(budget.used, size)
+    return (found, value) if value < cost else (design, cost)
 
 
 def _vertices(design: Design, space: _Space, network: Network) -> int:

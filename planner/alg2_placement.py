@@ -60,9 +60,9 @@ from inev.planner.forwarding_graphs import (
 )
 from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
-from inev.planner.tight_trees import tightened
 from inev.planner.regions import Regions
 from inev.planner.sites import sites
+from inev.planner.tight_trees import tightened
 from inev.planner.tree_hops import TreeHops, tree_hops
 from inev.topologies.network import Network
 

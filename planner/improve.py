@@ -21,11 +21,12 @@ Alg. 2's placement of it costs less (:func:`inev.planner.alg2_placement.placemen
   send them to those sources, so the partition costs nothing more): the inputs without the
   type stay, the type's own events join them, and types only the dropped inputs held come
   directly (a regional placement goes to every source of its type); and a merge whose covering projection is at once partitioned at one of its
-  types (one move: the merge alone may cost more). These are tried last, and only in a
-  final pass of the search (``repartition``, :func:`inev.planner.search.search`) from its
-  best design: every earlier pass runs as before, so the plan is never costlier than it was
-  without them (offered from the start they led the regional pass elsewhere: the planner
-  gate's p3 rose from 0.715 to 0.788);
+  types (one move: the merge alone may cost more). These are tried only in a final pass of
+  the search (``repartition``, :func:`inev.planner.search.search`) from its best design,
+  alone (then the other moves again from what they reach): every earlier pass runs as
+  before, so the plan is never costlier than it was without them (offered from the start
+  they led the regional pass elsewhere: the planner gate's p3 rose from 0.715 to 0.788),
+  and the pass adds few placements;
 * **flatten**: a projection takes its event types directly instead of sub-projections;
 * **co-locate**: a single-node projection is pinned where another one sits (Alg. 2 places
   them one at a time, so two consumers of the same events may sit apart where together they
@@ -214,7 +215,7 @@ def improve(
     repartition: bool = False,
 ) -> tuple[Design, float]:
     """The best design reached from ``start`` by first-improvement local search, and its ψ;
-    with ``repartition`` the *partition* moves join the others (tried after them)."""
+    with ``repartition`` by the *partition* moves alone."""
     cost = evaluate(start, budget)
     current = evaluate.variant(start)
     while not budget.spent():
@@ -239,12 +240,15 @@ def _neighbours(
     repartition: bool = False,
 ) -> Iterator[Design]:
     """Neighbouring designs, move by move (switch, drop, merge, gather, flatten, matches,
-    co-locate, and with ``repartition`` partition; see the module docstring), the projections
-    with the most expensive inputs first within each move."""
+    co-locate; with ``repartition`` partition alone; see the module docstring), the
+    projections with the most expensive inputs first within each move."""
     pool = evaluate.pool
     keys = [k for k in design.reached() if design.choices[k].inputs]
     weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
     keys.sort(key=lambda k: -weight[k])
+    if repartition:
+        yield from _repartitions(pool, design, keys)
+        return
     yield from _switches(options, design, keys)
     yield from _drops(design, keys)
     for key in keys:
@@ -256,14 +260,6 @@ def _neighbours(
     singles = [k for k in keys if k in nodes]
     yield from _colocations(design, singles, nodes)
     yield from _medians(evaluate, design, singles, nodes)
-    if not repartition:
-        return
-    yield from _partitions(pool, design, keys)
-    for key in keys:
-        for merged in _merges(pool, design, key):
-            # the covering projection partitioned at each of its types: a merge that pays
-            # only with its input multi-node is two moves, the first uphill
-            yield from _partitions(pool, merged, [merged.choices[key].inputs[-1]])
 
 
 def _switches(
@@ -293,6 +289,18 @@ def _gathers(design: Design, keys: list[str]) -> Iterator[Design]:
         current = design.choices[key]
         if current.partition is not None:
             yield _with(design, key, replace(current, partition=None))
+
+
+def _repartitions(
+    pool: Mapping[str, Projection], design: Design, keys: list[str]
+) -> Iterator[Design]:
+    """The *partition* moves: each projection at another partitioning type, then each merge
+    with its covering projection partitioned at each of its types (a merge that pays only
+    with its input multi-node is two moves, the first uphill)."""
+    yield from _partitions(pool, design, keys)
+    for key in keys:
+        for merged in _merges(pool, design, key):
+            yield from _partitions(pool, merged, [merged.choices[key].inputs[-1]])
 
 
 def _partitions(

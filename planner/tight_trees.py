@@ -9,17 +9,18 @@ paid 4 links where a tree of 3 joined all four nodes (issue 32, bench_optimality
 ψ 18 against the optimum 16 with the same combination and placements).
 
 :func:`tightened` replaces such a graph, after Alg. 2 has placed every vertex, by the exact
-minimum Steiner tree over the same terminals (:func:`inev.planner.steiner.steiner_links`,
-Dreyfus-Wagner, cached per network and terminal set) when that has fewer links and reaches
+minimum Steiner tree over the same terminals (:class:`inev.planner.steiner_table.SteinerTable`,
+every node subset's tree in one table per network) when that has fewer links and reaches
 no destination over more hops than the grown graph does (so the plan's latency ℓ(I) never
 rises and a latency bound met before is met after). Placements are not revisited: the
 vertices stay where Alg. 2 put them, and only ψ (and the links the events travel) shrink.
 
-The step is bounded: networks of up to :data:`TIGHT_NODES` nodes and vertices with at most
-:data:`TIGHT_TERMINALS` terminals (the node and its destinations); a graph already at the
-floor of ``terminals - 1`` links is kept without a search. Choice and reason: the exact tree
-costs 3^k work per new terminal set, a few milliseconds at k = 8 on these networks, while
-larger networks have thousands of distinct sets per plan and keep Alg. 2's graphs.
+The step is bounded to networks of up to :data:`TIGHT_NODES` nodes, where the table takes
+at most some 0.05 s to build once and each vertex costs one lookup (a graph already at the
+floor of ``terminals - 1`` links is kept without one). Choice and reason: exact trees per
+terminal set (Dreyfus-Wagner) cost milliseconds each, and the search places a plan's
+vertices hundreds of times; it doubled the planner's time on 20-node networks, so larger
+networks keep Alg. 2's graphs.
 
 >>> from inev.topologies.network import Network
 >>> from inev.planner.forwarding_graphs import Reach
@@ -37,13 +38,12 @@ from collections.abc import Sequence
 
 from inev.planner.forwarding_graphs import NO_NODES, Reach
 from inev.planner.inev_graph import Node
-from inev.planner.steiner import bfs, steiner_links, tree_nodes
+from inev.planner.steiner import bfs, tree_nodes
+from inev.planner.steiner_table import SteinerTable
 from inev.topologies.network import Network
 
-TIGHT_NODES = 30
+TIGHT_NODES = 16
 """Networks up to this many nodes get minimum forwarding trees (module docstring)."""
-TIGHT_TERMINALS = 8
-"""Vertices with up to this many terminals (their node and destinations) are tightened."""
 
 
 def tightened(network: Network, nodes: Sequence[Node], reaches: Sequence[Reach]) -> list[Reach]:
@@ -51,17 +51,19 @@ def tightened(network: Network, nodes: Sequence[Node], reaches: Sequence[Reach])
     Steiner tree over its node and destinations where that is smaller and no slower."""
     if len(network.nodes) > TIGHT_NODES:
         return list(reaches)
-    return [_tight(network, node, reach) for node, reach in zip(nodes, reaches, strict=True)]
+    table = SteinerTable.of(network)
+    return [_tight(table, node, reach) for node, reach in zip(nodes, reaches, strict=True)]
 
 
-def _tight(network: Network, node: Node, reach: Reach) -> Reach:
+def _tight(table: SteinerTable, node: Node, reach: Reach) -> Reach:
     destinations = reach.destinations()
+    if reach.size <= len(destinations):  # at the floor: |terminals| - 1 links
+        return reach
     terminals = frozenset(destinations | {node})
-    if len(terminals) > TIGHT_TERMINALS or reach.size <= len(terminals) - 1:
+    mask = table.mask(terminals)
+    if table.size(mask) >= reach.size:
         return reach
-    links = steiner_links(network, terminals)
-    if len(links) >= reach.size:
-        return reach
+    links = table.links(mask)
     new = bfs(links, node)
     old = bfs(reach.links, node)
     if max(new[x] for x in destinations) > max(old[x] for x in destinations):

@@ -66,7 +66,7 @@ def _tight(table: SteinerTable, node: Node, reach: Reach) -> Reach:
     links = table.links(mask)
     new = bfs(links, node)
     old = bfs(reach.links, node)
-    if max(new[x] for x in destinations) > max(old[x] for x in destinations):
+    if any(new[x] > old[x] for x in destinations):
         return reach
     return Reach(
         NO_NODES, NO_NODES, links, frozenset(tree_nodes(links, terminals)), set(destinations)

@@ -73,7 +73,8 @@ WORK_CAP_FROM = 100
 REPARTITION_NODES = 16
 """The outermost search ends with the *partition* moves (:func:`_repartition`) on networks
 up to this many nodes, or at effort 2 and above: their placements need Steiner trees over
-new source sets, which on 20 nodes made the search half again as slow."""
+new source sets, which on 20 nodes made the search half again as slow. Like the regional
+pass it is beyond the paper: ``PlanOptions(regional=False)`` leaves both out."""
 
 
 @dataclass
@@ -333,7 +334,8 @@ def search(
         if push_pull and options.regional:  # the outermost search: not the queries alone
             best_design, best_cost = _regional(network, evaluate, space, best_design,
                                                best_cost, central, options, work)  # fmt: skip
-        if push_pull and (len(network.nodes) <= REPARTITION_NODES or options.effort >= 2):
+        small = len(network.nodes) <= REPARTITION_NODES or options.effort >= 2
+        if push_pull and options.regional and small:  # beyond the paper, as regional ones
             best_design, best_cost = _repartition(network, evaluate, space, best_design,
                                                   best_cost, options, work)  # fmt: skip
     best = _Best(tau, options.strict_latency)

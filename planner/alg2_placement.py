@@ -253,10 +253,14 @@ def placement_cost(
     pinned: Mapping[str, Node] | None = None,
     keep_matches: frozenset[str] = frozenset(),
     with_nodes: bool = False,
+    tight: bool = True,
 ) -> Any:
     """ψ of :func:`place`'s result, without writing the vertices out (for searches); with
-    ``with_nodes``, ``(ψ, {single-node projection: its node})``."""
-    layout = _layout(network, combination, dict(pinned or {}), keep_matches, fallbacks=False)
+    ``with_nodes``, ``(ψ, {single-node projection: its node})``; without ``tight``, ψ of
+    Alg. 2's grown forwarding graphs (:mod:`inev.planner.tight_trees`)."""
+    layout = _layout(
+        network, combination, dict(pinned or {}), keep_matches, fallbacks=False, tight=tight
+    )
     if not with_nodes:
         return layout.psi()
     return layout.psi(), {
@@ -314,10 +318,12 @@ def _layout(
     pinned: dict[str, Node],
     keep_matches: frozenset[str],
     fallbacks: bool = True,
+    tight: bool = True,
 ) -> _Layout:
     """Vertices, nodes and forwarding graphs (the work of :func:`place` before writing out);
     without ``fallbacks`` the multi-node projections' fall-back nodes are left out (ψ does not
-    depend on them, and searches place hundreds of designs: they took a quarter of the time).
+    depend on them, and searches place hundreds of designs: they took a quarter of the time);
+    without ``tight`` the grown forwarding graphs are kept (:mod:`inev.planner.tight_trees`).
 
     Projections are handled in topological order. A vertex's forwarding graph starts as the
     Steiner tree over the sources of its multi-node consumers, joined to the vertex's node
@@ -426,7 +432,7 @@ def _layout(
         extended,
         outputs,
         builders,
-        tightened(network, [b.node for b in builders], reaches),
+        tightened(network, [b.node for b in builders], reaches) if tight else reaches,
         placed,
         fallback,
         disseminated_types(combination),

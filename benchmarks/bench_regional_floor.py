@@ -6,12 +6,13 @@ centralized plan and, for every query holding a, the cheapest regional design of
 query alone*: a partitioned at the k sites of :mod:`inev.planner.regions` (k on the count
 ladder, 1 … |f(a)|), every other type of the query sent over the tree spanning the sites
 (:func:`inev.planner.regional.estimates`), or all of them sent to the best single node
-(``k`` 0). Every query holding a needs all of a's events to
-meet its other types, so a's events can be kept no nearer their sources than the costliest
-of these designs allows; that cost over ψ_central is the line's ``floor``. It is not a
-proof over every conceivable plan (the sites are the greedy ladder's, the trees estimated),
-but it is what the placements the planner searches can reach: a ratio above it is the
-search's shortfall, a ratio near it the instance's.
+(``k`` 0). Every query holding a needs all of a's events to meet its other types, so a's
+events can be kept no nearer their sources than the costliest of these designs allows; that
+cost over ψ_central is the line's ``floor``. A query in which some projection holding a is
+rarer than a is left out (a's events can be thinned near their sources first). The floor is
+not a proof over every conceivable plan (the sites are the greedy ladder's, the trees
+estimated), but it is what the placements the planner searches can reach: a ratio above it
+is the search's shortfall, a ratio near it the instance's.
 
     nodes ratio seed  type share  binding-query partner a/partner  k  floor
 
@@ -27,6 +28,7 @@ seed at 1,000 nodes, about a minute at 10,000).
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import subprocess
 import sys
@@ -35,8 +37,10 @@ from pathlib import Path
 
 from inev.planner import regional
 from inev.planner.baselines import centralized_node, centralized_plan
+from inev.planner.projections import all_projections
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
+from inev.workloads.workload import Query
 
 INEV = [sys.executable, "-m", "inev.experiments.cli"]
 
@@ -64,9 +68,10 @@ def floor(net_path: Path, wl_path: Path) -> dict:
             costs[v.projection] = costs.get(v.projection, 0.0) + v.cost
     a = max(costs, key=lambda t: (costs[t], t))
     total = sum(network.source_rates(a))
-    worst = {"cost": 0.0}
+    worst = {"cost": 0.0, "query": "-", "k": 0, "partner": "-", "times": math.nan}
+    glob = network.global_rates()
     for q in workload.queries:
-        if a not in q.types:
+        if a not in q.types or _thins(q, a, glob, workload.window):
             continue
         partners = [(t, sum(network.source_rates(t))) for t in sorted(set(q.types) - {a})]
         scored = regional.estimates(network, a, partners, [], regional.count_ladder(network, a))
@@ -80,6 +85,12 @@ def floor(net_path: Path, wl_path: Path) -> dict:
                      "times": total / heavy[1]}  # fmt: skip
     return {"type": a, "share": costs[a] / central.psi, **worst,
             "floor": worst["cost"] / central.psi}  # fmt: skip
+
+
+def _thins(query: Query, a: str, rates: dict[str, float], window: float) -> bool:
+    """Whether some projection of ``query`` holding ``a`` is rarer than ``a`` itself: then
+    a's events can be thinned near their sources first, and the query binds nothing."""
+    return any(p.rate < rates[a] for p in all_projections(query, rates, window) if a in p.types)
 
 
 def main() -> None:

@@ -326,15 +326,56 @@ def regionalise(
         found = target(design, evaluate.pool, name, nodes, narrow)
         if found is None:
             continue
-        for k in best_counts(network, found, nodes, placed):
+        tried: set[int] = set()
+        for best in best_counts(network, found, nodes, placed):
             if budget.spent():
                 break
+            k = written_count(network, design, found, best, evaluate.pool)
+            if k in tried:
+                continue
+            tried.add(k)
             candidate = with_regions(network, design, found, k)
             value = evaluate(candidate, budget)
             listed = listed_destinations(network, candidate.combination(evaluate.pool))
             if (listed > MAX_DESTINATIONS, value) < (not fits, cost * (1 - 1e-9)):
                 design, cost, fits = candidate, value, listed <= MAX_DESTINATIONS
     return design, cost
+
+
+def written_count(
+    network: Network, design: Design, found: Target, k: int, pool: Mapping[str, Projection]
+) -> int:
+    """``k``, or, when the design with ``k`` sites lists more destinations than a plan can
+    write out (:func:`listed_destinations`), the largest count of the ladder below it
+    (:func:`count_ladder`) whose design can be written out; ``k`` when none can.
+
+    Where a few thousand sources make the estimate's best count INEv's multi-node placement,
+    its plan cannot be written out and the search would otherwise keep the centralized one.
+    The largest count that fits is taken, not the one of least estimate among those that
+    fit: the estimate is lowest at ``k``, and on the instances met it falls steadily up to
+    it, so the largest count below it is also the cheapest by the estimate (our choice: one
+    listing per count, no new estimates)."""
+    if _listed(network, design, found, k, pool) <= MAX_DESTINATIONS:
+        return k
+    for smaller in sorted(
+        (c for c in count_ladder(network, found.partition) if c < k), reverse=True
+    ):
+        if _listed(network, design, found, smaller, pool) <= MAX_DESTINATIONS:
+            return smaller
+    return k
+
+
+def _listed(
+    network: Network, design: Design, found: Target, k: int, pool: Mapping[str, Projection]
+) -> int:
+    """What the design with the projections of ``found`` at ``k`` sites lists."""
+    return listed_destinations(network, with_regions(network, design, found, k).combination(pool))
+
+
+def written_out(network: Network, design: Design, pool: Mapping[str, Projection]) -> bool:
+    """Whether ``design``'s plan lists few enough destinations to be written out
+    (:func:`listed_destinations`)."""
+    return listed_destinations(network, design.combination(pool)) <= MAX_DESTINATIONS
 
 
 def listed_destinations(network: Network, combination: Combination) -> int:

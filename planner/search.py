@@ -384,7 +384,8 @@ def _regional(
     sources than a regional one may have sites, after the search above; then the local
     search from the result with the work left. The pass has its own budget (one or two
     placed designs per type, within the deadline), so the search before it is unchanged and
-    the result is never costlier than the search's. Only the outermost search runs it: the
+    the result is never costlier than the search's, except that a design that can be written
+    out replaces one that cannot (whose plan would leave the centralized one). Only the outermost search runs it: the
     queries planned alone (the isolated candidate, the paper's sharing-agnostic baseline)
     keep the paper's placements."""
     types = regional.types_to_try(network, design, central)
@@ -394,14 +395,18 @@ def _regional(
     budget = Budget(math.ceil(options.effort * placed * len(types)), work.deadline)
     progress.stage("regional placements", budget.evaluations)
     found, value = regional.regionalise(network, evaluate, design, cost, types, budget, placed)
-    if value >= cost:
+    if found is design:  # nothing cheaper, nor a plan that can be written out where it cannot
         return design, cost
     size = _vertices(found, space, network)
     wanted = _evaluations(found, space, options, network)
     follow = Budget(work.evaluations(wanted, size), work.deadline)
     progress.stage("local search from the regional placements", follow.evaluations)
-    found, value = improve(evaluate, space.options, found, follow)
+    better, lower = improve(evaluate, space.options, found, follow)
     work.spend(follow.used, size)
+    if regional.written_out(network, better, space.pool) or not regional.written_out(
+        network, found, space.pool
+    ):
+        return better, lower
     return found, value
 
 

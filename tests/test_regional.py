@@ -238,6 +238,31 @@ def test_listed_destinations_count_every_vertex_of_a_partitioned_input():
     assert listed_destinations(STARS, replace(combination, regional={})) == 10
 
 
+def test_a_best_count_that_cannot_be_written_out_gives_way_to_the_largest_that_can(monkeypatch):
+    # A at the ten nodes of a path 0-9 (rate 1 each), B at node 10 past 9 (rate 0.3). INEv's
+    # placement at all ten sources is cheapest (B over 9 + 1 links: 3.0) and B lists ten
+    # destinations; allowed five (as the 10,000-node plans are allowed 20 million), the ladder's
+    # largest count below ten listing at most five is 4: sites 1, 4, 7, 8. By hand: A's events
+    # 2 + 2 + 1 + 1 = 6 hops, B 0.3 x (7 tree links + 2 to reach it) = 2.7; 8.7 against the
+    # centralized 26.8 (before, the unlistable design was kept, and at scale its plan then
+    # gave way to the centralized one)
+    net = Network.build(
+        range(11), [(i, i + 1) for i in range(10)], {"A": (1.0, list(range(10))), "B": (0.3, [10])}
+    )
+    assert plan_workload(net, AND_AB).psi == pytest.approx(3.0)
+    monkeypatch.setattr("inev.planner.regional.MAX_DESTINATIONS", 5)
+    plan = plan_workload(net, AND_AB)
+    assert plan.psi == pytest.approx(8.7)
+    sink = plan.vertices_of(plan.sinks["q"])
+    assert sorted((v.node, v.region) for v in sink) == [
+        (1, (0, 1, 2)),
+        (4, (3, 4, 5)),
+        (7, (6, 7)),
+        (8, (8, 9)),
+    ]
+    assert check_plan(plan, net) == []
+
+
 @settings(max_examples=20, deadline=None)
 @given(
     st.integers(0, 10_000),

@@ -422,7 +422,8 @@ def _repartition(
     """The local search once more from the best design with the *partition* moves
     (:mod:`inev.planner.improve`), which Eq. 1 hides from Alg. 1, then with the others from
     what they reach; last, so every pass before it is unchanged and the result never costs
-    more than the design it starts from."""
+    more than the design it starts from. As in :func:`_regional`, a design whose plan cannot
+    be written out never replaces one that can."""
     size = _vertices(design, space, network)
     wanted = _evaluations(design, space, options, network)
     budget = Budget(work.evaluations(wanted, size), work.deadline)
@@ -431,7 +432,12 @@ def _repartition(
     if value < cost:  # the other moves again from there
         found, value = improve(evaluate, space.options, found, budget)
     work.spend(budget.used, size)
-    return (found, value) if value < cost else (design, cost)
+    if value < cost and (
+        regional.written_out(network, found, space.pool)
+        or not regional.written_out(network, design, space.pool)
+    ):
+        return found, value
+    return design, cost
 
 
 def _vertices(design: Design, space: _Space, network: Network) -> int:

@@ -144,6 +144,8 @@ def _shedding(f: Mapping[str, Any], selection: Selection) -> SheddingOptions | N
     capacity = f["capacity"]
     strategy = shedding_strategy(capacity is not None, f["shed"], f["latency_bound"])
     if capacity is None:
+        if f["safety"] is not None:
+            raise InevError("--safety needs --capacity and --latency-bound")
         return None
     if not selection.default:
         raise InevError("--capacity runs skip-till-any-match only (no --strategy, --consume)")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from inev.planner.alg2_placement import place
-from inev.planner.assemble import build_plan, rate_fields
+from inev.planner.assemble import PlanGraph, build_plan, rate_fields
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node, Plan, ProjectionInfo, Vertex, link
 from inev.planner.latency_model import DEFAULT_XI, partial_match_rate
@@ -379,16 +379,6 @@ def push_pull_plan(
         vertices.append(Vertex(len(vertices), skey, pp.node, tuple(ids)))
         sinks[q.name] = skey
         combination[skey] = tuple(pp.order)
-    return Plan(
-        method="ppop" if model == "ppop" else f"ppop-{model}",
-        vertices=tuple(vertices),
-        projections=projections,
-        combination=combination,
-        multi_node={},
-        sinks=sinks,
-        type_rates=type_rates,
-        source_rates=source_rates,
-        psi=total,
-        latency=latency,
-        notes=tuple(notes),
-    )
+    graph = PlanGraph(tuple(vertices), projections, combination, sinks, type_rates, source_rates)
+    method = "ppop" if model == "ppop" else f"ppop-{model}"
+    return build_plan(network, None, graph, method, notes=notes, psi=total, latency=latency)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from inev.planner.cost_model import psi as psi_of
+from inev.planner.assemble import PlanGraph, build_plan
 from inev.planner.inev_graph import Link, Node, Plan, ProjectionInfo, Vertex
 
 
@@ -71,18 +71,15 @@ def side_by_side(parts: Sequence[tuple[str, Plan]], method: str = "isolated") ->
             line if line.startswith(f"{name}: ") else f"{name}: {line}" for line in sub.notes
         )
         latency = max(latency, sub.latency)
-    return Plan(
-        method=method,
+    graph = PlanGraph(
         vertices=tuple(vertices),
         projections=projections,
         combination=combination,
-        multi_node=multi_node,
         sinks=sinks,
         type_rates=type_rates,
         source_rates=source_rates,
+        multi_node=multi_node,
         fallback=fallback,
         trees=tuple(trees),
-        psi=psi_of(vertices),
-        latency=latency,
-        notes=tuple(notes),
     )
+    return build_plan(None, None, graph, method, notes=notes, latency=latency)

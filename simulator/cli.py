@@ -1,39 +1,35 @@
-"""``inev simulate``: execute a plan in the SimPy network simulator."""
+"""``inev simulate``: execute a plan in the SimPy network simulator.
+
+The command parses its flags and prints; the job itself (checks, files, planning on the fly,
+the run) is :mod:`inev.simulator.simulate_job`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import click
 
-from inev.common.errors import InevError
+from inev.common.click_options import seed_option
 from inev.common.figures import echo_summary
 from inev.common.help_text import examples
-from inev.common.paths import check_paths
 from inev.common.progress import time_progress
-from inev.planner.fingerprint import check_plan_for
-from inev.planner.inev_graph import load_plan
-from inev.planner.planning import METHODS, plan_workload
-from inev.planner.repair import apply_changes, load_changes
-from inev.simulator.aggregation import size_workload
-from inev.simulator.capacity import CapacityOptions, parse_node_capacities
-from inev.simulator.engine.cli import engine_options, shedding_options, size_check_option
-from inev.simulator.engine.processing import shedding_strategy
-from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
+from inev.planner.planning import METHODS
+from inev.simulator.engine.cli import (
+    capacity_option,
+    engine_options,
+    shedding_options,
+    size_check_option,
+)
 from inev.simulator.figures import simulation_figures
-from inev.simulator.options import SimulationOptions
-from inev.simulator.run import TraceStream, simulate
-from inev.simulator.simulation_result import save_result
-from inev.simulator.sources import rescale_rates
+from inev.simulator.simulate_job import open_simulation, simulate_request
 from inev.simulator.tables import query_table
-from inev.topologies.io import load_network
-from inev.workloads.io import load_workload
 
 
 def simulation_options(command: Any) -> Any:
     """How to simulate (:class:`~inev.simulator.options.SimulationOptions`) as click options;
-    :func:`options_of` turns their values into the options object."""
+    :func:`inev.simulator.simulate_job.simulation_options` turns their values into the
+    options object."""
     options = [
         click.option(
             "--duration",
@@ -41,19 +37,13 @@ def simulation_options(command: Any) -> Any:
             show_default=True,
             help="Simulated time units (with --trace: the trace's last time, unless given).",
         ),
-        click.option("--seed", default=0, show_default=True, help="Seed of the Poisson sources."),
+        seed_option("the Poisson sources and the random shedders"),
         click.option(
             "--bandwidth", type=float, help="Messages per time unit a link carries (queueing)."
         ),
         engine_options,
         size_check_option,
-        click.option(
-            "--capacity",
-            multiple=True,
-            help="Processing capacity: work units per time unit of every node, auto:F (F times "
-            "what the busiest node needs in an unlimited run), or NODE=C / NODE=auto:F for one "
-            "node (repeatable).",
-        ),
+        capacity_option(every_node=True),
         shedding_options,
         click.option(
             "--stage-slack",
@@ -66,27 +56,6 @@ def simulation_options(command: Any) -> Any:
     for option in reversed(options):
         command = option(command)
     return command
-
-
-def options_of(knobs: dict[str, Any]) -> SimulationOptions:
-    """The :class:`SimulationOptions` of :func:`simulation_options`' flag values."""
-    return SimulationOptions(
-        duration=knobs["duration"],
-        seed=knobs["seed"],
-        bandwidth=knobs["bandwidth"],
-        engine_plan=knobs["engine_plan"],
-        adaptation=knobs["adaptive"],
-        check=not knobs["no_size_check"],
-        capacity=capacity_options(
-            knobs["capacity"],
-            knobs["latency_bound"],
-            knobs["shed"],
-            knobs["cost_per_unit"],
-            knobs["safety"],
-            knobs["stage_slack"],
-            seed=knobs["seed"],
-        ),
-    )
 
 
 @click.command(
@@ -140,102 +109,28 @@ def simulate_command(
     plan_file: str | None,
     out: str,
     trace_file: str | None,
-    method: str | None,
     changes_file: str | None,
-    total_rate: float | None,
-    force: bool,
-    **knobs: Any,
+    **flags: Any,
 ) -> None:
     """Run a plan node by node; count messages, check matches against centralized evaluation.
 
     With --capacity every node queues its items FIFO in front of its engines (service time =
     work units x cost per unit / capacity); with --latency-bound and --shed each node sheds
     load; the result's "shedding" entry compares with an unlimited run of the same trace."""
-    if plan_file and method:
-        raise InevError("give either a plan file or --method, not both")
-    if total_rate is not None and not method:
-        raise InevError("--total-rate needs --method (a plan file was made for other rates)")
-    inputs = {
+    given = click.get_current_context().get_parameter_source("duration")
+    files = {
         "network": network_file,
         "workload": workload_file,
         "plan": plan_file,
         "trace": trace_file,
         "changes": changes_file,
     }
-    check_paths(inputs, out)
-    options = options_of(knobs)
-    network = load_network(network_file)
-    workload = load_workload(workload_file)
-    workload.check_network(network, (workload_file, network_file))
-    if total_rate is not None:
-        network = rescale_rates(network, workload.split_or().types, total_rate)
-    if plan_file:
-        plan = load_plan(plan_file)
-        names = (plan_file, network_file, workload_file)
-        check_plan_for(plan, network, workload, names=names, force=force, force_option="--force")
-    elif method:
-        plan = plan_workload(network, workload, method)
-    else:
-        raise InevError("give a plan file or --method to plan on the fly")
-    trace = None
-    if trace_file:
-        # sinks of return queries aggregate alone (no trends) unless capacity or changes
-        # need their matches: size those queries as the run evaluates them
-        alone = options.capacity is None and not changes_file
-        sized = size_workload(workload) if alone else workload
-        trace, end = _trace_stream(sized, trace_file, options.check)
-        given = click.get_current_context().get_parameter_source("duration")
-        explicit = given is not None and given.name != "DEFAULT"
-        options = replace(options, duration=max(options.duration, end) if explicit else end)
-    changes = load_changes(changes_file) if changes_file else []
-    if changes:
-        apply_changes(network, changes, changes_file)  # a bad entry: refused naming the file
-    with time_progress("simulate", 0.0, options.duration) as update:
-        result = simulate(
-            network, workload, plan, options, trace=trace, changes=changes, progress=update
-        )
-    save_result(result, out)
+    duration_given = given is not None and given.name != "DEFAULT"
+    job = open_simulation(simulate_request(files, out, {**flags, "duration_given": duration_given}))
+    for note in job.notes:
+        click.echo(f"note: {note}", err=True)
+    with time_progress("simulate", 0.0, job.options.duration) as update:
+        result = job.run(update)
     echo_summary(
         simulation_figures(result), title=f"simulation -> {out}", extra=[query_table(result)]
-    )
-
-
-def _trace_stream(workload: Any, trace_file: str, check: bool) -> tuple[TraceStream, float]:
-    """A recorded trace, scanned and checked, as a stream; and its last time."""
-    prepared = prepare(workload, trace_file, check=check)
-    for note in absent_types(workload, prepared.scan):
-        click.echo(f"note: {note}", err=True)
-    scan = prepared.scan
-    stream = TraceStream(
-        lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start
-    )
-    return stream, scan.end
-
-
-def capacity_options(
-    capacity: tuple[str, ...],
-    latency_bound: float | None,
-    shed: str | None,
-    cost_per_unit: float,
-    safety: float | None,
-    stage_slack: float | None,
-    seed: int = 0,
-) -> CapacityOptions | None:
-    """The :class:`CapacityOptions` of ``inev simulate``'s flags (``None`` without --capacity)."""
-    strategy = shedding_strategy(bool(capacity), shed, latency_bound)
-    if not capacity:
-        return None
-    share = 0.1
-    if safety is not None:
-        if latency_bound is None or not 0 <= safety < latency_bound:
-            raise InevError("--safety needs --latency-bound and must lie in [0, bound)")
-        share = safety / latency_bound
-    return CapacityOptions(
-        parse_node_capacities(capacity),
-        latency_bound=latency_bound,
-        shed=strategy,
-        cost_per_unit=cost_per_unit,
-        stage_slack=stage_slack,
-        safety=share,
-        seed=seed,
     )

@@ -23,6 +23,10 @@ Three more rules keep the house easy to change:
   (the simulator's ``simulate`` takes the engine's shedding options).
 - **No private names across layers**: ``from inev.x.y import _name`` or an import of a
   private module ``inev.x._y`` from another layer than ``x``.
+- **One maker of plans**: a :class:`~inev.planner.inev_graph.Plan` is constructed only by
+  ``planner/assemble.py`` (``build_plan``, for every method) and by the plan file reader
+  (``plan_from_dict`` in ``planner/inev_graph.py``); a method that called ``Plan(...)`` itself
+  could drift from the others' records and figures (it happened to PPoP and the isolated join).
 """
 
 from __future__ import annotations
@@ -195,6 +199,48 @@ def crossings(root: Path) -> list[str]:
     return found
 
 
+PLAN_MAKERS = {"planner/assemble.py": None, "planner/inev_graph.py": "plan_from_dict"}
+"""Files that may construct a ``Plan``: anywhere in the file (None), or in that function only."""
+
+
+def plan_constructions(root: Path) -> list[str]:
+    """Every ``Plan(...)`` call (also ``module.Plan(...)`` and ``Plan`` imported under another
+    name) outside :data:`PLAN_MAKERS`, as ``file:line``."""
+    found = []
+    for path in all_modules(root).values():
+        where = path.relative_to(root).as_posix()
+        tree = ast.parse(path.read_text(), filename=str(path))
+        names = {"Plan"} | {
+            a.asname
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom | ast.Import)
+            for a in node.names
+            if a.name.rsplit(".", 1)[-1] == "Plan" and a.asname
+        }
+        allowed = _allowed_lines(tree, where)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in names and node.lineno not in allowed:
+                found.append(f"{where}:{node.lineno}: constructs a Plan (use assemble.build_plan)")
+    return found
+
+
+def _allowed_lines(tree: ast.Module, where: str) -> set[int]:
+    """The lines of ``tree`` where :data:`PLAN_MAKERS` lets the file construct a plan."""
+    if where not in PLAN_MAKERS:
+        return set()
+    function = PLAN_MAKERS[where]
+    return {
+        getattr(inner, "lineno", 0)
+        for node in ast.walk(tree)
+        if function is None or (isinstance(node, ast.FunctionDef) and node.name == function)
+        for inner in ast.walk(node)
+    }
+
+
 def test_the_package_keeps_the_layers():
     assert violations(ROOT) == []
 
@@ -331,3 +377,29 @@ def test_a_planted_cycle_is_caught(tmp_path, files, bad):
 )
 def test_a_planted_crossing_is_caught(tmp_path, source, text, bad):
     assert bool(crossings(_plant(tmp_path, {source: text}))) == bad
+
+
+def test_only_build_plan_constructs_plans():
+    assert plan_constructions(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "bad"),
+    [
+        # PPoP and the isolated join used to build their plans by hand
+        (
+            "planner/baselines.py",
+            "def f(v):\n    return Plan('ppop', v, {}, {}, {}, {}, {})\n",
+            True,
+        ),
+        ("planner/isolated.py", "from inev.planner import inev_graph\ninev_graph.Plan(*a)\n", True),
+        ("simulator/x.py", "from inev.planner.inev_graph import Plan as P\nP(*args)\n", True),
+        ("planner/inev_graph.py", "def plan_to_dict(p):\n    return Plan(*p)\n", True),
+        ("planner/inev_graph.py", "def plan_from_dict(d):\n    return Plan(**d)\n", False),
+        ("planner/assemble.py", "def build_plan(g):\n    return Plan(*g)\n", False),
+        ("planner/x.py", "def f(plan):\n    return replace(plan, psi=1.0)\n", False),
+        ("planner/x.py", "def f():\n    return PushPullPlan(1)\n", False),
+    ],
+)
+def test_a_planted_plan_construction_is_caught(tmp_path, source, text, bad):
+    assert bool(plan_constructions(_plant(tmp_path, {source: text}))) == bad

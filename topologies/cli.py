@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from inev.common.click_options import seed_option
 from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
@@ -63,7 +64,7 @@ def network_group() -> None:
     is_flag=True,
     help="With --from-file: keep the largest connected part of a disconnected topology.",
 )
-@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@seed_option("the generated network")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output JSON file."
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from inev.common.click_options import seed_option
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.topologies.io import load_network
@@ -71,7 +72,7 @@ def trace_group() -> None:
     help="Use this network's nodes, types and per-source rates (--nodes, --types, --events, "
     "--skew, --node-ratio and --spread are then ignored).",
 )
-@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@seed_option("the trace")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Trace (.csv or .parquet)."
 )
@@ -138,7 +139,7 @@ def generate_command(
     show_default=True,
     help="Mean degree of the generated topology (without --topology).",
 )
-@click.option("--seed", default=0, show_default=True, help="Seed of the generated topology.")
+@seed_option("the generated topology")
 @click.option(
     "--link-latency",
     default=1.0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from inev.common.click_options import seed_option
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
@@ -50,7 +51,7 @@ def workload_group() -> None:
     help="Selectivity scale: pairwise selectivities in [scale/10, scale].",
 )
 @click.option("--window", default=1.0, show_default=True, help="Time window of every query.")
-@click.option("--seed", default=0, show_default=True, help="Random seed.")
+@seed_option("the queries")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output JSON file."
 )

@@ -6,6 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from inev.common.click_options import seed_option
 from inev.common.files import write_json_document
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
@@ -27,7 +28,7 @@ from inev.workloads.io import load_workload, workload_to_dict
     show_default=True,
     help=f"Pairs checked per type pair when there are more than {EXACT_LIMIT:,} candidates.",
 )
-@click.option("--seed", default=0, show_default=True, help="Seed of the sample.")
+@seed_option("the sample")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output workload JSON."
 )

@@ -9,4 +9,56 @@ plans), ``evaluation`` (running one plan), ``greedy`` / ``zstream`` (plan genera
 ``statistics``, ``adaptivity`` (invariants and baselines), ``engine`` (with ``branch``: one
 OR branch's compiled checks, plans and statistics, and ``engine_options``), ``trace`` and ``cli``;
 the sub-package ``greta`` aggregates Kleene trends without building them (GRETA).
+
+``compile_workload``, ``CompiledWorkload``, ``Matches``, ``MatchOptions``, ``SheddingOptions``,
+``SheddingReport``, ``make_event`` and ``Event`` are importable from here as well (loaded on
+first use, from :mod:`inev.simulator.engine.api`).
+
+>>> from inev.simulator.engine import compile_workload, make_event
+>>> from inev.workloads import Query, Workload
+>>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)")])
+>>> compile_workload(wl).run([make_event(0.0, "A", 0, 1), make_event(1.0, "B", 0, 2)]).matches
+{'q': [(1, 2)]}
 """
+
+from typing import TYPE_CHECKING
+
+from inev.common.facade import lazy_exports
+
+_API = "inev.simulator.engine.api"
+_EXPORTS = {
+    name: _API
+    for name in (
+        "CompiledWorkload",
+        "Event",
+        "MatchOptions",
+        "Matches",
+        "SheddingOptions",
+        "SheddingReport",
+        "compile_workload",
+        "make_event",
+    )
+}
+__all__ = [
+    "CompiledWorkload",
+    "Event",
+    "MatchOptions",
+    "Matches",
+    "SheddingOptions",
+    "SheddingReport",
+    "compile_workload",
+    "make_event",
+]
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
+    from inev.simulator.engine.api import (
+        CompiledWorkload,
+        Event,
+        Matches,
+        MatchOptions,
+        SheddingOptions,
+        SheddingReport,
+        compile_workload,
+        make_event,
+    )

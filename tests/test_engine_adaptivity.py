@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inev.simulator.engine.adaptivity import (
+from inev.simulator.engine.invariants import (
     AlwaysDecision,
     InvariantDecision,
     ThresholdDecision,

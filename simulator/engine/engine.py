@@ -71,8 +71,8 @@ from inev.simulator.engine.invariants import make_decision
 from inev.simulator.engine.kleene import iteration
 from inev.simulator.engine.outputs import final, release_held
 from inev.simulator.engine.reoptimization import (
-    check,
     current_stats,
+    observe,
     replace_plan,
     sample,
     start_plan,
@@ -353,9 +353,9 @@ class Engine:
     def _process(self, item: Any, t: float) -> list[Any]:
         """Evaluate one released item against every branch; return the new matches.
 
-        The engine's per-item path, whose throughput ``benchmarks/bench_engine.py`` prints:
-        the routing of an event or a match and the feeding of one unit are helpers, the
-        loop over the item's routes stays here with its locals bound once per call.
+        The engine's per-item path, whose throughput ``benchmarks/bench_engine.py`` prints
+        (radon complexity 20): a primitive event's routing stays inline (a call per event
+        costs about 1 % there), a match's routing and the feeding of one unit are helpers.
         """
         self.seq += 1
         seq = self.seq
@@ -368,7 +368,25 @@ class Engine:
         work = 0
         checked = 0
         adaptive = self._adaptive
-        routes = self._event_routes(item, t) if type(item) is Event else self._match_routes(item)
+        if type(item) is Event:
+            self.counters["events"] += 1
+            typ = item[1]
+            if self.selector is not None and not self._selected(item):
+                return out
+            nb = self.neg_buffers.get(typ)
+            if nb is not None:
+                nb[0].append(t)
+                nb[1].append(item)
+            routes = self.routes.get(typ, ())
+            if adaptive and routes:
+                # sample's bookkeeping inlined (it runs for every event)
+                self.last_event[typ] = item
+                n = self.type_counts.get(typ, 0) + 1
+                self.type_counts[typ] = n
+                if not n % self._sample_every:
+                    sample(self, item, typ, t)
+        else:
+            routes = self._match_routes(item)
         for branch, unit in routes:
             runners = branch.runners
             if len(runners) > 1 and t > runners[0].retire_after:
@@ -386,41 +404,22 @@ class Engine:
             work += fed[0]
             checked += fed[1]
             if adaptive:
-                branch.statistics.arrival(unit, t)
-                branch.since_check += 1
-                if branch.since_check >= self.adaptation.check_every:
-                    branch.since_check = 0
-                    check(self, branch)
+                observe(self, branch, unit, t)
         self.last_work = work
         self.last_cost = 1 + checked
         self.counters["partial_matches"] += work
         self.counters["work"] += 1 + checked
         return out
 
-    def _event_routes(self, item: Event, t: float) -> Sequence[tuple[Branch, int]]:
-        """Count a primitive event, apply the selection filter, buffer it for negations,
-        sample it for re-optimisation; return the units it feeds (none when filtered)."""
-        self.counters["events"] += 1
-        typ = item[1]
+    def _selected(self, item: Event) -> bool:
+        """Show the event to the selection strategy; whether it keeps it (counted if not)."""
         selector = self.selector
-        if selector is not None:
-            selector.see(item)
-            if selector.drop(item):
-                self.counters["filtered"] += 1
-                return ()
-        nb = self.neg_buffers.get(typ)
-        if nb is not None:
-            nb[0].append(t)
-            nb[1].append(item)
-        routes = self.routes.get(typ, ())
-        if self._adaptive and routes:
-            # sample's bookkeeping inlined (it runs for every event)
-            self.last_event[typ] = item
-            n = self.type_counts.get(typ, 0) + 1
-            self.type_counts[typ] = n
-            if not n % self._sample_every:
-                sample(self, item, typ, t)
-        return routes
+        assert selector is not None
+        selector.see(item)
+        if selector.drop(item):
+            self.counters["filtered"] += 1
+            return False
+        return True
 
     def _match_routes(self, item: Sequence[Event]) -> Sequence[tuple[Branch, int]]:
         """Count a sub-projection match; return the units of its set of types."""

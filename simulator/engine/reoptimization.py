@@ -63,6 +63,16 @@ def current_stats(engine: Engine, branch: Branch) -> Stats:
     return unit_stats(branch, rates, sel)
 
 
+def observe(engine: Engine, branch: Branch, unit: int, t: float) -> None:
+    """Count an item of ``unit`` arriving at ``t`` in the branch's statistics; check the
+    decision function every ``check_every`` items."""
+    branch.statistics.arrival(unit, t)
+    branch.since_check += 1
+    if branch.since_check >= engine.adaptation.check_every:
+        branch.since_check = 0
+        check(engine, branch)
+
+
 def check(engine: Engine, branch: Branch) -> None:
     """Ask the branch's decision function; on a violation, generate a plan and deploy it
     when it differs from the current one."""

@@ -2,7 +2,7 @@
 
 A *unit* is one input of a branch's evaluation plan: a primitive type, a Kleene type, a
 Kleene closure over a composite (its leaves' events feed a sub-engine) or a sub-projection
-whose matches arrive as tuples (:class:`inev.simulator.engine.evaluation.Unit`). Negated
+whose matches arrive as tuples (:class:`inev.simulator.engine.plan_runner.Unit`). Negated
 types are no units: their events go to the branch's negation buffers.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from inev.common.errors import InevError
 from inev.simulator.engine.branch import Branch, monitored_pairs
 from inev.simulator.engine.constraints import Constraints, build_constraints
-from inev.simulator.engine.evaluation import Unit
+from inev.simulator.engine.plan_runner import Unit
 from inev.simulator.engine.statistics import Statistics
 from inev.workloads.query import Pattern, Primitive, event_types, negated_types
 

@@ -59,6 +59,7 @@ from inev.experiments.dynamics import (
 )
 from inev.experiments.latency_graphs import candidate_plans, hops, pick
 from inev.experiments.paper_workloads import counterpart, operator_type, paper_workload
+from inev.experiments.plan_cache import cached_plan
 from inev.experiments.yardstick import closeness, exact_psi, yardstick
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
@@ -139,7 +140,7 @@ def measure(
     for method in methods:
         if method == "lower_bound":
             continue
-        plans[method] = plan_workload(network, workload, method, options)
+        plans[method] = cached_plan(network, workload, method, options)
         out[method] = _plan_row(plans[method])
     if "inev" in plans:
         out["inev"].update(_dynamics(network, workload, config, seed, plans["inev"], options))

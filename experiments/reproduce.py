@@ -39,6 +39,7 @@ import re
 import shutil
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,7 @@ from inev.common.words import plural
 from inev.experiments.claims import Figure, Outcome, describe, evaluate, fmt, load_claims
 from inev.experiments.columns import axis_label, method_name
 from inev.experiments.paper_settings import settings_rows, settings_table
+from inev.experiments.provenance import describe_versions, task_versions, version_counts
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
 from inev.experiments.sweep_folder import (
     identity,
@@ -83,6 +85,9 @@ class FigureResult:
     """``(text, measured)`` of the figure's diagnostics: numbers without a verdict."""
     kept: bool = False
     """Not asked for: kept from the report in the folder, checked again from its ``runs/``."""
+    code: dict[str, int] = field(default_factory=dict)
+    """How many of the figure's tasks each version of inev computed
+    (:mod:`inev.experiments.provenance`)."""
 
     @property
     def holds(self) -> bool:
@@ -243,6 +248,7 @@ def run_figures(
             done[key] = (figure.preset, rows, failures)
         image, failures = _draw(figure, rows, document, folder, failures)
         outcomes = [evaluate(check, rows) for check in figure.checks]
+        code = _code(folder / "runs" / (shared or figure.preset), rows)
         diagnostics = [(d["text"], describe(d, rows)) for d in figure.diagnostics]
         seconds = time.perf_counter() - started
         result = FigureResult(
@@ -259,6 +265,7 @@ def run_figures(
             diagnostics,
         )
         result.kept = figure.id in kept
+        result.code = code
         out.append(result)
         verdict = "holds" if result.holds else "DOES NOT HOLD"
         how = "kept from the report" if result.kept else f"in {seconds:.1f} s"
@@ -314,6 +321,35 @@ def _run(
     finally:
         if stop is not None:
             stop()
+
+
+def _code(runs: Path, rows: list[dict[str, Any]]) -> dict[str, int]:
+    """How many tasks of ``rows`` each code computed, from ``runs``' record."""
+    ids = {row["task_id"] for row in rows if row.get("task_id")}
+    return dict(version_counts(task_versions(runs), ids))
+
+
+def code_line(results: Sequence[FigureResult]) -> str:
+    """The header's line on which code computed the report's runs.
+
+    >>> fig = choose(["7a"])[0]
+    >>> one = FigureResult(fig, None, {}, [], [], "", 1.0, code={"abc": 3})
+    >>> code_line([one, one])
+    'Runs: all 6 tasks computed by abc.'
+    >>> two = FigureResult(fig, None, {}, [], [], "", 1.0, code={"def": 2})
+    >>> code_line([one, two])
+    'Runs: **mixed code**: 3 tasks computed by abc, 2 by def; each figure says which of its tasks which code computed.'
+    """
+    total: Counter[str] = Counter()
+    for r in results:
+        if not r.shared_with:
+            total.update(r.code)
+    if not total:
+        return ""
+    text = f"Runs: {describe_versions(total)}"
+    return text + (
+        "; each figure says which of its tasks which code computed." if len(total) > 1 else "."
+    )
 
 
 def _table(rows: list[dict[str, Any]]) -> Any:
@@ -398,7 +434,9 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str], quick: b
     """The Markdown report (see the module docstring)."""
     first = caveat(results, quick)
     lines = [first, ""] if first else []
+    code = code_line(results)
     lines += ["# The INEv paper's §7.2, figure by figure, re-run with inev", "", *header, ""]
+    lines += [code, ""] if code else []
     lines += _summary(results)
     chosen = {r.figure.id for r in results}
     rows = [row for row in settings_rows() if row.figures == ("all",) or chosen & set(row.figures)]
@@ -480,7 +518,8 @@ def _runs_lines(r: FigureResult) -> list[str]:
     lines = [
         f"Preset `{r.figure.preset}`{shared}: {r.spec.size} tasks "
         f"({r.spec.size // r.spec.seeds} points x {r.spec.seeds} seeds), methods "
-        f"{', '.join(r.spec.methods)}; results in {runs}.",
+        f"{', '.join(r.spec.methods)}; results in {runs}"
+        + (f"; {describe_versions(r.code)}." if r.code else "."),
         "",
     ]
     note = r.document.get("note")

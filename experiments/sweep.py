@@ -24,6 +24,7 @@ from inev.common.errors import InevError
 from inev.common.files import remove_stale_temporaries
 from inev.common.interrupts import Terminated
 from inev.common.locks import folder_lock
+from inev.experiments.provenance import record_run
 from inev.experiments.results import (
     finished_task_ids,
     read_parts,
@@ -43,6 +44,24 @@ def default_measure() -> Measure:
     from inev.experiments.measure import measure
 
     return measure
+
+
+def seed_major(tasks: list[Task]) -> list[Task]:
+    """``tasks`` ordered by seed, then by their place in the sweep.
+
+    The tasks of one seed at different points of a change axis (rate swaps, rate variance)
+    plan the same network and workload before their change; run one after another (and so
+    mostly in the same batch and worker), they find that plan in
+    :mod:`inev.experiments.measure`'s cache instead of planning it again. An interrupted
+    sweep then also holds whole curves at fewer seeds rather than some points at all seeds.
+    Rows are put back in task order when read (:func:`with_task_indices`).
+
+    >>> from inev.experiments.spec import Task
+    >>> tasks = [Task(i, {}, seed, ("inev",), str(i)) for i, seed in enumerate([0, 1, 0, 1])]
+    >>> [t.index for t in seed_major(tasks)]
+    [0, 2, 1, 3]
+    """
+    return sorted(tasks, key=lambda t: (t.seed, t.index))
 
 
 def run_task(task: Task, measure: Measure) -> list[dict[str, Any]]:
@@ -165,7 +184,7 @@ def _run_locked(
     """The body of :func:`run_sweep`, run while the folder's lock is held."""
     all_tasks = expand(spec)
     done = finished_task_ids(out)
-    todo = [t for t in all_tasks if t.task_id not in done]
+    todo = seed_major([t for t in all_tasks if t.task_id not in done])
     skipped = len(all_tasks) - len(todo)
     advance = progress(len(all_tasks), skipped) if progress else None
     batch = functools.partial(run_batch, measure=measure) if measure else run_batch
@@ -188,7 +207,9 @@ def _run_locked(
         _remove_dead_temporaries(out / "parts")  # of workers ended in the middle of a part
     table = read_parts(out)
     table = with_task_indices(table, {t.task_id: t.index for t in all_tasks}, spec.methods)
-    finished = len(set(table.column("task_id").to_pylist()))
+    finished_ids = set(table.column("task_id").to_pylist())
+    record_run(out, finished_ids - done)  # which code computed the new rows
+    finished = len(finished_ids)
     path = out / "parts" if interrupted else write_results(out, table)
     return SweepOutcome(
         table,

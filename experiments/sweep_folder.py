@@ -31,6 +31,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.experiments.provenance import PROVENANCE_FILE
 from inev.experiments.spec import SweepSpec, parse_spec
 
 SPEC_FILE = "spec.json"
@@ -145,6 +146,7 @@ def claim_folder(
     if force:
         shutil.rmtree(out / "parts", ignore_errors=True)
         (out / "results.parquet").unlink(missing_ok=True)
+        (out / PROVENANCE_FILE).unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     record = {"format": FORMAT, "spec": document or spec_document(spec), "identity": mine}
     write_json_document(out / SPEC_FILE, record)

@@ -205,11 +205,10 @@ def _run_locked(
         interrupted = True  # finished parts stay; the summary says how far it got
     finally:
         _remove_dead_temporaries(out / "parts")  # of workers ended in the middle of a part
+        record_run(out, finished_task_ids(out) - done)  # which code computed the new rows
     table = read_parts(out)
     table = with_task_indices(table, {t.task_id: t.index for t in all_tasks}, spec.methods)
-    finished_ids = set(table.column("task_id").to_pylist())
-    record_run(out, finished_ids - done)  # which code computed the new rows
-    finished = len(finished_ids)
+    finished = len(set(table.column("task_id").to_pylist()))
     path = out / "parts" if interrupted else write_results(out, table)
     return SweepOutcome(
         table,

@@ -18,7 +18,9 @@ the INEv graph:
    :mod:`inev.planner.steiner`), extended by a shortest path from the graph to each
    single-node consumer (line 26, which takes the path from the source); tc(v) from
    :mod:`inev.planner.cost_model`; the hop distance from the vertex to each destination inside its
-   forwarding graph is recorded (``Vertex.hops``);
+   forwarding graph is recorded (``Vertex.hops``); on small networks a graph grown this
+   way is then replaced by a minimum Steiner tree over the same terminals where that is
+   smaller and no slower (:mod:`inev.planner.tight_trees`, beyond the paper);
 6. a fall-back single node for every multi-node projection (§6.6), chosen by the same
    rule as single-node placements with all sources of the partitioning type as input.
 
@@ -60,6 +62,7 @@ from inev.planner.inev_graph import Link, Node, Vertex, link
 from inev.planner.projections import Projection, primitive_projection
 from inev.planner.regions import Regions
 from inev.planner.sites import sites
+from inev.planner.tight_trees import tightened
 from inev.planner.tree_hops import TreeHops, tree_hops
 from inev.topologies.network import Network
 
@@ -250,10 +253,14 @@ def placement_cost(
     pinned: Mapping[str, Node] | None = None,
     keep_matches: frozenset[str] = frozenset(),
     with_nodes: bool = False,
+    tight: bool = True,
 ) -> Any:
     """ψ of :func:`place`'s result, without writing the vertices out (for searches); with
-    ``with_nodes``, ``(ψ, {single-node projection: its node})``."""
-    layout = _layout(network, combination, dict(pinned or {}), keep_matches, fallbacks=False)
+    ``with_nodes``, ``(ψ, {single-node projection: its node})``; without ``tight``, ψ of
+    Alg. 2's grown forwarding graphs (:mod:`inev.planner.tight_trees`)."""
+    layout = _layout(
+        network, combination, dict(pinned or {}), keep_matches, fallbacks=False, tight=tight
+    )
     if not with_nodes:
         return layout.psi()
     return layout.psi(), {
@@ -311,10 +318,12 @@ def _layout(
     pinned: dict[str, Node],
     keep_matches: frozenset[str],
     fallbacks: bool = True,
+    tight: bool = True,
 ) -> _Layout:
     """Vertices, nodes and forwarding graphs (the work of :func:`place` before writing out);
     without ``fallbacks`` the multi-node projections' fall-back nodes are left out (ψ does not
-    depend on them, and searches place hundreds of designs: they took a quarter of the time).
+    depend on them, and searches place hundreds of designs: they took a quarter of the time);
+    without ``tight`` the grown forwarding graphs are kept (:mod:`inev.planner.tight_trees`).
 
     Projections are handled in topological order. A vertex's forwarding graph starts as the
     Steiner tree over the sources of its multi-node consumers, joined to the vertex's node
@@ -423,7 +432,7 @@ def _layout(
         extended,
         outputs,
         builders,
-        reaches,
+        tightened(network, [b.node for b in builders], reaches) if tight else reaches,
         placed,
         fallback,
         disseminated_types(combination),

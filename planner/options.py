@@ -24,8 +24,9 @@ latency found.
 
 **Regional placements** (beyond the paper, :mod:`inev.planner.regional`): with ``regional``
 (the default) the search also tries evaluating partitioned projections at k sites between
-one node and every source; ``regional=False`` keeps the paper's placements only (the
-search is then exactly what it was before regional placements existed).
+one node and every source, and ends with a pass of *partition* moves on small networks
+(issue 32, :func:`inev.planner.search.search`); ``regional=False`` keeps the paper's
+placements only and leaves both passes out (the search is then what it was before them).
 
 >>> PlanOptions().tau(163.0)
 inf

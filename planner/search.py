@@ -70,6 +70,11 @@ plan) that is some fifteen placed designs. Smaller networks keep the search of i
 local search bounded by :data:`WORK` alone), whose plan quality is measured."""
 WORK_CAP_FROM = 100
 """Networks above this many nodes get the whole-search budget :data:`WORK_TOTAL`."""
+REPARTITION_NODES = 16
+"""The outermost search ends with the *partition* moves (:func:`_repartition`) on networks
+up to this many nodes, or at effort 2 and above: their placements need Steiner trees over
+new source sets, which on 20 nodes made the search half again as slow. Like the regional
+pass it is beyond the paper: ``PlanOptions(regional=False)`` leaves both out."""
 
 
 @dataclass
@@ -329,6 +334,10 @@ def search(
         if push_pull and options.regional:  # the outermost search: not the queries alone
             best_design, best_cost = _regional(network, evaluate, space, best_design,
                                                best_cost, central, options, work)  # fmt: skip
+        small = len(network.nodes) <= REPARTITION_NODES or options.effort >= 2
+        if push_pull and options.regional and small:  # beyond the paper, as regional ones
+            best_design, best_cost = _repartition(network, evaluate, space, best_design,
+                                                  best_cost, options, work)  # fmt: skip
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     return _chosen(network, wl, central, best, (space, best_design, best_cost), parts, push_pull,
@@ -414,6 +423,30 @@ def _regional(
     found, value = improve(evaluate, space.options, found, follow)
     work.spend(follow.used, size)
     return found, value
+
+
+def _repartition(
+    network: Network,
+    evaluate: Evaluator,
+    space: _Space,
+    design: Design,
+    cost: float,
+    options: PlanOptions,
+    work: Work,
+) -> tuple[Design, float]:
+    """The local search once more from the best design with the *partition* moves
+    (:mod:`inev.planner.improve`), which Eq. 1 hides from Alg. 1, then with the others from
+    what they reach; last, so every pass before it is unchanged and the result never costs
+    more than the design it starts from."""
+    size = _vertices(design, space, network)
+    wanted = _evaluations(design, space, options, network)
+    budget = Budget(work.evaluations(wanted, size), work.deadline)
+    progress.stage("local search with re-partitioning", budget.evaluations)
+    found, value = improve(evaluate, space.options, design, budget, repartition=True)
+    if value < cost:  # the other moves again from there
+        found, value = improve(evaluate, space.options, found, budget)
+    work.spend(budget.used, size)
+    return (found, value) if value < cost else (design, cost)
 
 
 def _vertices(design: Design, space: _Space, network: Network) -> int:

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from inev.common.processes import alive, descendants
+from inev.experiments.provenance import task_versions
+from inev.experiments.results import finished_task_ids
 
 SPEC = """\
 name = "interrupted"
@@ -120,7 +122,10 @@ def _check_folder(tmp_path: Path) -> None:
     if out.exists():
         parts = sorted(p.name for p in (out / "parts").iterdir())
         assert parts and all(p.startswith("part-") and p.endswith(".parquet") for p in parts)
-        assert sorted(p.name for p in out.iterdir()) == [".inev.lock", "parts", "spec.json"]
+        names = [".inev.lock", "parts", "provenance.jsonl", "spec.json"]
+        assert sorted(p.name for p in out.iterdir()) == names
+        # an interrupted run still records which code computed the parts it leaves
+        assert set(task_versions(out)) == finished_task_ids(out)
 
 
 MOMENTS = {

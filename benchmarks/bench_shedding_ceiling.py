@@ -37,8 +37,8 @@ import numpy as np
 
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event, make_event
-from inev.simulator.engine.processing import Processor, item_kind
 from inev.simulator.engine.shedding.detector import OverloadDetector
+from inev.simulator.engine.shedding.node_queue import Processor, item_kind
 from inev.simulator.engine.shedding.quality import run_node
 from inev.simulator.engine.shedding.shedders import RandomPartialMatchShedder, buffer_costs
 from inev.workloads.workload import Query, Workload

@@ -466,42 +466,68 @@ def _draw_series(
     files), ``i`` from ``order``."""
     floored = sparse = 0
     numeric = all(isinstance(p[0], int | float) for pts in data.values() for p in pts)
-    few = [label for label, points in data.items() if max(p[4] for p in points) < SPARSE_SEEDS]
-    counts = {p[4] for label in few for p in data[label]}
-    # one n everywhere: the subtitle says it; else each point says its own
-    marked = len(counts) > 1 and sum(len(data[label]) for label in few) <= SPARSE_MARKS
+    few, counts, marked = _sparse_lines(data)
     for rank, (label, points) in enumerate(data.items()):
         i = order[label]
         xs = [p[0] for p in points]
         positions = xs if numeric else list(range(len(xs)))
-        low, mid, high = ([p[k] for p in points] for k in (1, 2, 3))
-        at_floor = [j for j, v in enumerate(mid) if floor is not None and v <= 0]
-        if floor is not None:
-            low, mid, high = ([max(v, floor) for v in seq] for seq in (low, mid, high))
+        quartiles, at_floor = _line_values(points, floor)
         thin = label in few
-        line = axis.plot(
-            positions,
-            mid,
-            marker=MARKERS[i % len(MARKERS)],
-            label=label,
-            color=f"C{i % 10}",
-            linewidth=1.2 if thin else 1.6,
-            linestyle=(0, (4, 2.5)) if thin else "-",
-            markersize=4,
-            zorder=3,
-        )[0]
-        line.set_gid(f"line-{i}")
-        _draw_spread(axis, i, rank, positions, (low, mid, high), line.get_color())
+        line = _draw_line(axis, i, label, positions, quartiles[1], thin)
+        _draw_spread(axis, i, rank, positions, quartiles, line.get_color())
         if thin:
             sparse += 1
             if marked:
-                _mark_seeds(axis, i, positions, mid, [p[4] for p in points], line.get_color())
+                _mark_seeds(
+                    axis, i, positions, quartiles[1], [p[4] for p in points], line.get_color()
+                )
         if at_floor:
             floored += len(at_floor)
             _draw_floor(axis, i, [positions[j] for j in at_floor], floor, line.get_color())
         if not numeric:
             axis.set_xticks(positions, [str(v) for v in xs])
     return Drawn(floored, sparse, marked and sparse > 0, frozenset(counts))
+
+
+def _sparse_lines(data: dict[str, list]) -> tuple[list[str], set[int], bool]:
+    """The lines with fewer than :data:`SPARSE_SEEDS` seeds at every point, their points'
+    seed counts, and whether each point says its own n (counts differ, and the points are
+    few enough; one n everywhere: the subtitle says it)."""
+    few = [label for label, points in data.items() if max(p[4] for p in points) < SPARSE_SEEDS]
+    counts = {p[4] for label in few for p in data[label]}
+    marked = len(counts) > 1 and sum(len(data[label]) for label in few) <= SPARSE_MARKS
+    return few, counts, marked
+
+
+def _line_values(
+    points: list, floor: float | None
+) -> tuple[tuple[list[float], list[float], list[float]], list[int]]:
+    """A line's quartiles (raised to ``floor`` on a log axis) and the indices of the
+    points whose median is at or below zero (drawn at the floor)."""
+    low, mid, high = ([p[k] for p in points] for k in (1, 2, 3))
+    at_floor = [j for j, v in enumerate(mid) if floor is not None and v <= 0]
+    if floor is not None:
+        low, mid, high = ([max(v, floor) for v in seq] for seq in (low, mid, high))
+    return (low, mid, high), at_floor
+
+
+def _draw_line(
+    axis: Any, i: int, label: str, positions: Sequence[Any], mid: Sequence[float], thin: bool
+) -> Any:
+    """Line ``i``'s medians (dashed and thinner when sparse); its id is ``line-i``."""
+    line = axis.plot(
+        positions,
+        mid,
+        marker=MARKERS[i % len(MARKERS)],
+        label=label,
+        color=f"C{i % 10}",
+        linewidth=1.2 if thin else 1.6,
+        linestyle=(0, (4, 2.5)) if thin else "-",
+        markersize=4,
+        zorder=3,
+    )[0]
+    line.set_gid(f"line-{i}")
+    return line
 
 
 def _mark_seeds(

@@ -216,8 +216,6 @@ def run_figures(
     """Run, draw and check each figure into ``folder`` (``runs/<preset>/`` and PNGs) as
     ``options`` say, with ``seeds`` parsed from ``options.seeds``; the figures of ``kept``
     (:func:`kept_figures`) are checked and drawn from their runs at their own settings."""
-    from inev.experiments.plot import PlotOptions, plot
-
     options = options or RunOptions()
     wanted = seeds or {}
     kept = kept or {}
@@ -246,24 +244,9 @@ def run_figures(
         if key in done:
             shared, rows, failures = done[key]
         else:
-            runs = folder / "runs" / figure.preset
-            stored = stored_identity(runs) if runs.is_dir() else None
-            if stored is not None and not same_but_seeds(stored, identity(spec)):
-                shutil.rmtree(runs)  # an older report's runs of other settings: start over
-            outcome = _run(spec, runs, document, options, f"Fig. {figure.id}")
-            if outcome.interrupted:
-                raise KeyboardInterrupt(f"while running figure {figure.id}")
-            rows = outcome.table.to_pylist()
-            failures = _failures(rows)
-            resumed = outcome.ran == 0 and outcome.skipped > 0
+            rows, failures, resumed = _sweep_rows(figure, spec, document, folder, options)
             done[key] = (figure.preset, rows, failures)
-        image = f"fig{figure.id}.png"
-        drawing = PlotOptions.from_table(document.get("plot", {}))
-        try:
-            plot(_table(rows), folder / image, drawing)
-        except InevError as exc:  # nothing to draw: the report says why, the run goes on
-            image = ""
-            failures = [*failures, f"no figure drawn: {exc}"]
+        image, failures = _draw(figure, rows, document, folder, failures)
         outcomes = [evaluate(check, rows) for check in figure.checks]
         code = _code(folder / "runs" / (shared or figure.preset), rows)
         diagnostics = [(d["text"], describe(d, rows)) for d in figure.diagnostics]
@@ -288,6 +271,42 @@ def run_figures(
         how = "kept from the report" if result.kept else f"in {seconds:.1f} s"
         options.echo(f"Fig. {figure.id}: {spec.size} tasks {how}, claim {verdict}")
     return out
+
+
+def _sweep_rows(
+    figure: Figure, spec: SweepSpec, document: dict[str, Any], folder: Path, options: RunOptions
+) -> tuple[list[dict[str, Any]], list[str], bool]:
+    """Run a figure's sweep into ``folder/runs/<preset>`` (runs of other settings there are
+    removed first); its rows, failed tasks, and whether every task was resumed."""
+    runs = folder / "runs" / figure.preset
+    stored = stored_identity(runs) if runs.is_dir() else None
+    if stored is not None and not same_but_seeds(stored, identity(spec)):
+        shutil.rmtree(runs)  # an older report's runs of other settings: start over
+    outcome = _run(spec, runs, document, options, f"Fig. {figure.id}")
+    if outcome.interrupted:
+        raise KeyboardInterrupt(f"while running figure {figure.id}")
+    rows = outcome.table.to_pylist()
+    return rows, _failures(rows), outcome.ran == 0 and outcome.skipped > 0
+
+
+def _draw(
+    figure: Figure,
+    rows: list[dict[str, Any]],
+    document: dict[str, Any],
+    folder: Path,
+    failures: list[str],
+) -> tuple[str, list[str]]:
+    """Draw a figure's PNG as its preset's plot table says; its file name ("" when there
+    is nothing to draw) and the failures, with the reason for no drawing added."""
+    from inev.experiments.plot import PlotOptions, plot
+
+    image = f"fig{figure.id}.png"
+    drawing = PlotOptions.from_table(document.get("plot", {}))
+    try:
+        plot(_table(rows), folder / image, drawing)
+    except InevError as exc:  # nothing to draw: the report says why, the run goes on
+        return "", [*failures, f"no figure drawn: {exc}"]
+    return image, failures
 
 
 def _run(
@@ -418,8 +437,28 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str], quick: b
     code = code_line(results)
     lines += ["# The INEv paper's §7.2, figure by figure, re-run with inev", "", *header, ""]
     lines += [code, ""] if code else []
-    held = sum(r.holds for r in results)
+    lines += _summary(results)
+    chosen = {r.figure.id for r in results}
+    rows = [row for row in settings_rows() if row.figures == ("all",) or chosen & set(row.figures)]
     lines += [
+        "",
+        "## Settings: the paper's and inev's",
+        "",
+        "Where the paper's text states a setting, the preset uses it; where it does not, the "
+        "authors' public scripts (the setup §7.1 points to) are followed where they give one, "
+        "and the row says so (experiments/settings.toml).",
+        "",
+        *settings_table(rows),
+    ]
+    for r in results:
+        lines += _figure_section(r)
+    return "\n".join(lines) + "\n"
+
+
+def _summary(results: Sequence[FigureResult]) -> list[str]:
+    """The report's count of claims that hold and its table, a row per figure."""
+    held = sum(r.holds for r in results)
+    lines = [
         f"**{held} of {len(results)} figures' claims hold; {len(results) - held} do not.**",
         "",
         "| figure | the paper's claim | the paper's statistic | inev: mean (median) | holds "
@@ -441,56 +480,54 @@ def report_text(results: Sequence[FigureResult], header: Sequence[str], quick: b
             took,
         ]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    chosen = {r.figure.id for r in results}
-    rows = [row for row in settings_rows() if row.figures == ("all",) or chosen & set(row.figures)]
-    lines += [
-        "",
-        "## Settings: the paper's and inev's",
-        "",
-        "Where the paper's text states a setting, the preset uses it; where it does not, the "
-        "authors' public scripts (the setup §7.1 points to) are followed where they give one, "
-        "and the row says so (experiments/settings.toml).",
-        "",
-        *settings_table(rows),
-    ]
-    for r in results:
-        lines += ["", f"## Figure {r.figure.id}", ""]
-        lines += [f"**The paper** ({r.figure.section}): {r.figure.claim}", ""]
-        lines += [f"**The paper's statistic:** {r.figure.statistic}.", ""]
-        lines += [f"**Verdict: {'holds' if r.holds else 'does not hold'}.**", ""]
-        for o in r.outcomes:
-            lines.append(
-                f"- {'holds' if o.holds else '**does not hold**'}: {o.text}. Measured: {o.measured}."
-            )
+    return lines
+
+
+def _figure_section(r: FigureResult) -> list[str]:
+    """One figure's section: the claim, the verdict per check, cause, image, runs, points."""
+    lines = ["", f"## Figure {r.figure.id}", ""]
+    lines += [f"**The paper** ({r.figure.section}): {r.figure.claim}", ""]
+    lines += [f"**The paper's statistic:** {r.figure.statistic}.", ""]
+    lines += [f"**Verdict: {'holds' if r.holds else 'does not hold'}.**", ""]
+    for o in r.outcomes:
+        lines.append(
+            f"- {'holds' if o.holds else '**does not hold**'}: {o.text}. Measured: {o.measured}."
+        )
+    lines.append("")
+    if not r.holds:
+        lines += [f"*Cause (which step of inev differs from the paper):* {_cause(r)}", ""]
+    if r.diagnostics:
+        lines += ["Measured beside the checks (no verdict):", ""]
+        lines += [f"- {text}: {measured}." for text, measured in r.diagnostics]
         lines.append("")
-        if not r.holds:
-            lines += [f"*Cause (which step of inev differs from the paper):* {_cause(r)}", ""]
-        if r.diagnostics:
-            lines += ["Measured beside the checks (no verdict):", ""]
-            lines += [f"- {text}: {measured}." for text, measured in r.diagnostics]
-            lines.append("")
-        if r.figure.known:
-            lines += [f"*Why (inev's analysis):* {r.figure.known}", ""]
-        if r.image:
-            lines += [f"![Figure {r.figure.id}]({r.image})", ""]
-        runs = f"`runs/{r.shared_with or r.figure.preset}/`"
-        shared = f" (the runs of preset {r.shared_with})" if r.shared_with else ""
-        lines += [
-            f"Preset `{r.figure.preset}`{shared}: {r.spec.size} tasks "
-            f"({r.spec.size // r.spec.seeds} points x {r.spec.seeds} seeds), methods "
-            f"{', '.join(r.spec.methods)}; results in {runs}"
-            + (f"; {describe_versions(r.code)}." if r.code else "."),
-            "",
-        ]
-        note = r.document.get("note")
-        if note:
-            lines += [f"*What differs from the paper:* {note}", ""]
-        if r.failures:
-            lines += ["**Failed tasks or drawing:**", ""] + [f"- {f}" for f in r.failures] + [""]
-        lines += ["<details><summary>inev's numbers per point</summary>", ""]
-        lines += _points(r)
-        lines += ["", "</details>"]
-    return "\n".join(lines) + "\n"
+    if r.figure.known:
+        lines += [f"*Why (inev's analysis):* {r.figure.known}", ""]
+    if r.image:
+        lines += [f"![Figure {r.figure.id}]({r.image})", ""]
+    lines += _runs_lines(r)
+    lines += ["<details><summary>inev's numbers per point</summary>", ""]
+    lines += _points(r)
+    lines += ["", "</details>"]
+    return lines
+
+
+def _runs_lines(r: FigureResult) -> list[str]:
+    """Where a figure's runs are, its sweep's size, the preset's note and any failures."""
+    runs = f"`runs/{r.shared_with or r.figure.preset}/`"
+    shared = f" (the runs of preset {r.shared_with})" if r.shared_with else ""
+    lines = [
+        f"Preset `{r.figure.preset}`{shared}: {r.spec.size} tasks "
+        f"({r.spec.size // r.spec.seeds} points x {r.spec.seeds} seeds), methods "
+        f"{', '.join(r.spec.methods)}; results in {runs}"
+        + (f"; {describe_versions(r.code)}." if r.code else "."),
+        "",
+    ]
+    note = r.document.get("note")
+    if note:
+        lines += [f"*What differs from the paper:* {note}", ""]
+    if r.failures:
+        lines += ["**Failed tasks or drawing:**", ""] + [f"- {f}" for f in r.failures] + [""]
+    return lines
 
 
 def _timing(results: Sequence[FigureResult], seconds: float) -> str:
@@ -525,25 +562,10 @@ def reproduce(
     figures = choose(names)
     target = Path(out)
     counts = parse_seeds(options.seeds)
-    force, quick, master = options.force, options.quick, options.master
-    if target.exists() and not target.is_dir():
-        raise InevError(f"{out}: exists and is not a folder")
-    resuming = target.is_dir() and {p.name for p in target.iterdir()} == {"runs"}
-    if target.is_dir() and any(target.iterdir()) and not (force or resuming):
-        what = "holds a report" if (target / REPORT).is_file() else "is not empty"
-        raise InevError(
-            f"{out}: {what}; --force re-runs the figures named into it (the report's other "
-            "figures stay, finished tasks in its runs/ resume), or give another -o folder"
-        )
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise InevError(f"output folder {str(parent)!r} does not exist")
-    staging = parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
+    force = options.force
+    resuming = _check_target(out, target, force)
     started = time.perf_counter()
-    try:
-        staging.mkdir()
-    except OSError as error:  # the staging name would only puzzle: name the folder asked for
-        raise InevError(f"{out}: cannot write the report here ({error.strerror})") from None
+    staging = _staging(out, target)
     ready = False  # staging's runs/ holds the target's (if any): safe to keep on an interrupt
     try:
         if (force or resuming) and (target / "runs").is_dir():  # finished tasks resume
@@ -552,22 +574,8 @@ def reproduce(
         others = kept_figures(target, figures) if force and names else {}
         every = [f for f in load_claims() if f in figures or f.id in others]
         results = run_figures(every, staging, options, counts, others)
-        scale = "quick scale (presets' [quick] tables)" if quick else "the presets' scale"
-        if "*" in counts:
-            scale += f", {counts['*']} seeds per point instead of the presets' own"
-        others = [f"Fig. {k}: {v}" for k, v in counts.items() if k != "*"]
-        if others:
-            scale += f" (seeds per point set for {', '.join(others)})"
-        header = [
-            f"Command: `{options.command}`; {scale}; Spark master `{master}`; "
-            f"{_timing(results, time.perf_counter() - started)}.",
-            "",
-            "Each figure states the paper's claim, inev's numbers and whether the claim "
-            "holds within the tolerance written in each check (experiments/claims.toml; "
-            "tolerances were fixed from the paper's wording before the runs). A claim that "
-            "does not hold is reported as measured, never hidden.",
-        ]
-        (staging / REPORT).write_text(report_text(results, header, quick), encoding="utf-8")
+        header = _header(options, counts, _timing(results, time.perf_counter() - started))
+        (staging / REPORT).write_text(report_text(results, header, options.quick), encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -584,6 +592,53 @@ def reproduce(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target / REPORT
+
+
+def _check_target(out: str | os.PathLike[str], target: Path, force: bool) -> bool:
+    """Refuse a report folder that cannot be written; return whether it holds only the
+    ``runs/`` of an interrupted reproduction (which then resumes)."""
+    if target.exists() and not target.is_dir():
+        raise InevError(f"{out}: exists and is not a folder")
+    resuming = target.is_dir() and {p.name for p in target.iterdir()} == {"runs"}
+    if target.is_dir() and any(target.iterdir()) and not (force or resuming):
+        what = "holds a report" if (target / REPORT).is_file() else "is not empty"
+        raise InevError(
+            f"{out}: {what}; --force re-runs the figures named into it (the report's other "
+            "figures stay, finished tasks in its runs/ resume), or give another -o folder"
+        )
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InevError(f"output folder {str(parent)!r} does not exist")
+    return resuming
+
+
+def _staging(out: str | os.PathLike[str], target: Path) -> Path:
+    """A new hidden folder beside ``target`` that the report is written into first."""
+    parent = target.parent if str(target.parent) else Path(".")
+    staging = parent / f".{target.name}.partial-{uuid.uuid4().hex[:8]}"
+    try:
+        staging.mkdir()
+    except OSError as error:  # the staging name would only puzzle: name the folder asked for
+        raise InevError(f"{out}: cannot write the report here ({error.strerror})") from None
+    return staging
+
+
+def _header(options: RunOptions, counts: dict[str, int], timing: str) -> list[str]:
+    """The report's header: the command, the scale and seeds, the Spark master, the time."""
+    scale = "quick scale (presets' [quick] tables)" if options.quick else "the presets' scale"
+    if "*" in counts:
+        scale += f", {counts['*']} seeds per point instead of the presets' own"
+    others = [f"Fig. {k}: {v}" for k, v in counts.items() if k != "*"]
+    if others:
+        scale += f" (seeds per point set for {', '.join(others)})"
+    return [
+        f"Command: `{options.command}`; {scale}; Spark master `{options.master}`; {timing}.",
+        "",
+        "Each figure states the paper's claim, inev's numbers and whether the claim "
+        "holds within the tolerance written in each check (experiments/claims.toml; "
+        "tolerances were fixed from the paper's wording before the runs). A claim that "
+        "does not hold is reported as measured, never hidden.",
+    ]
 
 
 def _keep_runs(staging: Path, target: Path) -> Path | None:

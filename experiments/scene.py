@@ -508,12 +508,37 @@ def simulation_scene(
     nodes = tuple(network.nodes)
     links = tuple(link_key(u, v) for u, v, _ in network.links)
     by_name = {str(n): n for n in nodes}
-    counted: dict[Link, float] = {}
-    for key, count in result.messages_by_link.items():
-        link = _parse_link(key, by_name)
-        if link is not None:
-            counted[link] = counted.get(link, 0) + count
     where = layout(nodes, links, positions)
+    marks = _simulated_marks(result, nodes, by_name, where, plan)
+    split = getattr(result, "messages_by_link_and_type", None) or {}
+    if split:
+        overlays = _simulated_overlays(split, by_name, network, plan)
+    else:
+        overlays = [_messages_overlay(result, by_name)]
+    legend = [f"{q}: {m} matches" for q, m in sorted(result.matches.items())]
+    tables: dict[str, tuple[tuple[str, ...], ...]] = {
+        "messages by type": (
+            ("type", "messages"),
+            *((t, str(c)) for t, c in sorted(result.messages_by_type.items())),
+        ),
+    }
+    if plan is not None:
+        tables["messages by vertex"] = _vertex_rows(plan, result.messages_by_vertex)
+    figures = tuple(f for f in simulation_figures(result) if f.in_line)
+    return Scene(
+        "simulation", title, tuple(marks), links, tuple(overlays), tuple(legend), figures, tables
+    )
+
+
+def _simulated_marks(
+    result: Any,
+    nodes: tuple[Node, ...],
+    by_name: Mapping[str, Node],
+    where: Mapping[Node, tuple[float, float]],
+    plan: Any | None,
+) -> list[NodeMark]:
+    """The nodes of a simulation: events processed (their size follows it), partial
+    matches, and with ``plan`` the sinks' matches and the centralized node."""
     processed = {by_name.get(str(k), k): c for k, c in result.events_processed.items()}
     partial = {by_name.get(str(k), k): c for k, c in result.partial_matches.items()}
     sinks: dict[Node, list[str]] = {}
@@ -529,34 +554,25 @@ def simulation_scene(
         label, roles, lines = _simulated_node(n, processed, partial, sinks, matches, centralized)
         size = 1.0 + 3.0 * processed.get(n, 0) / largest
         marks.append(NodeMark(n, *where[n], label, frozenset(roles), size, tuple(lines)))
-    split = getattr(result, "messages_by_link_and_type", None) or {}
-    if split:
-        overlays = _simulated_overlays(split, by_name, network, plan)
-    else:
-        overlays = [
-            Overlay(
-                "messages",
-                "messages per link",
-                tuple(
-                    (u, v, float(c))
-                    for (u, v), c in sorted(counted.items(), key=lambda i: _link_order(i[0]))
-                ),
-                "messages",
-                widths=True,
-            )
-        ]
-    legend = [f"{q}: {m} matches" for q, m in sorted(matches.items())]
-    tables: dict[str, tuple[tuple[str, ...], ...]] = {
-        "messages by type": (
-            ("type", "messages"),
-            *((t, str(c)) for t, c in sorted(result.messages_by_type.items())),
+    return marks
+
+
+def _messages_overlay(result: Any, by_name: Mapping[str, Node]) -> Overlay:
+    """One overlay of the messages per link (both directions of a link added up)."""
+    counted: dict[Link, float] = {}
+    for key, count in result.messages_by_link.items():
+        link = _parse_link(key, by_name)
+        if link is not None:
+            counted[link] = counted.get(link, 0) + count
+    return Overlay(
+        "messages",
+        "messages per link",
+        tuple(
+            (u, v, float(c))
+            for (u, v), c in sorted(counted.items(), key=lambda i: _link_order(i[0]))
         ),
-    }
-    if plan is not None:
-        tables["messages by vertex"] = _vertex_rows(plan, result.messages_by_vertex)
-    figures = tuple(f for f in simulation_figures(result) if f.in_line)
-    return Scene(
-        "simulation", title, tuple(marks), links, tuple(overlays), tuple(legend), figures, tables
+        "messages",
+        widths=True,
     )
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
@@ -122,7 +122,6 @@ def _draw_overlays(
     """Each overlay's links in its colour, side by side where overlays share a link, widths
     after the values on one scale (simulations), arrowheads along the flow, figures per link
     when few; the legend handles."""
-    from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
     drawn = [o for o in scene.overlays if o.links]
@@ -132,50 +131,92 @@ def _draw_overlays(
             sharing.setdefault(link_key(u, v), []).append(i)
     colours = _pyplot().get_cmap("tab10" if len(drawn) <= 10 else "tab20")
     segments_in_all = sum(len(o.links) for o in drawn)
-    labelled = segments_in_all <= LABELLED_LINKS
-    arrows = segments_in_all <= ARROW_LINKS
-    largest = max((value for o in drawn if o.widths for _, _, value in o.links), default=0.0)
-    handles = []
-    for i, overlay in enumerate(drawn):
-        colour = colours(i % colours.N)
-        segments, widths = [], []
-        for u, v, value in overlay.links:
-            if u not in where or v not in where:
-                continue
-            a, b = _shifted(where[u], where[v], i, sharing[link_key(u, v)], span)
-            segments.append((a, b))
-            widths.append(0.6 + 7.0 * value / (largest or 1.0) if overlay.widths else 2.0)
-            if arrows:
-                grow = 0.0035 if overlay.widths else 0.0013  # wider than a thick line
-                head = span * (0.011 + grow * widths[-1])
-                _draw_arrows(axis, overlay, (u, v), (a, b), colour, head)
-            if labelled and not overlay.widths:
-                text = axis.text(
-                    (a[0] + b[0]) / 2,
-                    (a[1] + b[1]) / 2,
-                    f"{value:.3g}",
-                    fontsize=6,
-                    color=colour,
-                    ha="center",
-                    va="center",
-                    zorder=4,
-                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
-                )
-                text.set_gid(element_id(f"value-{overlay.key}", f"{u}-{v}"))
-        lines = LineCollection(
-            segments, colors=[colour], linewidths=widths, alpha=0.85, zorder=2 + i * 0.01
-        )
-        lines.set_gid(overlay.group)
-        axis.add_collection(lines)
-        label = _wrapped(f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})")
-        handles.append(Line2D([], [], color=colour, linewidth=2.5, label=label))
-    if labelled:
+    style = _LinkStyle(
+        span,
+        max((value for o in drawn if o.widths for _, _, value in o.links), default=0.0),
+        segments_in_all <= LABELLED_LINKS,
+        segments_in_all <= ARROW_LINKS,
+    )
+    handles = [
+        _draw_overlay(axis, overlay, i, colours(i % colours.N), where, sharing, style)
+        for i, overlay in enumerate(drawn)
+    ]
+    if style.labelled:
         _label_totals(axis, [o for o in drawn if o.widths], where)
     for overlay in scene.overlays:
         if not overlay.links:
             label = _wrapped(f"{overlay.name}: none sent, {overlay.note}")
             handles.append(Line2D([], [], color="0.6", linewidth=1.5, ls=":", label=label))
     return handles
+
+
+class _LinkStyle(NamedTuple):
+    """How a scene's overlay links are drawn: ``span`` of the layout, ``largest`` value
+    (widths scale to it), figures per link (``labelled``) and arrowheads (``arrows``)."""
+
+    span: float
+    largest: float
+    labelled: bool
+    arrows: bool
+
+
+def _draw_overlay(
+    axis: Any,
+    overlay: Overlay,
+    i: int,
+    colour: Any,
+    where: dict[Any, tuple[float, float]],
+    sharing: dict[tuple, list[int]],
+    style: _LinkStyle,
+) -> Any:
+    """Overlay ``i``'s links (id: its group), arrowheads and figures; its legend handle."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    segments, widths = [], []
+    for u, v, value in overlay.links:
+        if u not in where or v not in where:
+            continue
+        a, b = _shifted(where[u], where[v], i, sharing[link_key(u, v)], style.span)
+        segments.append((a, b))
+        widths.append(0.6 + 7.0 * value / (style.largest or 1.0) if overlay.widths else 2.0)
+        if style.arrows:
+            grow = 0.0035 if overlay.widths else 0.0013  # wider than a thick line
+            head = style.span * (0.011 + grow * widths[-1])
+            _draw_arrows(axis, overlay, (u, v), (a, b), colour, head)
+        if style.labelled and not overlay.widths:
+            _link_value(axis, overlay, (u, v), (a, b), value, colour)
+    lines = LineCollection(
+        segments, colors=[colour], linewidths=widths, alpha=0.85, zorder=2 + i * 0.01
+    )
+    lines.set_gid(overlay.group)
+    axis.add_collection(lines)
+    label = _wrapped(f"{overlay.name}: {overlay.total:.4g} ({_links(overlay)})")
+    return Line2D([], [], color=colour, linewidth=2.5, label=label)
+
+
+def _link_value(
+    axis: Any,
+    overlay: Overlay,
+    link: tuple[Any, Any],
+    segment: tuple[tuple[float, float], tuple[float, float]],
+    value: float,
+    colour: Any,
+) -> None:
+    """The overlay's figure for ``link`` at the middle of its drawn segment."""
+    (a, b), (u, v) = segment, link
+    text = axis.text(
+        (a[0] + b[0]) / 2,
+        (a[1] + b[1]) / 2,
+        f"{value:.3g}",
+        fontsize=6,
+        color=colour,
+        ha="center",
+        va="center",
+        zorder=4,
+        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
+    )
+    text.set_gid(element_id(f"value-{overlay.key}", f"{u}-{v}"))
 
 
 def _wrapped(text: str) -> str:

@@ -333,6 +333,11 @@ def _layout(
     Σ over its input vertices of rate · hops from m to the vertex's graph so far (events
     already forwarded past a node are used there, as the paper's plan II does), plus its own
     rate · hops from m to the tree over its multi-node consumers' sources.
+
+    It stays one function: it is the planner's hot path (every design the search compares is
+    laid out here; about three quarters of a search's time on Fig. 9's 20-node instances,
+    measured by ``benchmarks/bench_planner.py``), and its inner closures share the layout's
+    lists without passing them per call.
     """
     projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
     mn = combination.multi_node

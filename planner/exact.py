@@ -174,7 +174,8 @@ def _extended(space: DesignSpace, design: ExactDesign) -> dict[str, tuple[str, .
 
 
 def _placement(space: DesignSpace, design: ExactDesign) -> Placement:
-    network, table = space.network, space.table
+    """The vertices of ``design`` with minimum Steiner trees as forwarding (run once, on the
+    optimum): the builders of :func:`_builders`, each written out by :func:`_vertex`."""
     extended = _extended(space, design)
     projections: dict[str, Projection] = {k: space.projections[k] for k in design.decisions}
     for ins in extended.values():
@@ -182,6 +183,34 @@ def _placement(space: DesignSpace, design: ExactDesign) -> Placement:
             if space.is_type(i):
                 projections.setdefault(i, space.primitive(i))
     order = inputs_first(projections, extended)
+    builders, of_key = _builders(space, design, extended, order)
+    destinations: dict[int, set[Node]] = defaultdict(set)
+    for b in builders:
+        for u in b["inputs"]:
+            destinations[u].add(b["node"])
+    vertices = [_vertex(space, design, vid, b, destinations[vid]) for vid, b in enumerate(builders)]
+    return Placement(
+        vertices=tuple(vertices),
+        trees=(),
+        projections=projections,
+        inputs=extended,
+        outputs={k: d.output for k, d in design.decisions.items()},
+        nodes={k: tuple(builders[v]["node"] for v in vids) for k, vids in of_key.items()},
+        fallback=_fallbacks(space, design, extended, builders, of_key),
+        disseminated=frozenset(),
+    )
+
+
+def _builders(
+    space: DesignSpace,
+    design: ExactDesign,
+    extended: Mapping[str, tuple[str, ...]],
+    order: list[str],
+) -> tuple[list[dict], dict[str, list[int]]]:
+    """One builder per vertex (key, node, input vertices, rate, partition) in ``order``: first
+    every source's events of each type, then each projection at its node or at every source of
+    its partitioning type; and the vertex ids of each key."""
+    network = space.network
     builders: list[dict] = []
     of_key: dict[str, list[int]] = defaultdict(list)
     event: dict[tuple[str, Node], int] = {}
@@ -207,41 +236,31 @@ def _placement(space: DesignSpace, design: ExactDesign) -> Placement:
             builders.append(
                 {"key": key, "node": n, "inputs": local + others, "rate": rate, "part": part}
             )
-    destinations: dict[int, set[Node]] = defaultdict(set)
-    for b in builders:
-        for u in b["inputs"]:
-            destinations[u].add(b["node"])
-    index = network.node_index
-    vertices = []
-    for vid, b in enumerate(builders):
-        dest = tuple(sorted(destinations[vid], key=index.__getitem__))
-        links = table.links(table.mask((b["node"], *dest))) if dest else frozenset()
-        forwarding = tuple(sorted(links, key=lambda e: (index[e[0]], index[e[1]])))
-        dist = bfs(forwarding, b["node"]) if forwarding else {b["node"]: 0}
-        vertices.append(
-            Vertex(
-                id=vid,
-                projection=b["key"],
-                node=b["node"],
-                inputs=b["inputs"],
-                forwarding=forwarding,
-                destinations=dest,
-                hops=tuple(dist[x] for x in dest),
-                output=design.decisions[b["key"]].output if b["key"] in design.decisions else None,
-                partition=b["part"],
-                rate=b["rate"],
-                cost=len(forwarding) * b["rate"],
-            )
-        )
-    return Placement(
-        vertices=tuple(vertices),
-        trees=(),
-        projections=projections,
-        inputs=extended,
-        outputs={k: d.output for k, d in design.decisions.items()},
-        nodes={k: tuple(builders[v]["node"] for v in vids) for k, vids in of_key.items()},
-        fallback=_fallbacks(space, design, extended, builders, of_key),
-        disseminated=frozenset(),
+    return builders, of_key
+
+
+def _vertex(
+    space: DesignSpace, design: ExactDesign, vid: int, b: dict, destinations: set[Node]
+) -> Vertex:
+    """Builder ``b`` as a vertex forwarding over the minimum Steiner tree to its destinations."""
+    table, index = space.table, space.network.node_index
+    dest = tuple(sorted(destinations, key=index.__getitem__))
+    links = table.links(table.mask((b["node"], *dest))) if dest else frozenset()
+    forwarding = tuple(sorted(links, key=lambda e: (index[e[0]], index[e[1]])))
+    dist = bfs(forwarding, b["node"]) if forwarding else {b["node"]: 0}
+    decision = design.decisions.get(b["key"])
+    return Vertex(
+        id=vid,
+        projection=b["key"],
+        node=b["node"],
+        inputs=b["inputs"],
+        forwarding=forwarding,
+        destinations=dest,
+        hops=tuple(dist[x] for x in dest),
+        output=decision.output if decision is not None else None,
+        partition=b["part"],
+        rate=b["rate"],
+        cost=len(forwarding) * b["rate"],
     )
 
 

@@ -340,6 +340,26 @@ def search(
                                                   best_cost, options, work)  # fmt: skip
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
+    return _chosen(network, wl, central, best, (space, best_design, best_cost), parts, push_pull,
+                   options, work)  # fmt: skip
+
+
+def _chosen(
+    network: Network,
+    wl: Workload,
+    central: Plan,
+    best: _Best,
+    found: tuple[_Space, Design, float],
+    parts: list[SearchResult],
+    push_pull: bool,
+    options: PlanOptions,
+    work: Work,
+) -> SearchResult:
+    """Write out the search's best design (``found``: its space, design and cost) and offer
+    it with the baselines (centralized, push-pull, the queries' own plans side by side) to
+    ``best``; the plan kept, with the notes that say what was left out and why."""
+    space, best_design, best_cost = found
+    tau = best.tau
     if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
         try:
             best.offer(_realise(network, space, best_design, options), "inev")

@@ -7,7 +7,7 @@ Without a capacity the simulator's engines work in zero time. With one, every no
 node. Every vertex keeps the reordering of :mod:`inev.simulator.execution` (an item waits until
 its time + D_v, the watermark bound), and then, in time order, the item enters the node's
 queue: its service time is ``work units × cost_per_unit / capacity``, the work being what the
-vertex's engine reports for it (:class:`inev.simulator.engine.processing.Processor`, one per vertex,
+vertex's engine reports for it (:class:`inev.simulator.engine.shedding.node_queue.Processor`, one per vertex,
 all of a node sharing the server's clock), and its outputs (matches, forwarded events) leave
 when the service completes. Detection latency therefore includes queueing and processing, in
 simulated time (deterministic).
@@ -54,7 +54,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
 from inev.simulator.engine.api import SAFETY_SHARE
-from inev.simulator.engine.processing import (
+from inev.simulator.engine.shedding.node_queue import (
     Completion,
     Processor,
     check_shedding,

@@ -49,8 +49,8 @@ from inev.planner.fingerprint import check_plan_for
 from inev.planner.repair import apply_changes, load_changes
 from inev.simulator.aggregation import size_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
-from inev.simulator.engine.processing import shedding_strategy
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
+from inev.simulator.engine.shedding.node_queue import shedding_strategy
 from inev.simulator.options import SimulationOptions
 from inev.simulator.run import TraceStream, simulate
 from inev.simulator.simulation_result import SimulationResult, save_result

@@ -8,14 +8,14 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inev.simulator.engine.adaptivity import (
+from inev.simulator.engine.evaluation_plans import all_trees
+from inev.simulator.engine.greedy import greedy_plan
+from inev.simulator.engine.invariants import (
     AlwaysDecision,
     InvariantDecision,
     ThresholdDecision,
     average_distance,
 )
-from inev.simulator.engine.evaluation_plans import all_trees
-from inev.simulator.engine.greedy import greedy_plan
 from inev.simulator.engine.statistics import Stats
 from inev.simulator.engine.zstream import tree_cost, zstream_plan
 

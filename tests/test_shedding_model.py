@@ -10,12 +10,12 @@ import pytest
 
 from inev.simulator.engine.engine import Engine, OrderPlan
 from inev.simulator.engine.events import make_event
-from inev.simulator.engine.processing import Processor, parse_capacity
 from inev.simulator.engine.shedding.markov import (
     completion_table,
     interpolate,
     transition_matrix,
 )
+from inev.simulator.engine.shedding.node_queue import Processor, parse_capacity
 from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.reward import remaining_time_table
 from inev.simulator.engine.shedding.shedders import buffer_costs

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from inev.experiments.cli import cli, main
 from inev.simulator.engine.engine import Engine, OrderPlan
 from inev.simulator.engine.events import make_event
-from inev.simulator.engine.processing import Processor
 from inev.simulator.engine.shedding import shedders
+from inev.simulator.engine.shedding.node_queue import Processor
 from inev.simulator.engine.shedding.quality import run_node, run_overload
 
 PATTERNS = ["SEQ(A, B, C)", "SEQ(A, NSEQ(B, E, C))", "AND(A, B, C)", "SEQ(A, KL(B), C)"]

@@ -17,17 +17,17 @@ from inev.simulator.engine.constraints import (
     Constraints,
     condition_scope,
 )
-from inev.simulator.engine.evaluation import (
+from inev.simulator.engine.evaluation_plans import Plan, Tree, check_tree
+from inev.simulator.engine.events import Event
+from inev.simulator.engine.greedy import greedy_plan
+from inev.simulator.engine.kleene import Iterations, KleeneRule, iteration_checks
+from inev.simulator.engine.plan_runner import (
     CompiledPlan,
     PlanRunner,
     Unit,
     checks_for,
     compile_plan,
 )
-from inev.simulator.engine.evaluation_plans import Plan, Tree, check_tree
-from inev.simulator.engine.events import Event
-from inev.simulator.engine.greedy import greedy_plan
-from inev.simulator.engine.kleene import Iterations, KleeneRule, iteration_checks
 from inev.simulator.engine.predicates import CodeGen
 from inev.simulator.engine.statistics import Statistics, Stats, unit_selectivities
 from inev.simulator.engine.zstream import zstream_plan

@@ -234,23 +234,60 @@ def build_constraints(
     negated: set[str] = set()
     _collect(flat, order, negated)
     types = tuple(t for t in event_types(flat) if t not in negated)
-    kleene = _kleene_types(flat)
-    bounds = _bounds(flat)
     inner = {t for c in composites.values() for t in event_types(c.pattern)}
     all_types = set(types) | negated
     stream_of = {t: (streams or {}).get(t, t) for t in all_types | inner}
     pairs = _selective_pairs(selectivities or {}, all_types, negated)
-    for a, b, _ in _selective_pairs(selectivities or {}, all_types | inner, set()):
+    _check_closure_pairs(pattern, selectivities or {}, all_types | inner, inner)
+    items = _branch_conjuncts(where, all_types | inner, inner)
+    kleene = _kleene_types(flat)
+    _check_positions(items, kleene | inner)
+    positive_order = tuple(dict.fromkeys(_positive_pairs(order, negated)))
+    slot_streams = _slot_streams(types, composites, stream_of)
+    negations = tuple(
+        _negation(n, order, slot_streams, pairs, items, negated, stream_of[n], ties)
+        for n in sorted(negated)
+    )
+    return Constraints(
+        types=types,
+        kleene=kleene,
+        window=float(window),
+        order=positive_order,
+        pairs=tuple(_positive_pairs(pairs, negated)),
+        conditions=tuple(c for c in items if not condition_scope(c) & (negated | inner)),
+        negations=negations,
+        ties=ties,
+        distinct=_distinct(types, positive_order, stream_of, ties, composites),
+        bounds=_bounds(flat),
+        composites=composites,
+        streams={t: s for t, s in stream_of.items() if s != t},
+    )
+
+
+def _positive_pairs(pairs, negated: set[str]) -> list:
+    """The pairs (or ``(a, b, σ)`` triples) whose first two leaves are both positive."""
+    return [p for p in pairs if p[0] not in negated and p[1] not in negated]
+
+
+def _check_closure_pairs(
+    pattern: Pattern, selectivities: Mapping[Pair, float], types: set[str], inner: set[str]
+) -> None:
+    """Refuse a selectivity between a leaf inside a KL over a composite and one outside."""
+    for a, b, _ in _selective_pairs(selectivities, types, set()):
         if (a in inner) != (b in inner):
             raise InevError(
                 f"pattern {pattern}: a selectivity between {a} and {b} crosses a Kleene "
                 "closure over a composite; give it as a where condition inside the closure"
             )
-    # a conjunct naming a type outside this (OR-free) branch does not apply to it
+
+
+def _branch_conjuncts(
+    where: Condition | None, types: set[str], inner: set[str]
+) -> tuple[Condition, ...]:
+    """The where conjuncts that apply to this OR-free branch (a conjunct naming a type
+    outside it does not); refuses one that crosses a KL over a composite."""
     items = tuple(
-        c
-        for c in (conjuncts(where) if where is not None else ())
-        if condition_scope(c) <= all_types | inner
+        c for c in (conjuncts(where) if where is not None else ()) if condition_scope(c) <= types
     )
     for c in items:
         scope = condition_scope(c)
@@ -259,11 +296,14 @@ def build_constraints(
                 f"where conjunct {c}: compares a leaf inside a Kleene closure over a composite "
                 "with one outside it (not supported)"
             )
-    _check_positions(items, kleene | inner)
-    positive_order = tuple(
-        dict.fromkeys(o for o in order if o[0] not in negated and o[1] not in negated)
-    )
-    slot_streams = {
+    return items
+
+
+def _slot_streams(
+    types: tuple[str, ...], composites: Mapping[str, Composite], stream_of: Mapping[str, str]
+) -> dict[str, frozenset[str]]:
+    """The event types (streams) each positive slot binds."""
+    return {
         t: (
             frozenset(stream_of[x] for x in event_types(composites[t].pattern))
             if t in composites
@@ -271,28 +311,6 @@ def build_constraints(
         )
         for t in types
     }
-    negations = [
-        _negation(n, order, slot_streams, pairs, items, negated, stream_of[n], ties)
-        for n in sorted(negated)
-    ]
-    return Constraints(
-        types=types,
-        kleene=kleene,
-        window=float(window),
-        order=positive_order,
-        pairs=tuple(p for p in pairs if p[0] not in negated and p[1] not in negated),
-        conditions=tuple(
-            c
-            for c in items
-            if not (condition_scope(c) & negated) and not condition_scope(c) & inner
-        ),
-        negations=tuple(negations),
-        ties=ties,
-        distinct=_distinct(types, positive_order, stream_of, ties, composites),
-        bounds=bounds,
-        composites=composites,
-        streams={t: s for t, s in stream_of.items() if s != t},
-    )
 
 
 def _distinct(
@@ -379,17 +397,39 @@ def _negation(
     """The :class:`Negation` of the negated leaf ``n``: bounds, predicates, same stream
     (``slot_streams``: the event types each positive slot binds)."""
     positive = frozenset(slot_streams)
+    first, last = _nearest_bounds(n, order, positive)
+    npairs = tuple(
+        (b if a == n else a, s) for a, b, s in pairs if n in (a, b) and not {a, b} <= negated
+    )
+    nconds = _negation_conditions(n, items, negated)
+    # with strict ties and bounds on both sides, the blocking interval is open at events of
+    # the match, so they never fall in it; otherwise the check skips them by id
+    same = frozenset(t for t in positive if stream in slot_streams[t])
+    if ties == "strict" and first and last:
+        same = frozenset(t for t in same if t not in first | last)
+    return Negation(n, first, last, npairs, nconds, positive, same)
+
+
+def _nearest_bounds(
+    n: str, order: list[Pair], positive: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The positive leaves right before and right after the negated leaf ``n``."""
     before = set(order)
     first = {a for a, b in order if b == n and a in positive}
     last = {b for a, b in order if a == n and b in positive}
     # only the nearest leaves bound the interval: one that precedes another of ``first``
     # ends before it (and one that follows another of ``last`` starts after it)
-    first = frozenset(a for a in first if not any((a, x) in before for x in first))
-    last = frozenset(b for b in last if not any((x, b) in before for x in last))
-    npairs = tuple(
-        (b if a == n else a, s) for a, b, s in pairs if n in (a, b) and not {a, b} <= negated
+    return (
+        frozenset(a for a in first if not any((a, x) in before for x in first)),
+        frozenset(b for b in last if not any((x, b) in before for x in last)),
     )
-    # a conjunct naming two negated types never applies: no match binds both
+
+
+def _negation_conditions(
+    n: str, items: tuple[Condition, ...], negated: set[str]
+) -> tuple[Condition, ...]:
+    """The where conjuncts that name the negated leaf ``n`` (and no other negated one: no
+    match binds two); refuses NEXT or a position of ``n``."""
     nconds = tuple(
         c
         for c in items
@@ -399,12 +439,7 @@ def _negation(
     for c in nconds:
         if any((x.next or x.position is not None) for x in condition_attributes(c) if x.type == n):
             raise InevError(f"where conjunct {c}: NEXT or a position of a negated type")
-    # with strict ties and bounds on both sides, the blocking interval is open at events of
-    # the match, so they never fall in it; otherwise the check skips them by id
-    same = frozenset(t for t in positive if stream in slot_streams[t])
-    if ties == "strict" and first and last:
-        same = frozenset(t for t in same if t not in first | last)
-    return Negation(n, first, last, npairs, nconds, positive, same)
+    return nconds
 
 
 def _walk(node: Pattern):

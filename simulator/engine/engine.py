@@ -55,12 +55,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.simulator.engine.adaptivity import make_decision
-from inev.simulator.engine.branch import Branch, initial_stats, monitored_pairs, unit_stats
-from inev.simulator.engine.constraints import (
-    TIES,
-    build_constraints,
-)
+from inev.simulator.engine.branch import Branch
+from inev.simulator.engine.branch_units import add_branch
+from inev.simulator.engine.constraints import TIES
 from inev.simulator.engine.engine_options import (
     Adaptation,
     input_patterns,
@@ -68,14 +65,20 @@ from inev.simulator.engine.engine_options import (
     plan_choice,
     selectivity_pairs,
 )
-from inev.simulator.engine.evaluation import (
-    Unit,
-)
 from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, TreePlan
 from inev.simulator.engine.events import Event
+from inev.simulator.engine.invariants import make_decision
 from inev.simulator.engine.kleene import iteration
+from inev.simulator.engine.outputs import final, release_held
+from inev.simulator.engine.reoptimization import (
+    current_stats,
+    observe,
+    replace_plan,
+    sample,
+    start_plan,
+)
 from inev.simulator.engine.selection import Selection, Selector, next_match_check
-from inev.simulator.engine.statistics import Statistics, Stats
+from inev.simulator.engine.statistics import Stats
 from inev.simulator.engine.zstream import cardinality
 from inev.workloads.expressions import (
     Condition,
@@ -83,9 +86,7 @@ from inev.workloads.expressions import (
 )
 from inev.workloads.query import (
     Pattern,
-    Primitive,
     event_types,
-    negated_types,
     split_or,
 )
 from inev.workloads.query import streams as pattern_streams
@@ -183,7 +184,7 @@ class Engine:
         if explicit is not None and len(variants) != 1:
             raise InevError("an explicit plan needs an OR-free pattern")
         for variant in variants:
-            self._add_branch(variant)
+            add_branch(self, variant)
         self.seq = 0
         self.watermark = -INF
         self.max_time = -INF
@@ -201,7 +202,7 @@ class Engine:
         self.last_work = 0
         self.last_cost = 0
         for branch in self.branches:
-            self._start(branch, explicit)
+            start_plan(self, branch, explicit)
 
     def _selector(self, selection: Selection | None) -> Selector | None:
         """The selection state (None for skip-till-any-match): see :mod:`.selection`."""
@@ -226,24 +227,6 @@ class Engine:
                     branch.c.conditions, branch.c.pairs, self.window, self.selectivity_seed
                 )
         return Selector(selection, self.window, self.streams, order)
-
-    def _start(self, branch: Branch, explicit: Plan | None) -> None:
-        """A branch's first plan (``explicit``, or generated from the initial statistics),
-        its runner and its re-optimisation decision."""
-        stats = initial_stats(branch, self.initial_rates, self.estimated)
-        plan_now, conditions = branch.generate(stats)
-        if explicit is not None:
-            plan_now = explicit
-        branch.plan = plan_now
-        branch.runners = [branch.runner(plan_now, 0)]
-        branch.decision = make_decision(
-            self.adaptation.kind,
-            self.adaptation.k,
-            self.adaptation.distance,
-            self.adaptation.threshold,
-        )
-        branch.decision.reset(conditions, stats)
-        branch.since_check = 0
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -290,76 +273,6 @@ class Engine:
             streams=query.streams,
             **options,
         )
-
-    def _add_branch(self, variant: Pattern) -> None:
-        constraints = build_constraints(
-            variant, self.window, self.selectivities, self.where, self.ties, self.streams
-        )
-        branch_types = set(event_types(variant))
-        negated = negated_types(variant)
-        position = {t: i for i, t in enumerate(constraints.types)}
-        inner_slot = {
-            t: slot
-            for slot, composite in constraints.composites.items()
-            for t in event_types(composite.pattern)
-        }
-        units: list[Unit] = []
-        negation_buffers: dict[int, tuple[list, list]] = {}
-        for p in self.input_patterns:
-            types = event_types(p)
-            if not set(types) & branch_types:
-                continue
-            if isinstance(p, Primitive):
-                t = p.type
-                if t in negated:
-                    buffers = self.neg_buffers.setdefault(t, ([], []))
-                    for i, n in enumerate(constraints.negations):
-                        if n.type == t:
-                            negation_buffers[i] = buffers
-                    continue
-                if t in inner_slot:
-                    slot = inner_slot[t]
-                    if not any(u.types == (slot,) for u in units):
-                        label = f"KL({constraints.composites[slot].pattern})"
-                        units.append(Unit(label, (slot,), "composite", frozenset((slot,))))
-                    continue
-                kind = "kleene" if t in constraints.kleene else "event"
-                units.append(Unit(t, (t,), kind))
-            else:
-                if not set(types) <= branch_types:
-                    raise InevError(f"input {p} straddles the OR branches of {self.pattern}")
-                if set(types) & set(inner_slot):
-                    raise InevError(
-                        f"input {p}: a Kleene closure over a composite takes its events, not "
-                        "sub-projection matches"
-                    )
-                positive = tuple(t for t in types if t not in negated)
-                units.append(
-                    Unit(
-                        str(p),
-                        tuple(sorted(positive, key=position.get)),
-                        "match",
-                        frozenset(types),
-                    )
-                )
-        units.sort(key=lambda u: position[u.types[0]])
-        branch = Branch(self, variant, constraints, units, negation_buffers)
-        self.branches.append(branch)
-        for i, u in enumerate(units):
-            if u.kind == "match":
-                self.match_routes.setdefault(frozenset(u.types), []).append((branch, i))
-            elif u.kind == "composite":
-                leaves = event_types(constraints.composites[u.types[0]].pattern)
-                for t in dict.fromkeys(leaves):
-                    self.routes.setdefault(t, []).append((branch, i))
-            else:
-                self.routes.setdefault(u.types[0], []).append((branch, i))
-        branch.statistics = Statistics(
-            [u.label for u in units],
-            self.adaptation.span or 10.0 * self.window,
-            self.adaptation.sample_every,
-        )
-        branch.monitored = monitored_pairs(branch, self.selectivity_seed)
 
     # ---------------------------------------------------------------- input
     def push(self, item: Event | Sequence[Event]) -> list[Any]:
@@ -424,7 +337,7 @@ class Engine:
             # held matches are final once the watermark passes their window's end
             while self.pending and self.pending[0][0] < self.watermark:
                 end = self.pending[0][0]
-                released = self._release(math.nextafter(end, INF))
+                released = release_held(self, math.nextafter(end, INF))
                 if released:
                     out.append((end, released))
         return out
@@ -433,22 +346,23 @@ class Engine:
         """Process every buffered item (end of input); later items must not be older."""
         out = self.advance(max(self.max_time, self.watermark)) if self.heap else []
         if self.pending:
-            out.extend(self._release(INF))
+            out.extend(release_held(self, INF))
         return out
 
     # ---------------------------------------------------------------- processing
     def _process(self, item: Any, t: float) -> list[Any]:
         """Evaluate one released item against every branch; return the new matches.
 
-        Kept whole (radon complexity about 25): the engine's per-item path, whose throughput
-        ``benchmarks/bench_engine.py`` prints; locals are bound once per call on purpose.
+        The engine's per-item path, whose throughput ``benchmarks/bench_engine.py`` prints
+        (radon complexity 20): a primitive event's routing stays inline (a call per event
+        costs about 1 % there), a match's routing and the feeding of one unit are helpers.
         """
         self.seq += 1
         seq = self.seq
         self.now = t
         out: list[Any] = []
         if self.pending and self.pending[0][0] < t:
-            self._release(t, out)
+            release_held(self, t, out)
         if t >= self.next_purge:
             self._purge(t)
         work = 0
@@ -457,90 +371,119 @@ class Engine:
         if type(item) is Event:
             self.counters["events"] += 1
             typ = item[1]
-            selector = self.selector
-            if selector is not None:
-                selector.see(item)
-                if selector.drop(item):
-                    self.counters["filtered"] += 1
-                    return out
+            if self.selector is not None and not self._selected(item):
+                return out
             nb = self.neg_buffers.get(typ)
             if nb is not None:
                 nb[0].append(t)
                 nb[1].append(item)
             routes = self.routes.get(typ, ())
             if adaptive and routes:
-                # _sample's bookkeeping inlined (it runs for every event)
+                # sample's bookkeeping inlined (it runs for every event)
                 self.last_event[typ] = item
                 n = self.type_counts.get(typ, 0) + 1
                 self.type_counts[typ] = n
                 if not n % self._sample_every:
-                    self._sample(item, typ, t)
+                    sample(self, item, typ, t)
         else:
-            self.counters["matches_in"] += 1
-            kinds = frozenset(e[1] for e in item)
-            routes = self.match_routes.get(kinds, ())
-            if not routes:
-                raise InevError(f"no sub-projection input has the types {sorted(kinds)}")
+            routes = self._match_routes(item)
         for branch, unit in routes:
             runners = branch.runners
             if len(runners) > 1 and t > runners[0].retire_after:
-                branch.runners = runners = [r for r in runners if t <= r.retire_after]
+                branch.runners = [r for r in runners if t <= r.retire_after]
             kind = branch.units[unit].kind
             if kind == "kleene":
-                f = branch.leaf_filter[unit]
-                if f is not None and not f((item,)):
-                    self.counters["filtered"] += 1
-                    continue
-                slot = branch.slots[item[1]]
-                b = list(branch.none)
-                b[slot] = (item,)
-                single = tuple(b)
-                rule = branch.rules[unit]
-                for r in runners:
-                    before = r.created
-                    seen = r.checked
-                    found = r.feed_kleene(
-                        unit, slot, item, seq, single, branch.follows[unit], self.window, rule
-                    )
-                    work += r.created - before
-                    checked += r.checked - seen
-                    if found:
-                        out.extend(self._final(branch, found))
+                fed = self._kleene(branch, unit, item, seq, out)
             elif kind == "composite":
-                work, checked = self._composite(branch, unit, item, seq, out, work, checked)
+                fed = self._composite(branch, unit, item, seq, out)
             else:
-                items = branch.items_for(unit, item, seq)
-                if items is None:
-                    self.counters["filtered"] += 1
-                    continue
-                for r in runners:
-                    before = r.created
-                    seen = r.checked
-                    found = r.feed(unit, items)
-                    work += r.created - before
-                    checked += r.checked - seen
-                    if found:
-                        out.extend(self._final(branch, found))
+                fed = self._feed(branch, unit, item, seq, out)
+            if fed is None:  # the unit's filter dropped the item
+                self.counters["filtered"] += 1
+                continue
+            work += fed[0]
+            checked += fed[1]
             if adaptive:
-                branch.statistics.arrival(unit, t)
-                branch.since_check += 1
-                if branch.since_check >= self.adaptation.check_every:
-                    branch.since_check = 0
-                    self._check(branch, seq)
+                observe(self, branch, unit, t)
         self.last_work = work
         self.last_cost = 1 + checked
         self.counters["partial_matches"] += work
         self.counters["work"] += 1 + checked
         return out
 
+    def _selected(self, item: Event) -> bool:
+        """Show the event to the selection strategy; whether it keeps it (counted if not)."""
+        selector = self.selector
+        assert selector is not None
+        selector.see(item)
+        if selector.drop(item):
+            self.counters["filtered"] += 1
+            return False
+        return True
+
+    def _match_routes(self, item: Sequence[Event]) -> Sequence[tuple[Branch, int]]:
+        """Count a sub-projection match; return the units of its set of types."""
+        self.counters["matches_in"] += 1
+        kinds = frozenset(e[1] for e in item)
+        routes = self.match_routes.get(kinds, ())
+        if not routes:
+            raise InevError(f"no sub-projection input has the types {sorted(kinds)}")
+        return routes
+
+    def _kleene(
+        self, branch: Branch, unit: int, item: Event, seq: int, out: list
+    ) -> tuple[int, int] | None:
+        """Feed an event of a Kleene type to each running plan. Returns the work done
+        (partial matches created, pairs checked), or None when the leaf filter drops it."""
+        f = branch.leaf_filter[unit]
+        if f is not None and not f((item,)):
+            return None
+        work = checked = 0
+        slot = branch.slots[item[1]]
+        b = list(branch.none)
+        b[slot] = (item,)
+        single = tuple(b)
+        rule = branch.rules[unit]
+        follows = branch.follows[unit]
+        window = self.window
+        for r in branch.runners:
+            before = r.created
+            seen = r.checked
+            found = r.feed_kleene(unit, slot, item, seq, single, follows, window, rule)
+            work += r.created - before
+            checked += r.checked - seen
+            if found:
+                out.extend(final(self, branch, found))
+        return work, checked
+
+    def _feed(
+        self, branch: Branch, unit: int, item: Any, seq: int, out: list
+    ) -> tuple[int, int] | None:
+        """Feed an event or a sub-projection match to each running plan. Returns the work
+        done, or None when the unit's filters drop it."""
+        items = branch.items_for(unit, item, seq)
+        if items is None:
+            return None
+        work = checked = 0
+        for r in branch.runners:
+            before = r.created
+            seen = r.checked
+            found = r.feed(unit, items)
+            work += r.created - before
+            checked += r.checked - seen
+            if found:
+                out.extend(final(self, branch, found))
+        return work, checked
+
     def _composite(
-        self, branch: Branch, unit: int, item: Any, seq: int, out: list, work: int, checked: int
+        self, branch: Branch, unit: int, item: Any, seq: int, out: list
     ) -> tuple[int, int]:
         """Feed an event to a Kleene over a composite: its sub-pattern's engine, then each
-        new iteration to the plan. Returns the updated work counts."""
+        new iteration to the plan. Returns the work done."""
         child = branch.children[unit]
         assert child is not None
         matches = child.push(item)
+        work = checked = 0
         if not matches:
             return work, checked
         rule = branch.rules[unit]
@@ -557,60 +500,8 @@ class Engine:
                 work += r.created - before
                 checked += r.checked - seen
                 if found:
-                    out.extend(self._final(branch, found))
+                    out.extend(final(self, branch, found))
         return work, checked
-
-    def _final(self, branch: Branch, found: list) -> list[Any]:
-        """Emit root matches, or hold them until the window has passed when a negation
-        reaches past their last event (they are checked again then: :meth:`_release`)."""
-        if not branch.deferred:
-            return self._emit(branch, found)
-        window = self.window
-        latest = branch.hold == "latest"
-        for m in found:
-            self.arrivals += 1
-            end = m[1] if latest else m[0] + window
-            heapq.heappush(self.pending, (end, self.arrivals, branch, m))
-        return []
-
-    def _release(self, upto: float, out: list | None = None) -> list[Any]:
-        """Emit the held matches whose window ends before ``upto`` (every event up to the
-        end has been processed) and that no later negated event cancels."""
-        found = [] if out is None else out
-        pending = self.pending
-        while pending and pending[0][0] < upto:
-            _, _, branch, m = heapq.heappop(pending)
-            if branch.late_check(m[3]):
-                found.extend(self._emit(branch, [m]))
-        return found
-
-    def _emit(self, branch: Branch, found: list) -> list[Any]:
-        selector = self.selector
-        if selector is not None:
-            check = branch.next_check
-            made = sorted(
-                ((m, branch.flatten(m[3])) for m in found),
-                key=lambda x: selector.order_key(x[1]),
-            )
-            found = [m for m, events in made if selector.keep(events, check)]
-        self.counters["matches"] += len(found)
-        if self.output is None:
-            self.counters["outputs"] += len(found)
-            if not branch.kleene_slots:
-                return [m[3] for m in found]
-            return [branch.flatten(m[3]) for m in found]
-        out = []
-        selected = self.output
-        emitted = self.emitted
-        for m in found:
-            for e in branch.flatten(m[3]):
-                if e[1] in selected:
-                    key = (e[1], e[3])
-                    if key not in emitted:
-                        emitted[key] = e[0]
-                        out.append(e)
-        self.counters["outputs"] += len(out)
-        return out
 
     def _purge(self, t: float) -> None:
         cutoff = t - self.window
@@ -629,52 +520,14 @@ class Engine:
             self.emitted = {k: v for k, v in self.emitted.items() if v >= cutoff}
         self.next_purge = t + self.window / 2
 
-    # ---------------------------------------------------------------- adaptivity
-    def _sample(self, event: Event, typ: str, t: float) -> None:
-        """Sample the monitored predicates on ``event`` (every ``sample_every``-th of a type)."""
-        for branch in self.branches:
-            for (a, b), check in branch.monitored:
-                if typ == a:
-                    other = self.last_event.get(b)
-                    if other is not None:
-                        branch.statistics.sample((a, b), t, bool(check(event, other)))
-                elif typ == b:
-                    other = self.last_event.get(a)
-                    if other is not None:
-                        branch.statistics.sample((a, b), t, bool(check(other, event)))
-
+    # ---------------------------------------------------------------- re-optimisation
     def current_stats(self, branch: Branch) -> Stats:
-        """The branch's statistics now, at unit level."""
-        rates = branch.statistics.rates(self.now)
-        declared = {(a, b): s for a, b, s in branch.c.pairs}
-        sel = {
-            p: branch.statistics.selectivity(p, declared.get(p, 1.0)) for p, _ in branch.monitored
-        }
-        return unit_stats(branch, rates, sel)
-
-    def _check(self, branch: Branch, seq: int) -> None:
-        self.counters["checks"] += 1
-        stats = self.current_stats(branch)
-        if not branch.decision(stats):
-            return
-        self.counters["violations"] += 1
-        self.counters["reoptimizations"] += 1
-        new_plan, conditions = branch.generate(stats)
-        branch.decision.reset(conditions, stats)
-        if new_plan.tree == branch.plan.tree:
-            return
-        self.replace_plan(branch, new_plan)
+        """The branch's statistics now, at unit level (:func:`.reoptimization.current_stats`)."""
+        return current_stats(self, branch)
 
     def replace_plan(self, branch: Branch, new_plan: Plan) -> None:
         """Deploy ``new_plan`` from the next item on; the old plan retires after one window."""
-        self.counters["plan_changes"] += 1
-        start = self.seq + 1
-        for r in branch.runners:
-            if r.end_seq == INF:
-                r.end_seq = start
-                r.retire_after = self.now + self.window
-        branch.runners.append(branch.runner(new_plan, start))
-        branch.plan = new_plan
+        replace_plan(self, branch, new_plan)
 
     # ---------------------------------------------------------------- views
     @property

@@ -10,7 +10,7 @@ sub-projection whose matches arrive as tuples), numbered 0…n-1.
   left-deep tree over the order: partial matches grow along the chain, an item of a later
   unit joins the stored prefixes and a new prefix scans back over the buffered items of the
   next unit. This is exactly the lazy NFA's behaviour with every prefix stored, and lets one
-  evaluator (:mod:`.evaluation`) run both kinds of plan.
+  evaluator (:mod:`.plan_runner`) run both kinds of plan.
 
 A tree is an ``int`` leaf or a ``(left, right)`` pair.
 

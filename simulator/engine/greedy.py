@@ -4,7 +4,7 @@ Step i picks, among the units not yet placed, the one minimising
 ``r_j · Π_{k<i} sel(p_k, j)`` (ties: the lowest unit index, so the algorithm is
 deterministic, as Theorem 1 needs). Every comparison between the chosen unit and another
 candidate is a *deciding condition* of the block "unit j at position i"; they are returned
-for the invariant-based decision function (:mod:`.adaptivity`).
+for the invariant-based decision function (:mod:`.invariants`).
 
 >>> from inev.simulator.engine.statistics import Stats
 >>> plan, conditions = greedy_plan(Stats((3.0, 1.0, 2.0), ((1, 1, 1),) * 3))
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inev.simulator.engine.adaptivity import DecidingCondition
 from inev.simulator.engine.evaluation_plans import OrderPlan
+from inev.simulator.engine.invariants import DecidingCondition
 from inev.simulator.engine.statistics import Stats
 
 

@@ -1,6 +1,6 @@
 """Kleene closure rules: how a trend grows, and when it may join a match.
 
-The evaluation plan keeps every trend of a Kleene leaf (:mod:`.evaluation`); a
+The evaluation plan keeps every trend of a Kleene leaf (:mod:`.plan_runner`); a
 :class:`KleeneRule` says which trends a new element extends and which trends the plan may
 use. The default rule (one or more events, strictly increasing times, no positional
 condition) has no rule object at all: the plan runs its original fast loop.

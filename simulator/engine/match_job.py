@@ -51,9 +51,13 @@ from inev.simulator.engine.matching import (
     greta_queries,
     match_workload,
 )
-from inev.simulator.engine.processing import check_shedding, parse_capacity, shedding_strategy
 from inev.simulator.engine.replay import Prepared, absent_types, ordered_chunks, prepare
 from inev.simulator.engine.selection import Selection, parse_selection
+from inev.simulator.engine.shedding.node_queue import (
+    check_shedding,
+    parse_capacity,
+    shedding_strategy,
+)
 from inev.workloads.io import load_workload
 from inev.workloads.workload import Workload
 

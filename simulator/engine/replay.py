@@ -26,6 +26,7 @@ from inev.common.errors import InevError
 from inev.common.traces import TraceFile, TraceScan
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
+from inev.simulator.engine.greta.event_rows import as_event
 from inev.simulator.engine.size import SizeGuard, TraceSize, check_trace_size, scan_for
 from inev.simulator.engine.streams import leaf_routes, relabel
 from inev.simulator.engine.trace import as_events
@@ -148,16 +149,45 @@ def replay(
     final; ``write_result`` each GRETA result, after all matches (their order in the file
     is as before streaming: matches first).
 
-    Kept as one loop (radon complexity about 20): the per-event path of ``inev match`` and
-    of the simulator's centralized check, timed by ``benchmarks/bench_trace_replay.py`` and
-    ``bench_simulator.py`` (its "centralized check" seconds).
+    The per-event path of ``inev match`` and of the simulator's centralized check, timed by
+    ``benchmarks/bench_trace_replay.py`` and ``bench_simulator.py`` (its "centralized
+    check" seconds): the loop stays here, routing and delivery are helpers.
     """
-    from inev.simulator.engine.greta.event_rows import as_event
+    routes, greta_routes = _routes(workload, engines, aggregated)
+    counts = ReplayCounts(matches=dict.fromkeys([*engines, *aggregated], 0))
+    results: list[dict[str, Any]] = []
+    for chunk in chunks:
+        for event in chunk:
+            targets = routes.get(event.type)
+            greta = greta_routes.get(event.type)
+            if targets is None and greta is None:
+                counts.ignored += 1
+                continue
+            if targets is not None:
+                _deliver(event, targets, counts, write)
+            if greta is not None:
+                _aggregate(event, greta, results)
+            if guard is not None:
+                guard.tick(event.time)
+        counts.events += len(chunk)
+        if progress is not None and chunk:
+            progress(chunk[-1].time)
+    _finish(engines, aggregated, counts, results, write, write_result)
+    return counts
 
-    routes: dict[str, list[tuple[str, Engine, tuple[str, ...] | None]]] = {}
-    greta_routes: dict[str, list[Any]] = {}
+
+Route = tuple[str, Any, tuple[str, ...] | None]
+
+
+def _routes(
+    workload: Workload, engines: Mapping[str, Engine], aggregated: Mapping[str, Any]
+) -> tuple[dict[str, list[Route]], dict[str, list[Route]]]:
+    """Per event type, the engines and the GRETA runners that get it, each with the leaf
+    names the event is relabelled to (None: its own type; a variable's engine gets its
+    type's events relabelled, see .streams)."""
+    routes: dict[str, list[Route]] = {}
+    greta_routes: dict[str, list[Route]] = {}
     for q in workload.queries:
-        # a variable's engine gets its type's events relabelled (see .streams)
         leaves = leaf_routes(q.types, q.streams)
         if q.name in engines:
             for t, names in leaves.items():
@@ -169,33 +199,39 @@ def replay(
                 if set(names) & set(runner.compiled.all_types):
                     plain = None if names == (t,) else names
                     greta_routes.setdefault(t, []).append((q.name, runner, plain))
-    counts = ReplayCounts(matches=dict.fromkeys([*engines, *aggregated], 0))
-    results: list[dict[str, Any]] = []
-    for chunk in chunks:
-        for event in chunk:
-            targets = routes.get(event.type)
-            greta = greta_routes.get(event.type)
-            if targets is None and greta is None:
-                counts.ignored += 1
-                continue
-            if targets is not None:
-                for name, engine, leaves in targets:
-                    if leaves is None:
-                        found = engine.push(event)
-                    else:
-                        found = [m for x in relabel(event, leaves) for m in engine.push(x)]
-                    if found:
-                        counts.matches[name] += len(found)
-                        write(name, found)
-            if greta is not None:
-                for _name, runner, leaves in greta:
-                    for x in relabel(event, leaves) if leaves is not None else (event,):
-                        results.extend(runner.push(as_event(x)))
-            if guard is not None:
-                guard.tick(event.time)
-        counts.events += len(chunk)
-        if progress is not None and chunk:
-            progress(chunk[-1].time)
+    return routes, greta_routes
+
+
+def _deliver(
+    event: Event, targets: list[Route], counts: ReplayCounts, write: Callable[[str, list], None]
+) -> None:
+    """Push ``event`` to the engines of ``targets`` and write the matches it completes."""
+    for name, engine, leaves in targets:
+        if leaves is None:
+            found = engine.push(event)
+        else:
+            found = [m for x in relabel(event, leaves) for m in engine.push(x)]
+        if found:
+            counts.matches[name] += len(found)
+            write(name, found)
+
+
+def _aggregate(event: Event, greta: list[Route], results: list[dict[str, Any]]) -> None:
+    """Push ``event`` to the GRETA runners of ``greta``, collecting the results they emit."""
+    for _name, runner, leaves in greta:
+        for x in relabel(event, leaves) if leaves is not None else (event,):
+            results.extend(runner.push(as_event(x)))
+
+
+def _finish(
+    engines: Mapping[str, Engine],
+    aggregated: Mapping[str, Any],
+    counts: ReplayCounts,
+    results: list[dict[str, Any]],
+    write: Callable[[str, list], None],
+    write_result: Callable[[dict[str, Any]], None],
+) -> None:
+    """Flush the engines, finish the GRETA runners, then write the GRETA results."""
     for name, engine in engines.items():
         found = engine.flush()
         counts.matches[name] += len(found)
@@ -205,4 +241,3 @@ def replay(
     for result in results:
         counts.matches[result["query"]] += 1
         write_result(result)
-    return counts

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inev.simulator.engine.adaptivity import DecidingCondition
 from inev.simulator.engine.evaluation_plans import Tree, TreePlan
+from inev.simulator.engine.invariants import DecidingCondition
 from inev.simulator.engine.statistics import Stats
 
 

@@ -125,45 +125,59 @@ def classify_predicates(where: Condition | None, template: Template, label: str)
         for tr in t.transitions:
             owner[(tr.source, tr.target)] = t
     for item in conjuncts(where) if where is not None else ():
-        attributes = condition_attributes(item)
-        if any(a.position is not None for a in attributes):
-            raise InevError(
-                f"{label}: predicate {item} reads a position of a trend (FIRST, LAST, X[i]), "
-                "which GRETA does not define (its predicates are local or between adjacent "
-                "events, §6)"
-            )
-        types = {a.type for a in attributes}
-        has_next = any(a.next for a in attributes)
+        types, has_next = _shape(item, label)
         if len(types) == 1 and not has_next:
             local.setdefault(next(iter(types)), []).append(item)
-            continue
-        if len(types) == 1:
-            (t,) = types
-            if (t, t) not in owner:
-                raise InevError(
-                    f"{label}: NEXT({t}) needs a Kleene transition from {t} to {t} in the pattern"
-                )
-            edge_conditions.setdefault((t, t), []).append(item)
-            continue
-        if len(types) == 2 and not has_next:
-            x, y = sorted(types)
-            pairs = [p for p in ((x, y), (y, x)) if p in owner]
-            if not pairs:
-                raise InevError(
-                    f"{label}: predicate {item} relates {x} and {y}, which are never adjacent "
-                    "in a trend"
-                )
-            for p in pairs:
+        else:
+            for p in _edges_of(item, types, has_next, owner, label):
                 edge_conditions.setdefault(p, []).append(item)
-            continue
-        raise InevError(
-            f"{label}: predicate {item} is neither a vertex nor an edge predicate (GRETA §6)"
-        )
     edges = {
         key: EdgePredicate(key[0], key[1], tuple(items), *_indexed_forms(items, key))
         for key, items in edge_conditions.items()
     }
     return Predicates({k: tuple(v) for k, v in local.items()}, edges)
+
+
+def _shape(item: Condition, label: str) -> tuple[set[str], bool]:
+    """The types a conjunct names and whether it reads ``NEXT``; refuses a position."""
+    attributes = condition_attributes(item)
+    if any(a.position is not None for a in attributes):
+        raise InevError(
+            f"{label}: predicate {item} reads a position of a trend (FIRST, LAST, X[i]), "
+            "which GRETA does not define (its predicates are local or between adjacent "
+            "events, §6)"
+        )
+    return {a.type for a in attributes}, any(a.next for a in attributes)
+
+
+def _edges_of(
+    item: Condition,
+    types: set[str],
+    has_next: bool,
+    owner: Mapping[tuple[str, str], Template],
+    label: str,
+) -> list[tuple[str, str]]:
+    """The transitions an edge predicate holds on (``T -> T`` for one type with ``NEXT``,
+    either direction between two types that are adjacent in a trend); refuses the rest."""
+    if len(types) == 1:
+        (t,) = types
+        if (t, t) not in owner:
+            raise InevError(
+                f"{label}: NEXT({t}) needs a Kleene transition from {t} to {t} in the pattern"
+            )
+        return [(t, t)]
+    if len(types) == 2 and not has_next:
+        x, y = sorted(types)
+        pairs = [p for p in ((x, y), (y, x)) if p in owner]
+        if not pairs:
+            raise InevError(
+                f"{label}: predicate {item} relates {x} and {y}, which are never adjacent "
+                "in a trend"
+            )
+        return pairs
+    raise InevError(
+        f"{label}: predicate {item} is neither a vertex nor an edge predicate (GRETA §6)"
+    )
 
 
 def _side(expr: Expr, source: str, target: str) -> str | None:

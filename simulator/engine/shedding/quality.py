@@ -21,7 +21,7 @@ from typing import Any
 from inev.common.stats import latency_summary
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.engine.processing import Processor, needed_capacity, parse_capacity
+from inev.simulator.engine.shedding.node_queue import Processor, needed_capacity, parse_capacity
 
 
 def _key(out: Any) -> Any:

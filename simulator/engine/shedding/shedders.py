@@ -1,6 +1,6 @@
 """Load shedders: pSPICE (paper §III-F, Algorithm 2) and baselines (random partial matches, random events, type utility).
 
-Every shedder is called by :class:`inev.simulator.engine.processing.Processor` with the same
+Every shedder is called by :class:`inev.simulator.engine.shedding.node_queue.Processor` with the same
 overload detector (:mod:`.detector`) and the same amount:
 
 * ``pspice`` drops partial matches of lowest utility (utility-table lookups, O(1) each,

@@ -438,7 +438,13 @@ class PlanRunner:
         rule: KleeneRule,
     ) -> list[Item]:
         """:meth:`feed_kleene` under a :class:`.kleene.KleeneRule`; ``element`` is an event,
-        or an iteration ``(earliest, latest, events)`` of a Kleene over a composite."""
+        or an iteration ``(earliest, latest, events)`` of a Kleene over a composite.
+
+        Kept as one loop (radon complexity 24): it runs once per Kleene item and buffered
+        partial trend, the engine's innermost Kleene path, timed by the Kleene queries of
+        ``benchmarks/bench_engine_vs_opencep.py``; a helper per trend would add a call per
+        partial match to that figure.
+        """
         iterations = rule.iterations
         if iterations is None:
             start = end = element[0]

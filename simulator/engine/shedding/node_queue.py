@@ -22,7 +22,7 @@ the items' own work exceeds the capacity, which no partial-match shedding can cu
 item is dropped as a last resort and counted in ``shed_events`` (unless it is of a negated
 type: dropping it could produce a false positive; then the bound gives way, and the item
 is counted in ``forced``). Every
-``sample_every``-th item is observed for the state models (:mod:`.shedding.pspice_model`)
+``sample_every``-th item is observed for the state models (:mod:`.pspice_model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
 A simulated node (SimPy) uses it like this; ``deliver`` forwards outputs or records sinks::
@@ -256,9 +256,9 @@ class Processor:
     def arrive(self, item: Any, time: float) -> Completion:
         """Queue ``item`` arriving at ``time``; process it and return its completion.
 
-        Kept whole although long (radon complexity about 30): it runs once per item of a
-        capacity run (``benchmarks/bench_shedding.py`` and ``bench_capacity.py`` time it),
-        and its branches are the detector's steps in the pSPICE paper's order (§III-E).
+        It runs once per item of a capacity run (``benchmarks/bench_shedding.py`` and
+        ``bench_capacity.py`` time it): the overload detector's steps, in the pSPICE paper's
+        order (§III-E), are :meth:`_detect` and :meth:`_shed`.
         """
         if time < self.last_arrival:
             raise InevError(f"arrival times must not decrease ({time} < {self.last_arrival})")
@@ -272,54 +272,14 @@ class Processor:
         stats.items += 1
         shedder = self.shedder
         if self.shedding and not shedder.admit(item, kind):
-            self.busy_until = start
-            return Completion(item, time, start, start, 0.0, [], dropped=True)
+            return self._dropped(item, time, start)
         event_time = item[0] if isinstance(item, Event) else max(e[0] for e in item)
         bounded = self.latency_bound is not None
-        explained = 0.0
+        explained: float | None = 0.0
         if bounded:
-            explained, buffers = self.buffers(item, targets)
-            queueing = start - time
-            unit_time = self.cost_per_unit / self.capacity
-            base = float(len(targets))
-            estimate = self.detector.estimate(kind, explained, base)
-            over = queueing + estimate * unit_time + self.safety > self.latency_bound
-            if over:
-                stats.overloads += 1
-            shedder.flagged(over)
-            if (
-                not over
-                and self.shedding
-                and queueing + estimate * unit_time > self.early * self.latency_bound
-            ):
-                shedder.relieve(event_time)
-                explained, buffers = self.buffers(item, targets)
-            if over and self.shedding:
-                budget = (self.latency_bound - self.safety - queueing) / unit_time
-                # marginal works overlap (dropping AB partial matches also saves their
-                # joins with the next buffer), so shed again until the estimate fits
-                # the shedders count partial matches in the state model's units
-                slope = max(self.detector.slope(kind), 1e-9)
-                for _ in range(SHED_ROUNDS):
-                    excess = (estimate - budget) / slope
-                    if shedder.shed(item, kind, event_time, excess, buffers):
-                        self.busy_until = start
-                        return Completion(item, time, start, start, 0.0, [], dropped=True)
-                    explained, buffers = self.buffers(item, targets)
-                    estimate = self.detector.estimate(kind, explained, base)
-                    if estimate <= budget or not buffers:
-                        break
-                if queueing + estimate * unit_time > self.latency_bound:
-                    # Nothing left to shed makes the item fit: the queue alone is too long
-                    # (the items' own work exceeds the capacity). Drop the item as a last
-                    # resort, so that what is processed keeps the bound; never an event of a
-                    # negated type, whose loss could report a match that is none.
-                    if any(kind in engine.neg_buffers for _, engine in targets):
-                        stats.forced += 1
-                    else:
-                        shedder.shed_events += 1
-                        self.busy_until = start
-                        return Completion(item, time, start, start, 0.0, [], dropped=True)
+            explained = self._detect(item, kind, targets, start - time, event_time)
+            if explained is None:
+                return self._dropped(item, time, start)
         sample = bounded and stats.items % self.sample_every == 0
         if sample:
             for name, _ in targets:
@@ -342,6 +302,80 @@ class Processor:
             self.detector.observe(kind, explained, cost, float(len(targets)))
         shedder.after(item, kind, outputs, cost)
         return self._complete(item, time, start, cost, outputs)
+
+    def _dropped(self, item: Any, time: float, start: float) -> Completion:
+        """The completion of an item shed at ``start`` (it costs no time)."""
+        self.busy_until = start
+        return Completion(item, time, start, start, 0.0, [], dropped=True)
+
+    def _detect(
+        self,
+        item: Any,
+        kind: Any,
+        targets: list[tuple[str, Engine]],
+        queueing: float,
+        event_time: float,
+    ) -> float | None:
+        """The overload detector on an item that waited ``queueing``: flag an overload,
+        let the shedder relieve early, shed when over. Returns the item's explained work
+        (for the detector's model), or None when the item itself is dropped."""
+        explained, buffers = self.buffers(item, targets)
+        unit_time = self.cost_per_unit / self.capacity
+        estimate = self.detector.estimate(kind, explained, float(len(targets)))
+        assert self.latency_bound is not None
+        over = queueing + estimate * unit_time + self.safety > self.latency_bound
+        if over:
+            self.stats.overloads += 1
+        self.shedder.flagged(over)
+        if not self.shedding:
+            return explained
+        if not over and queueing + estimate * unit_time > self.early * self.latency_bound:
+            self.shedder.relieve(event_time)
+            return self.buffers(item, targets)[0]
+        if over:
+            return self._shed(item, kind, targets, (queueing, event_time), estimate, buffers)
+        return explained
+
+    def _shed(
+        self,
+        item: Any,
+        kind: Any,
+        targets: list[tuple[str, Engine]],
+        when: tuple[float, float],
+        estimate: float,
+        buffers: list[BufferCost],
+    ) -> float | None:
+        """Shed until the item's estimate fits the bound (``when``: its queueing time and
+        event time); the explained work left, or None when the item is dropped."""
+        assert self.latency_bound is not None
+        queueing, event_time = when
+        shedder = self.shedder
+        unit_time = self.cost_per_unit / self.capacity
+        budget = (self.latency_bound - self.safety - queueing) / unit_time
+        # marginal works overlap (dropping AB partial matches also saves their joins with
+        # the next buffer), so shed again until the estimate fits; the shedders count
+        # partial matches in the state model's units
+        slope = max(self.detector.slope(kind), 1e-9)
+        explained = 0.0
+        for _ in range(SHED_ROUNDS):
+            excess = (estimate - budget) / slope
+            if shedder.shed(item, kind, event_time, excess, buffers):
+                return None
+            explained, buffers = self.buffers(item, targets)
+            estimate = self.detector.estimate(kind, explained, float(len(targets)))
+            if estimate <= budget or not buffers:
+                break
+        if queueing + estimate * unit_time > self.latency_bound:
+            # Nothing left to shed makes the item fit: the queue alone is too long (the
+            # items' own work exceeds the capacity). Drop the item as a last resort, so that
+            # what is processed keeps the bound; never an event of a negated type, whose
+            # loss could report a match that is none.
+            if any(kind in engine.neg_buffers for _, engine in targets):
+                self.stats.forced += 1
+            else:
+                shedder.shed_events += 1
+                return None
+        return explained
 
     def _complete(
         self, item: Any, time: float, start: float, cost: float, outputs: list

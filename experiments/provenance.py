@@ -35,7 +35,8 @@ UNRECORDED = "unrecorded"
 
 @functools.cache
 def code_version() -> str:
-    """The version of the code this process runs (see the module docstring).
+    """The version of the code this process runs (see the module docstring), read once per
+    process: a sweep asks as it starts, so a commit made while it runs is not credited.
 
     >>> v = code_version()
     >>> isinstance(v, str) and len(v) > 0

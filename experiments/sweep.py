@@ -24,7 +24,7 @@ from inev.common.errors import InevError
 from inev.common.files import remove_stale_temporaries
 from inev.common.interrupts import Terminated
 from inev.common.locks import folder_lock
-from inev.experiments.provenance import record_run
+from inev.experiments.provenance import code_version, record_run
 from inev.experiments.results import (
     finished_task_ids,
     read_parts,
@@ -182,6 +182,7 @@ def _run_locked(
     started: float,
 ) -> SweepOutcome:
     """The body of :func:`run_sweep`, run while the folder's lock is held."""
+    code = code_version()  # the code as the run starts (the checkout may move while it runs)
     all_tasks = expand(spec)
     done = finished_task_ids(out)
     todo = seed_major([t for t in all_tasks if t.task_id not in done])
@@ -205,7 +206,7 @@ def _run_locked(
         interrupted = True  # finished parts stay; the summary says how far it got
     finally:
         _remove_dead_temporaries(out / "parts")  # of workers ended in the middle of a part
-        record_run(out, finished_task_ids(out) - done)  # which code computed the new rows
+        record_run(out, finished_task_ids(out) - done, code)  # which code computed them
     table = read_parts(out)
     table = with_task_indices(table, {t.task_id: t.index for t in all_tasks}, spec.methods)
     finished = len(set(table.column("task_id").to_pylist()))

@@ -10,9 +10,10 @@ Public API (imported on first use: ``inev --help`` loads neither Spark nor pyarr
     (``results.parquet``; finished tasks are skipped on a re-run) (:mod:`inev.experiments.sweep`).
 ``read_results(path)``
     A results table (a folder or its ``results.parquet``) as a pyarrow table.
-``measure(config, seed, methods)``
+``inev.experiments.measure.measure(config, seed, methods)``
     One task's figures per method: the network, workload, plans and (with ``simulate``) a
-    simulation of a configuration (:mod:`inev.experiments.measure`).
+    simulation of a configuration. Not re-exported here: the name is its module's, and
+    importing the module would rebind it on this package.
 
 Examples
 --------
@@ -42,14 +43,12 @@ _EXPORTS = {
     "SweepOutcome": "inev.experiments.sweep",
     "run_sweep": "inev.experiments.sweep",
     "read_results": "inev.experiments.results",
-    "measure": "inev.experiments.measure",
 }
 __all__ = [
     "METHODS",
     "SweepOutcome",
     "SweepSpec",
     "load_spec",
-    "measure",
     "parse_spec",
     "read_results",
     "run_sweep",
@@ -57,7 +56,6 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
-    from inev.experiments.measure import measure
     from inev.experiments.results import read_results
     from inev.experiments.spec import METHODS, SweepSpec, load_spec, parse_spec
     from inev.experiments.sweep import SweepOutcome, run_sweep

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,8 @@ def disagreements(exports: dict[str, str], typed: dict[str, str], facade: str) -
         if exports[n] != typed[n]
     ]
     for name, module in sorted(exports.items()):
+        if module == f"{facade}.{name}":  # importing the submodule rebinds the package's name
+            out.append(f"{name}: shadowed by the submodule {module} once that is imported")
         why = violation(facade, module)
         if why:
             out.append(f"{name} from {module}: {why}")
@@ -56,6 +59,8 @@ def test_a_facades_two_lists_agree_keep_the_layers_and_load(facade):
     source = (ROOT / FACADES[facade]).read_text(encoding="utf-8")
     assert disagreements(exports, type_checking_imports(source), facade) == []
     assert sorted(module.__all__) == sorted(exports)
+    # a submodule of the same name would replace the export once anything imports it
+    assert [n for n in exports if importlib.util.find_spec(f"{facade}.{n}")] == []
     for name in exports:
         assert getattr(module, name) is getattr(importlib.import_module(exports[name]), name)
 
@@ -85,6 +90,10 @@ def test_planted_disagreements_are_caught():
     moved = {**good, "simulate": "inev.simulator.trace_replay"}
     assert disagreements(moved, typed, "inev.simulator") == [
         "simulate: inev.simulator.trace_replay in _EXPORTS, inev.simulator.run under TYPE_CHECKING"
+    ]
+    shadowed = {"measure": "inev.experiments.measure"}
+    assert disagreements(shadowed, {"measure": "inev.experiments.measure"}, "inev.experiments") == [
+        "measure: shadowed by the submodule inev.experiments.measure once that is imported"
     ]
     upward = {"run_sweep": "inev.experiments.sweep"}
     assert any("later layer" in d for d in disagreements(upward, {}, "inev.simulator"))

@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import itertools
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import networkx as nx
@@ -44,15 +45,65 @@ from networkx.algorithms.approximation import steiner_tree
 from inev.planner.inev_graph import Link, Node, link
 from inev.topologies.network import DENSE_UP_TO, Network
 
-_CACHE: weakref.WeakKeyDictionary[Network, dict[frozenset, frozenset[Link]]] = (
-    weakref.WeakKeyDictionary()
-)
+TOPOLOGIES_KEPT = 8
+"""Topologies whose trees stay cached after their networks are gone (see :func:`trees_of`)."""
+
+
+class _Trees:
+    """The trees of one topology: Steiner links, their nodes, searches inside them."""
+
+    def __init__(self) -> None:
+        self.links: dict[frozenset, frozenset[Link]] = {}
+        self.nodes: dict[frozenset, tuple] = {}
+        self.bfs: dict[tuple[frozenset, Node], dict[Node, int]] = {}
+
+
+_BY_NETWORK: weakref.WeakKeyDictionary[Network, _Trees] = weakref.WeakKeyDictionary()
+_BY_TOPOLOGY: OrderedDict[tuple, _Trees] = OrderedDict()
+
+
+def topology_key(network: Network) -> tuple:
+    """Every node in order with its neighbours in adjacency order: all this module reads of a
+    network (trees depend on the topology and its orders, never on types, rates or latencies).
+
+    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (1.0, [0])})
+    >>> topology_key(net)
+    ((0, (1,)), (1, (0, 2)), (2, (1,)))
+    >>> topology_key(net.with_rates({"A": 5.0})) == topology_key(net)
+    True
+    """
+    adjacency = network.graph.adj
+    return tuple((v, tuple(adjacency[v])) for v in network.nodes)
+
+
+def trees_of(network: Network) -> _Trees:
+    """The tree caches of ``network``'s topology, shared by every network with the same
+    :func:`topology_key`.
+
+    Choice: the planner plans on networks derived from one another (pattern variables as
+    streams, changed rates: :meth:`~inev.topologies.network.Network.with_rates`), and a
+    sweep's tasks plan the same topology again (Fig. 8's workload sizes on one network,
+    Fig. 9's re-planning after rate swaps, Fig. 10b's 50 query orders); each used to
+    compute every tree anew. The key holds everything the trees are computed from, so a
+    shared tree is the tree a fresh computation gives. The last :data:`TOPOLOGIES_KEPT`
+    topologies stay cached after their networks are gone.
+    """
+    found = _BY_NETWORK.get(network)
+    if found is None:
+        key = topology_key(network)
+        found = _BY_TOPOLOGY.pop(key, None) or _Trees()
+        _BY_TOPOLOGY[key] = found  # the most recent last
+        while len(_BY_TOPOLOGY) > TOPOLOGIES_KEPT:
+            _BY_TOPOLOGY.popitem(last=False)
+        _BY_NETWORK[network] = found
+    return found
 
 
 def steiner_links(network: Network, terminals: Iterable[Node]) -> frozenset[Link]:
-    """The links of an approximate minimum Steiner tree spanning ``terminals`` (cached)."""
+    """The links of an approximate minimum Steiner tree spanning ``terminals`` (cached per
+    topology: :func:`trees_of`)."""
     key = frozenset(terminals)
-    cache = _CACHE.setdefault(network, {})
+    cache = trees_of(network).links
     found = cache.get(key)
     if found is not None:
         return found
@@ -76,7 +127,7 @@ EXACT_NODES = 300
 KOU_TERMINALS = 60
 """Kou's heuristic (all-pairs paths between terminals) is tried up to this many terminals."""
 KEY_PATH_LINKS = 400
-"""Trees of up to this many links get key-path exchange (each round copies the tree once per
+"""Trees of up to this many links get key-path exchange (each round searches the tree once per
 key path, quadratic in its size). Takahashi–Matsuyama (:func:`path_heuristic`, quadratic in
 the terminals through the hop matrix) runs on networks of up to
 :data:`~inev.topologies.network.DENSE_UP_TO` nodes; larger ones keep Mehlhorn's construction
@@ -210,20 +261,48 @@ def key_path_exchange(
     while improved:
         improved = False
         for path in _key_paths(tree, keep):
-            inner = path[1:-1]
-            trial = tree.copy()
-            trial.remove_edges_from(itertools.pairwise(path))
-            trial.remove_nodes_from(inner)
-            parts = list(nx.connected_components(trial))
+            parts = _parts_without(tree, path)
             if len(parts) != 2:
                 continue
             bridge = _shortest_between(network, parts[0], parts[1])
             if bridge is not None and len(bridge) - 1 < len(path) - 1:
+                trial = tree.copy()  # the exchange: only now is the tree copied
+                trial.remove_edges_from(itertools.pairwise(path))
+                trial.remove_nodes_from(path[1:-1])
                 trial.add_edges_from(itertools.pairwise(bridge))
                 tree = trial
                 improved = True
                 break
     return frozenset(link(u, v) for u, v in tree.edges())
+
+
+def _parts_without(tree: nx.Graph, path: list[Node]) -> list[set[Node]]:
+    """The connected components of ``tree`` without ``path``'s links and inner nodes, in the
+    order ``nx.connected_components`` lists them on such a copy of the tree (by the tree's node
+    order), at most three: read on the tree itself, so that no copy is made per key path (the
+    copies were a quarter of Fig. 8c's planning time)."""
+    inner = set(path[1:-1])
+    # every link of a longer path touches an inner node; a path of one link is that link
+    cut = ((path[0], path[1]), (path[1], path[0])) if len(path) == 2 else ()
+    adjacency = tree.adj
+    parts: list[set[Node]] = []
+    seen: set[Node] = set()
+    for start in tree:
+        if start in seen or start in inner:
+            continue
+        part = {start}
+        frontier = [start]
+        while frontier:
+            u = frontier.pop()
+            for w in adjacency[u]:
+                if w not in part and w not in inner and (u, w) not in cut:
+                    part.add(w)
+                    frontier.append(w)
+        parts.append(part)
+        seen |= part
+        if len(parts) > 2:
+            break
+    return parts
 
 
 def _key_paths(tree: nx.Graph, terminals: set[Node]) -> list[list[Node]]:
@@ -406,7 +485,7 @@ def attach(
     """ST(terminals), the tree node nearest to ``node`` and the shortest path from ``node`` to it."""
     terms = frozenset(terminals)
     base = steiner_links(network, terms)
-    cache = _NODES.setdefault(network, {})
+    cache = trees_of(network).nodes
     found = cache.get(terms)
     if found is None:
         index = network.node_index
@@ -427,12 +506,6 @@ def tree_with(network: Network, terminals: Iterable[Node], node: Node) -> frozen
     return base | frozenset(link(u, v) for u, v in itertools.pairwise(path))
 
 
-_NODES: weakref.WeakKeyDictionary[Network, dict[frozenset, tuple]] = weakref.WeakKeyDictionary()
-_BFS: weakref.WeakKeyDictionary[Network, dict[tuple[frozenset, Node], dict[Node, int]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def tree_distances(network: Network, terminals: Iterable[Node], node: Node) -> dict[Node, int]:
     """Hop distances from ``node`` inside :func:`tree_with` to every node of the tree.
 
@@ -441,7 +514,7 @@ def tree_distances(network: Network, terminals: Iterable[Node], node: Node) -> d
     """
     terms = frozenset(terminals)
     base, nearest, path = attach(network, terms, node)
-    cache = _BFS.setdefault(network, {})
+    cache = trees_of(network).bfs
     key = (terms, nearest)
     found = cache.get(key)
     if found is None:

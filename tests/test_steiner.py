@@ -88,3 +88,65 @@ def test_sparse_kou_is_a_two_approximation(seed, k):
     ours = tidy(net, raw, terminals)
     assert _spans(ours, terminals)
     assert len(ours) <= len(raw) <= 2 * len(exact_steiner(net, terminals))
+
+
+def test_trees_are_shared_by_networks_of_one_topology_only():
+    from inev.planner import steiner
+
+    net = _network(3, 30)
+    terminals = [0, 4, 11, 19, 23, 28, 2, 7, 13, 16, 25]  # 11: the heuristics, not the exact DP
+    first = steiner_links(net, terminals)
+    assert steiner_links(net.with_rates({"A": 7.0}), terminals) is first  # rates: same trees
+    relinked = Network.build(net.nodes, [*net.links, (0, 15)], {"A": (1.0, [0])})
+    if not relinked.graph.has_edge(0, 15) or net.graph.has_edge(0, 15):
+        raise AssertionError("the test needs a new link")
+    assert steiner.trees_of(relinked) is not steiner.trees_of(net)
+    reordered = Network.build(net.nodes, list(reversed(net.links)), {"A": (1.0, [0])})
+    assert steiner.topology_key(reordered) != steiner.topology_key(net)  # neighbour order
+    steiner._BY_TOPOLOGY.clear()  # a fresh computation on a new network gives the same tree
+    fresh = Network.build(net.nodes, net.links, {"A": (1.0, [0])})
+    assert steiner.trees_of(fresh) is not steiner.trees_of(net)
+    assert steiner_links(fresh, terminals) == first
+    for seed in range(steiner.TOPOLOGIES_KEPT + 3):  # bounded: the oldest topologies go
+        steiner.trees_of(_network(100 + seed, 12))
+    assert len(steiner._BY_TOPOLOGY) == steiner.TOPOLOGIES_KEPT
+
+
+def _exchange_by_copies(network, links, terminals):
+    """Key-path exchange as first written: a copy of the tree per key path (the oracle)."""
+    from inev.planner.inev_graph import link
+    from inev.planner.steiner import _key_paths, _shortest_between
+
+    keep = set(terminals)
+    tree = nx.Graph(list(links))
+    tree.add_nodes_from(keep)
+    improved = True
+    while improved:
+        improved = False
+        for path in _key_paths(tree, keep):
+            trial = tree.copy()
+            trial.remove_edges_from(itertools.pairwise(path))
+            trial.remove_nodes_from(path[1:-1])
+            parts = list(nx.connected_components(trial))
+            if len(parts) != 2:
+                continue
+            bridge = _shortest_between(network, parts[0], parts[1])
+            if bridge is not None and len(bridge) < len(path):
+                trial.add_edges_from(itertools.pairwise(bridge))
+                tree, improved = trial, True
+                break
+    return frozenset(link(u, v) for u, v in tree.edges())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 14), st.integers(0, 1))
+def test_key_path_exchange_gives_the_tree_of_the_copying_exchange(seed, k, kind):
+    from inev.planner.steiner import key_path_exchange, mehlhorn, path_heuristic
+
+    net = _network(seed, 40)
+    terminals = [int(t) for t in np.random.default_rng(seed).choice(40, size=k, replace=False)]
+    made = path_heuristic(net, terminals, terminals[0]) if kind else mehlhorn(net, terminals)
+    for start in (made, tidy(net, made, terminals)):
+        assert key_path_exchange(net, start, terminals) == _exchange_by_copies(
+            net, start, terminals
+        )

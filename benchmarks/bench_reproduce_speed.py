@@ -1,0 +1,151 @@
+"""Benchmark: seconds per seed of ``inev reproduce``'s figures, and whether two codes give the
+same rows.
+
+Each named figure runs as ``INEV reproduce FIG -o DIR --seeds FIG=N --master M`` in a child
+process (the whole command is timed: Spark start, every task, the report). With ``--vs INEV_B``
+(another checkout's ``inev``, e.g. main's ``.venv/bin/inev``) the other code runs the same figure
+right after, so each figure's ratio A/B is taken under the same load; then the two
+``results.parquet`` are compared row by row on every column except the wall-time ones
+(:data:`inev.experiments.results.TIMING_COLUMNS`): a speed-up must not move a row.
+
+Run::
+
+    python benchmarks/bench_reproduce_speed.py 8c 9a --seeds 1 --vs /work/main/.venv/bin/inev
+    python benchmarks/bench_reproduce_speed.py --compare RUN_A RUN_B   # two reproduce folders
+
+``--master serial`` (the default) runs the tasks one after another in one process, which
+measures the work itself; ``--master 'local[*]'`` is what ``inev reproduce`` uses. ``--keep
+DIR`` keeps the report folders (``DIR/a/FIG``, ``DIR/b/FIG``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from inev.experiments.reproduce import choose
+from inev.experiments.results import TIMING_COLUMNS
+
+RELATIVE = 1e-9
+"""Floats closer than this (relative) count as equal (none differs in practice: the codes
+are meant to compute bit for bit the same)."""
+
+
+def _run(inev: str, figure: str, folder: Path, seeds: int, master: str) -> float:
+    """Wall seconds of one ``inev reproduce`` of ``figure`` into ``folder`` (new)."""
+    command = [inev, "reproduce", figure, "-o", str(folder), "--seeds", f"{figure}={seeds}"]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*command, "--master", master], capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"error: {' '.join(command)} failed: {done.stderr.strip()[-400:]}")
+    return seconds
+
+
+def _rows(folder: Path) -> dict[str, dict[tuple, dict]]:
+    """``{preset: {(task_id, method): row}}`` of a reproduce folder's runs."""
+    out = {}
+    for path in sorted(folder.glob("runs/*/results.parquet")):
+        table = pq.read_table(path).to_pylist()
+        out[path.parent.name] = {(r["task_id"], r["method"]): r for r in table}
+    return out
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) and math.isnan(b):
+            return True
+        return a == b or abs(a - b) <= RELATIVE * max(abs(a), abs(b))
+    return a == b
+
+
+def compare(first: Path, second: Path) -> list[str]:
+    """Differences between the rows of two reproduce folders (empty: the same rows)."""
+    one, other = _rows(first), _rows(second)
+    problems = []
+    if set(one) != set(other):
+        problems.append(f"figures differ: {sorted(one)} vs {sorted(other)}")
+    for preset in sorted(set(one) & set(other)):
+        a, b = one[preset], other[preset]
+        if set(a) != set(b):
+            problems.append(f"{preset}: {len(set(a) ^ set(b))} rows in one folder only")
+        for key in sorted(set(a) & set(b)):
+            columns = (set(a[key]) | set(b[key])) - set(TIMING_COLUMNS)
+            for column in sorted(columns):
+                if not _same(a[key].get(column), b[key].get(column)):
+                    problems.append(
+                        f"{preset} task {key[0]} {key[1]}: {column} "
+                        f"{a[key].get(column)!r} vs {b[key].get(column)!r}"
+                    )
+    return problems
+
+
+def _count(folder: Path) -> int:
+    return sum(len(rows) for rows in _rows(folder).values())
+
+
+def main() -> None:
+    """Time the figures (A, and B with ``--vs``), compare their rows, print both."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("figures", nargs="*", help="figures, e.g. 8c 9a")
+    parser.add_argument("--seeds", type=int, default=1, help="seeds per point (default 1)")
+    parser.add_argument("--inev", default=str(Path(sys.executable).parent / "inev"))
+    parser.add_argument("--vs", help="another inev to time and compare with (B)")
+    parser.add_argument("--master", default="serial")
+    parser.add_argument("--keep", type=Path, help="keep the report folders here")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("RUN_A", "RUN_B"))
+    args = parser.parse_args()
+    if args.compare:
+        problems = compare(*args.compare)
+        print("\n".join(problems) or f"same rows ({_count(args.compare[0])} compared)")
+        sys.exit(1 if problems else 0)
+    figures = [f.id for f in choose(args.figures)]
+    root = args.keep or Path(tempfile.mkdtemp(prefix="bench-reproduce-"))
+    print(f"{args.seeds} seed(s) per point, --master {args.master}; A = {args.inev}")
+    if args.vs:
+        print(f"B = {args.vs}")
+    total = {"a": 0.0, "b": 0.0}
+    different = 0
+    try:
+        for figure in figures:
+            a_dir, b_dir = root / "a" / figure, root / "b" / figure
+            for folder in (a_dir, b_dir):
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.parent.mkdir(parents=True, exist_ok=True)
+            seconds_a = _run(args.inev, figure, a_dir, args.seeds, args.master)
+            total["a"] += seconds_a
+            line = f"fig {figure:>4}: A {seconds_a:7.1f} s"
+            if args.vs:
+                seconds_b = _run(args.vs, figure, b_dir, args.seeds, args.master)
+                total["b"] += seconds_b
+                problems = compare(a_dir, b_dir)
+                different += bool(problems)
+                verdict = "rows equal" if not problems else f"{len(problems)} differences"
+                line += f"   B {seconds_b:7.1f} s   A/B {seconds_a / seconds_b:5.3f}"
+                line += f"   {verdict} ({_count(a_dir)} rows)"
+                for problem in problems[:10]:
+                    line += f"\n      {problem}"
+            print(line, flush=True)
+        if args.vs and len(figures) > 1:
+            print(
+                f"all:       A {total['a']:7.1f} s   B {total['b']:7.1f} s"
+                f"   A/B {total['a'] / total['b']:5.3f}"
+            )
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    sys.exit(1 if different else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -86,17 +86,33 @@ def trees_of(network: Network) -> _Trees:
     Fig. 9's re-planning after rate swaps, Fig. 10b's 50 query orders); each used to
     compute every tree anew. The key holds everything the trees are computed from, so a
     shared tree is the tree a fresh computation gives. The last :data:`TOPOLOGIES_KEPT`
-    topologies stay cached after their networks are gone.
+    topologies stay cached after their networks are gone, apart per :func:`_settings`.
     """
     found = _BY_NETWORK.get(network)
     if found is None:
-        key = topology_key(network)
+        key = (_settings(), topology_key(network))
         found = _BY_TOPOLOGY.pop(key, None) or _Trees()
         _BY_TOPOLOGY[key] = found  # the most recent last
         while len(_BY_TOPOLOGY) > TOPOLOGIES_KEPT:
             _BY_TOPOLOGY.popitem(last=False)
         _BY_NETWORK[network] = found
     return found
+
+
+def _settings() -> tuple[int, ...]:
+    """The limits that choose how a tree is computed (tests lower them to reach other paths:
+    their trees must not be shared with the defaults')."""
+    from inev.topologies import network as topology
+
+    return (
+        EXACT_TERMINALS,
+        EXACT_NODES,
+        KOU_TERMINALS,
+        KEY_PATH_LINKS,
+        DENSE_UP_TO,
+        topology.DENSE_UP_TO,
+        topology.PYTHON_BFS_UP_TO,
+    )
 
 
 def steiner_links(network: Network, terminals: Iterable[Node]) -> frozenset[Link]:

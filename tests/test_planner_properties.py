@@ -268,3 +268,26 @@ def test_the_lower_bound_is_below_every_plan(spec):
         bound = plan.lower_bound
         assert bound <= plan.psi * (1 + 1e-9) + 1e-12, method
     assert bound is not None and bound >= 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(instances)
+def test_remembered_bounds_are_the_bounds_computed_anew(spec):
+    """Both bounds are remembered per network and workload (lower_bound._remembered): a
+    remembered figure equals the direct computation, for the workload asked, and a network
+    with other rates is computed for itself."""
+    import importlib
+
+    bounds = importlib.import_module("inev.planner.lower_bound")
+
+    net, wl = build(spec)
+    fewer = replace(wl, queries=wl.queries[:1])
+    faster = net.with_rates({t: 2.5 * net.rate(t) for t in net.types[:3]})
+    for network in (net, faster):
+        for workload in (wl, fewer, wl):
+            assert bounds.lower_bound(network, workload) == bounds._lower_bound(network, workload)
+            assert bounds.approximate_bound(network, workload) == bounds._approximate_bound(
+                network, workload
+            )
+    assert ("_lower_bound", wl) in bounds._BOUNDS[net]
+    assert len(bounds._BOUNDS[net]) == (2 if fewer == wl else 4)  # one per figure and workload

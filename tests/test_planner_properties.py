@@ -291,3 +291,35 @@ def test_remembered_bounds_are_the_bounds_computed_anew(spec):
             )
     assert ("_lower_bound", wl) in bounds._BOUNDS[net]
     assert len(bounds._BOUNDS[net]) == (2 if fewer == wl else 4)  # one per figure and workload
+
+
+@settings(max_examples=25, deadline=None)
+@given(instances)
+def test_remembered_projections_are_the_projections_made_anew(spec):
+    """all_projections remembers per query, window and the rates of the query's types: what
+    it answers equals the projections made anew, after other rates, windows, predicates and
+    a caller changing the list it was given."""
+    from inev.planner import projections as module
+    from inev.workloads.query import event_types
+    from inev.workloads.rates import strip_kleene
+
+    def fresh(query, rates, window):
+        base = strip_kleene(query.pattern)
+        return module._all_projections(query, base, list(event_types(base)), rates, window)
+
+    net, wl = build(spec)
+    rates = dict(net.global_rates())
+    other = {t: 3.0 * r for t, r in rates.items()}
+    for q in wl.queries:
+        stricter = replace(q, selectivities=tuple((k, v / 2) for k, v in q.selectivities))
+        for query, glob, window in [
+            (q, rates, 1.0),
+            (q, other, 1.0),
+            (q, rates, 0.5),
+            (stricter, rates, 1.0),
+            (q, rates, 1.0),
+        ]:
+            got = module.all_projections(query, glob, window)
+            assert got == fresh(query, glob, window)
+            got.clear()  # the caller's own list
+        assert module.all_projections(q, rates) == fresh(q, rates, 1.0)

@@ -2,7 +2,8 @@
 same rows.
 
 Each named figure runs as ``INEV reproduce FIG -o DIR --seeds FIG=N --master M`` in a child
-process (the whole command is timed: Spark start, every task, the report). With ``--vs INEV_B``
+process (the whole command is timed: Spark start, every task, the report; wall seconds, and
+CPU seconds, which a loaded machine moves less). With ``--vs INEV_B``
 (another checkout's ``inev``, e.g. main's ``.venv/bin/inev``) the other code runs the same figure
 right after, so each figure's ratio A/B is taken under the same load; then the two
 ``results.parquet`` are compared row by row on every column except the wall-time ones
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import resource
 import shutil
 import subprocess
 import sys
@@ -39,17 +41,21 @@ RELATIVE = 1e-9
 are meant to compute bit for bit the same)."""
 
 
-def _run(inev: str, figure: str, folder: Path, seeds: int, master: str) -> float:
-    """Wall seconds of one ``inev reproduce`` of ``figure`` into ``folder`` (new)."""
+def _run(inev: str, figure: str, folder: Path, seeds: int, master: str) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system of the command and the processes it waited for)
+    of one ``inev reproduce`` of ``figure`` into ``folder`` (new)."""
     command = [inev, "reproduce", figure, "-o", str(folder), "--seeds", f"{figure}={seeds}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
         [*command, "--master", master], capture_output=True, text=True, check=False
     )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"error: {' '.join(command)} failed: {done.stderr.strip()[-400:]}")
-    return seconds
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
 
 
 def _rows(folder: Path) -> dict[str, dict[tuple, dict]]:
@@ -114,7 +120,7 @@ def main() -> None:
     print(f"{args.seeds} seed(s) per point, --master {args.master}; A = {args.inev}")
     if args.vs:
         print(f"B = {args.vs}")
-    total = {"a": 0.0, "b": 0.0}
+    total = {"a": 0.0, "b": 0.0, "cpu a": 0.0, "cpu b": 0.0}
     different = 0
     try:
         for figure in figures:
@@ -122,24 +128,29 @@ def main() -> None:
             for folder in (a_dir, b_dir):
                 shutil.rmtree(folder, ignore_errors=True)
                 folder.parent.mkdir(parents=True, exist_ok=True)
-            seconds_a = _run(args.inev, figure, a_dir, args.seeds, args.master)
+            seconds_a, cpu_a = _run(args.inev, figure, a_dir, args.seeds, args.master)
             total["a"] += seconds_a
-            line = f"fig {figure:>4}: A {seconds_a:7.1f} s"
+            total["cpu a"] += cpu_a
+            line = f"fig {figure:>4}: A {seconds_a:7.1f} s wall {cpu_a:7.1f} s cpu"
             if args.vs:
-                seconds_b = _run(args.vs, figure, b_dir, args.seeds, args.master)
+                seconds_b, cpu_b = _run(args.vs, figure, b_dir, args.seeds, args.master)
                 total["b"] += seconds_b
+                total["cpu b"] += cpu_b
                 problems = compare(a_dir, b_dir)
                 different += bool(problems)
                 verdict = "rows equal" if not problems else f"{len(problems)} differences"
-                line += f"   B {seconds_b:7.1f} s   A/B {seconds_a / seconds_b:5.3f}"
-                line += f"   {verdict} ({_count(a_dir)} rows)"
+                line += f" | B {seconds_b:7.1f} s wall {cpu_b:7.1f} s cpu"
+                line += f" | A/B wall {seconds_a / seconds_b:5.3f} cpu {cpu_a / cpu_b:5.3f}"
+                line += f" | {verdict} ({_count(a_dir)} rows)"
                 for problem in problems[:10]:
                     line += f"\n      {problem}"
             print(line, flush=True)
         if args.vs and len(figures) > 1:
             print(
-                f"all:       A {total['a']:7.1f} s   B {total['b']:7.1f} s"
-                f"   A/B {total['a'] / total['b']:5.3f}"
+                f"all:       A {total['a']:7.1f} s wall {total['cpu a']:7.1f} s cpu"
+                f" | B {total['b']:7.1f} s wall {total['cpu b']:7.1f} s cpu"
+                f" | A/B wall {total['a'] / total['b']:5.3f}"
+                f" cpu {total['cpu a'] / total['cpu b']:5.3f}"
             )
     finally:
         if args.keep is None:

@@ -11,7 +11,8 @@ right after, so each figure's ratio A/B is taken under the same load; then the t
 
 Run::
 
-    python benchmarks/bench_reproduce_speed.py 8c 9a --seeds 1 --vs /work/main/.venv/bin/inev
+    python benchmarks/bench_reproduce_speed.py 8c 9a --seeds 1 --vs MAIN/.venv/bin/inev
+    python benchmarks/bench_reproduce_speed.py --quick --vs MAIN/.venv/bin/inev  # all
     python benchmarks/bench_reproduce_speed.py --compare RUN_A RUN_B   # two reproduce folders
 
 ``--master serial`` (the default) runs the tasks one after another in one process, which
@@ -41,10 +42,14 @@ RELATIVE = 1e-9
 are meant to compute bit for bit the same)."""
 
 
-def _run(inev: str, figure: str, folder: Path, seeds: int, master: str) -> tuple[float, float]:
+def _run(
+    inev: str, figure: str, folder: Path, seeds: int | None, master: str
+) -> tuple[float, float]:
     """Wall and CPU seconds (user + system of the command and the processes it waited for)
-    of one ``inev reproduce`` of ``figure`` into ``folder`` (new)."""
-    command = [inev, "reproduce", figure, "-o", str(folder), "--seeds", f"{figure}={seeds}"]
+    of one ``inev reproduce`` of ``figure`` into ``folder`` (new); ``seeds`` None: the
+    preset's ``--quick`` scale."""
+    command = [inev, "reproduce", figure, "-o", str(folder)]
+    command += ["--quick"] if seeds is None else ["--seeds", f"{figure}={seeds}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
@@ -105,6 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("figures", nargs="*", help="figures, e.g. 8c 9a")
     parser.add_argument("--seeds", type=int, default=1, help="seeds per point (default 1)")
+    parser.add_argument("--quick", action="store_true", help="the presets' --quick scale")
     parser.add_argument("--inev", default=str(Path(sys.executable).parent / "inev"))
     parser.add_argument("--vs", help="another inev to time and compare with (B)")
     parser.add_argument("--master", default="serial")
@@ -117,7 +123,9 @@ def main() -> None:
         sys.exit(1 if problems else 0)
     figures = [f.id for f in choose(args.figures)]
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-reproduce-"))
-    print(f"{args.seeds} seed(s) per point, --master {args.master}; A = {args.inev}")
+    seeds = None if args.quick else args.seeds
+    scale = "--quick" if args.quick else f"{args.seeds} seed(s) per point"
+    print(f"{scale}, --master {args.master}; A = {args.inev}")
     if args.vs:
         print(f"B = {args.vs}")
     total = {"a": 0.0, "b": 0.0, "cpu a": 0.0, "cpu b": 0.0}
@@ -128,12 +136,12 @@ def main() -> None:
             for folder in (a_dir, b_dir):
                 shutil.rmtree(folder, ignore_errors=True)
                 folder.parent.mkdir(parents=True, exist_ok=True)
-            seconds_a, cpu_a = _run(args.inev, figure, a_dir, args.seeds, args.master)
+            seconds_a, cpu_a = _run(args.inev, figure, a_dir, seeds, args.master)
             total["a"] += seconds_a
             total["cpu a"] += cpu_a
             line = f"fig {figure:>4}: A {seconds_a:7.1f} s wall {cpu_a:7.1f} s cpu"
             if args.vs:
-                seconds_b, cpu_b = _run(args.vs, figure, b_dir, args.seeds, args.master)
+                seconds_b, cpu_b = _run(args.vs, figure, b_dir, seeds, args.master)
                 total["b"] += seconds_b
                 total["cpu b"] += cpu_b
                 problems = compare(a_dir, b_dir)

@@ -276,8 +276,9 @@ def key_path_exchange(
     improved = True
     while improved:
         improved = False
+        neighbours = {v: tuple(tree.adj[v]) for v in tree}  # plain lists: read per key path
         for path in _key_paths(tree, keep):
-            parts = _parts_without(tree, path)
+            parts = _parts_without(neighbours, path)
             if len(parts) != 2:
                 continue
             bridge = _shortest_between(network, parts[0], parts[1])
@@ -292,25 +293,25 @@ def key_path_exchange(
     return frozenset(link(u, v) for u, v in tree.edges())
 
 
-def _parts_without(tree: nx.Graph, path: list[Node]) -> list[set[Node]]:
-    """The connected components of ``tree`` without ``path``'s links and inner nodes, in the
-    order ``nx.connected_components`` lists them on such a copy of the tree (by the tree's node
-    order), at most three: read on the tree itself, so that no copy is made per key path (the
-    copies were a quarter of Fig. 8c's planning time)."""
+def _parts_without(neighbours: dict[Node, tuple[Node, ...]], path: list[Node]) -> list[set[Node]]:
+    """The connected components of a tree (``neighbours``: each node's, in the tree's orders)
+    without ``path``'s links and inner nodes, in the order ``nx.connected_components`` lists
+    them on such a copy of the tree (by the tree's node order), at most three: read on the tree
+    itself, so that no copy is made per key path (the copies were a quarter of Fig. 8c's
+    planning time)."""
     inner = set(path[1:-1])
     # every link of a longer path touches an inner node; a path of one link is that link
     cut = ((path[0], path[1]), (path[1], path[0])) if len(path) == 2 else ()
-    adjacency = tree.adj
     parts: list[set[Node]] = []
     seen: set[Node] = set()
-    for start in tree:
+    for start in neighbours:
         if start in seen or start in inner:
             continue
         part = {start}
         frontier = [start]
         while frontier:
             u = frontier.pop()
-            for w in adjacency[u]:
+            for w in neighbours[u]:
                 if w not in part and w not in inner and (u, w) not in cut:
                     part.add(w)
                     frontier.append(w)

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -89,13 +90,20 @@ def test_parse_size():
 @pytest.mark.skipif(resident_bytes() is None, reason="needs /proc/self/statm")
 def test_the_watchdog_stops_a_growing_run():
     held = resident_bytes()
+    limit = held + 150 * 2**20
     chunks = []
     with pytest.raises(MemoryLimitExceeded, match="memory use reached"):  # noqa: SIM117
-        with watch_memory(limit=held + 150 * 2**20, interval=0.02):
+        with watch_memory(limit=limit, interval=0.02):
             for _ in range(400):  # 2 GB at most; the limit is 150 MB above the start
                 chunks.append(bytearray(5 * 2**20))
-                for _ in range(50):  # let the watchdog thread run between allocations
-                    sum(range(200))
+                if resident_bytes() > limit:
+                    # Over the limit: the watchdog must interrupt this loop within 10 s. On a
+                    # loaded machine its thread may not run for a while, and a loop that ended
+                    # first made the test fail without the watchdog being wrong.
+                    deadline = time.monotonic() + 10.0
+                    while time.monotonic() < deadline:
+                        sum(range(200))
+                    break
     assert len(chunks) < 400
     del chunks
 

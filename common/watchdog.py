@@ -8,7 +8,11 @@ quarter second. Past the limit it interrupts the main thread, and the block ends
 prints one ``error:`` line and every ``with`` block on the way out removes its temporary files).
 A main thread stuck in one long C call cannot be interrupted; if it has not stopped
 :data:`GRACE_SECONDS` after the interrupt, the watchdog removes the live temporary files,
-prints the same line and ends the process with exit status 1.
+prints the same line and ends the process with exit status 1. The interrupt is delivered
+through SIGINT's Python handler, and a process started in the background by a shell without
+job control (``cmd &`` in a script) begins with SIGINT ignored, where the interrupt would do
+nothing: for the block, :func:`watch_memory` then installs Python's default handler (as the
+command line's own handler does) and restores ``SIG_IGN`` after it.
 
 The limit is ``INEV_MAX_MEMORY`` when set (bytes, or with a suffix ``K``, ``M``, ``G``: ``8G``;
 ``0`` turns the watchdog off), else :func:`default_limit`: what the process holds now plus
@@ -30,6 +34,7 @@ from __future__ import annotations
 import _thread
 import contextlib
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -176,6 +181,9 @@ def watch_memory(limit: int | None = None, interval: float = INTERVAL_SECONDS) -
         yield
         return
     watch = _Watch(chosen, interval)
+    ignored = signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL)
+    if ignored:  # the interrupt needs a Python handler (module docstring)
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     watch.thread.start()
     try:
         yield
@@ -186,3 +194,5 @@ def watch_memory(limit: int | None = None, interval: float = INTERVAL_SECONDS) -
     finally:
         watch.stop.set()
         watch.thread.join(timeout=max(1.0, interval * 4))
+        if ignored:
+            signal.signal(signal.SIGINT, previous)

@@ -87,23 +87,42 @@ def test_parse_size():
         parse_size("lots")
 
 
-@pytest.mark.skipif(resident_bytes() is None, reason="needs /proc/self/statm")
-def test_the_watchdog_stops_a_growing_run():
-    held = resident_bytes()
-    limit = held + 150 * 2**20
+def _grow_under_the_watchdog() -> list[bytearray]:
+    """Allocate up to 2 GB under a watchdog 150 MB above what the process holds; once over
+    the limit, give the watchdog 10 s to interrupt (its thread may not run at once on a
+    loaded machine). Returns what was allocated when it stopped the run."""
+    limit = resident_bytes() + 150 * 2**20
     chunks = []
     with pytest.raises(MemoryLimitExceeded, match="memory use reached"):  # noqa: SIM117
         with watch_memory(limit=limit, interval=0.02):
-            for _ in range(400):  # 2 GB at most; the limit is 150 MB above the start
+            for _ in range(400):
                 chunks.append(bytearray(5 * 2**20))
                 if resident_bytes() > limit:
-                    # Over the limit: the watchdog must interrupt this loop within 10 s. On a
-                    # loaded machine its thread may not run for a while, and a loop that ended
-                    # first made the test fail without the watchdog being wrong.
                     deadline = time.monotonic() + 10.0
                     while time.monotonic() < deadline:
                         sum(range(200))
                     break
+    return chunks
+
+
+@pytest.mark.skipif(resident_bytes() is None, reason="needs /proc/self/statm")
+def test_the_watchdog_stops_a_growing_run():
+    chunks = _grow_under_the_watchdog()
+    assert len(chunks) < 400
+    del chunks
+
+
+@pytest.mark.skipif(resident_bytes() is None, reason="needs /proc/self/statm")
+def test_the_watchdog_stops_a_run_that_ignores_sigint():
+    # `cmd &` in a shell without job control starts Python with SIGINT ignored, so the
+    # watchdog's interrupt did nothing (this test's first form failed in every full run
+    # started that way); the block gets Python's handler and SIG_IGN comes back after it.
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        chunks = _grow_under_the_watchdog()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert len(chunks) < 400
     del chunks
 

@@ -461,6 +461,7 @@ def _summary(results: Sequence[FigureResult]) -> list[str]:
     lines = [
         f"**{held} of {len(results)} figures' claims hold; {len(results) - held} do not.**",
         "",
+        *_absent(results),
         "| figure | the paper's claim | the paper's statistic | inev: mean (median) | holds "
         "| cause of the difference | time |",
         "|---|---|---|---|---|---|---|",
@@ -528,6 +529,27 @@ def _runs_lines(r: FigureResult) -> list[str]:
     if r.failures:
         lines += ["**Failed tasks or drawing:**", ""] + [f"- {f}" for f in r.failures] + [""]
     return lines
+
+
+def _absent(results: Sequence[FigureResult], figures: Sequence[Figure] | None = None) -> list[str]:
+    """A line naming the paper's figures this report leaves out (none when it has them all),
+    so a partial report cannot be read as the whole.
+
+    >>> known = [Figure(id=i, preset="", section="", claim="", checks=()) for i in ("4a", "4b")]
+    >>> _absent([FigureResult(known[0], None, {}, [], [], "", 0.0)], known)
+    ['Not in this report (not run yet): 4b; the count above is over the figures it has.', '']
+    """
+    have = {r.figure.id for r in results}
+    missing = [
+        f.id for f in (figures if figures is not None else load_claims()) if f.id not in have
+    ]
+    if not missing:
+        return []
+    return [
+        f"Not in this report (not run yet): {', '.join(missing)}; the count above is over the "
+        "figures it has.",
+        "",
+    ]
 
 
 def _timing(results: Sequence[FigureResult], seconds: float) -> str:

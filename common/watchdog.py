@@ -12,7 +12,7 @@ prints the same line and ends the process with exit status 1. The interrupt is d
 through SIGINT's Python handler, and a process started in the background by a shell without
 job control (``cmd &`` in a script) begins with SIGINT ignored, where the interrupt would do
 nothing: for the block, :func:`watch_memory` then installs Python's default handler (as the
-command line's own handler does) and restores ``SIG_IGN`` after it.
+command line's own handler does) and puts the previous disposition back after it.
 
 The limit is ``INEV_MAX_MEMORY`` when set (bytes, or with a suffix ``K``, ``M``, ``G``: ``8G``;
 ``0`` turns the watchdog off), else :func:`default_limit`: what the process holds now plus

@@ -351,5 +351,8 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["planner", "--update"]:
         _print_planner(update=True)
     else:
+        unknown = [name for name in sys.argv[1:] if name not in GROUPS]
+        if unknown:
+            sys.exit(f"error: no gate group {unknown[0]!r} (groups: {', '.join(GROUPS)})")
         for name in sys.argv[1:] or list(GROUPS):
             GROUPS[name]()

@@ -66,6 +66,13 @@ def plan_options(command: Callable) -> Callable:
                 help="Stop searching after S seconds and keep the best plan found.",
             ),
             click.option(
+                "--exact-steps",
+                type=click.IntRange(min=0),
+                default=None,
+                help="Units of work of the exact search that ends the search on small "
+                "instances (default 2000 x effort; 0: none).",
+            ),
+            click.option(
                 "--regional/--no-regional",
                 default=True,
                 show_default=True,

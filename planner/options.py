@@ -21,6 +21,9 @@ latency found.
 (:mod:`inev.planner.search`): 0 is the paper's single pass, 1 (the default) keeps the
 20-node default instance well under a second, larger values search longer.
 ``time_budget`` (seconds) stops the search and returns the best plan found so far.
+On instances within the exact method's limits (:mod:`inev.planner.exact`) the search ends
+with the exact branch and bound for ``exact_steps`` steps (None: 20,000 per unit of effort,
+0: none), which either proves the plan optimal or finds a cheaper one (issue 32, item 6).
 
 **Regional placements** (beyond the paper, :mod:`inev.planner.regional`): with ``regional``
 (the default) the search also tries evaluating partitioned projections at k sites between
@@ -46,7 +49,7 @@ from inev.planner.latency_model import DEFAULT_XI
 @dataclass(frozen=True)
 class PlanOptions:
     """How to plan: latency bound, ξ, query order, search effort, time budget, regional
-    placements."""
+    placements, the exact search's steps."""
 
     latency_factor: float | None = None
     latency_bound: float | None = None
@@ -56,6 +59,7 @@ class PlanOptions:
     effort: float = 1.0
     time_budget: float | None = None
     regional: bool = True
+    exact_steps: int | None = None
 
     def __post_init__(self) -> None:
         if self.latency_factor is not None and self.latency_bound is not None:
@@ -68,6 +72,11 @@ class PlanOptions:
             raise InevError(f"xi must be a non-negative number, got {self.xi}")
         if not (isinstance(self.effort, int | float) and 0 <= self.effort <= 100):
             raise InevError(f"effort must be a number from 0 to 100, got {self.effort}")
+        steps = self.exact_steps
+        if steps is not None and (
+            isinstance(steps, bool) or not (isinstance(steps, int) and steps >= 0)
+        ):
+            raise InevError(f"exact steps must be a whole number >= 0, got {steps}")
 
     def tau(self, centralized_latency: float) -> float:
         """τ for a workload whose centralized plan has ``centralized_latency`` (inf: no bound)."""

@@ -15,6 +15,12 @@ starts there and judges everything by the exact ψ of the placed graph:
    lowers ψ; with several queries it also starts from the queries' own plans placed jointly.
 3. **Simpler plans.** The centralized plan, the sharing-agnostic (isolated) plan and the
    push-pull plan are candidates too, so the result never costs more than any of them.
+4. **The exact search** (issue 32, beyond the paper): on instances within the exact method's
+   limits and without a latency bound, the branch and bound of :mod:`inev.planner.exact`
+   runs below the cheapest candidate's ψ for a budget of steps
+   (:func:`inev.planner.exact.with_exact_search`): it proves that candidate optimal among
+   designs with shared projections, or returns a cheaper design. Only the outermost search
+   ends with it: the queries planned alone (the isolated candidate and baseline) do not.
 
 The cheapest candidate wins; ``Plan.kept`` and the notes say which. With a latency bound τ
 (:class:`~inev.planner.options.PlanOptions`) Alg. 1 prunes on estimated latencies, as the
@@ -42,6 +48,7 @@ from inev.planner.baselines import (
 )
 from inev.planner.combination_model import Combination
 from inev.planner.dominant_pairs import dominance, dominance_lines
+from inev.planner.exact import with_exact_search
 from inev.planner.improve import Budget, Design, Evaluator, improve
 from inev.planner.inev_graph import Node, Plan
 from inev.planner.isolated import side_by_side
@@ -372,6 +379,8 @@ def _chosen(
         named = [(q.name, r.plan) for q, r in zip(wl.queries, parts, strict=True)]
         best.offer(side_by_side(named, "inev"), "isolated")
     plan = best.plan
+    if plan is not None and push_pull and tau == math.inf:  # the exact search (outermost)
+        plan = with_exact_search(network, wl, plan, options)
     if plan is None:
         raise LatencyBoundUnmet(
             f"no plan meets the latency bound tau = {tau:.6g}: the lowest latency of the "

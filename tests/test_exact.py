@@ -430,3 +430,78 @@ def test_exact_keeps_a_regional_plan_that_beats_the_papers_design_space():
     assert exact.kept == "inev" and any("regional placements" in n for n in exact.notes)
     paper_only = plan_workload(net, wl, "exact", PlanOptions(regional=False))
     assert math.isclose(paper_only.psi, 18) and paper_only.kept != "inev"
+
+
+# ---------------------------------------------------------------- the exact search inside inev
+@settings(max_examples=25, deadline=None)
+@given(tiny_instances)
+def test_the_exact_search_ending_inev_never_raises_psi_and_its_proof_holds(spec):
+    net, wl = _instance(spec)
+    alone = plan_workload(net, wl, "inev", PlanOptions(exact_steps=0))
+    plan = plan_workload(net, wl, "inev")
+    assert plan.psi <= alone.psi * (1 + 1e-12)
+    assert check_plan(plan, net) == []
+    proved = any(n.startswith("optimal: ") for n in plan.notes)
+    if plan.kept == "exact":
+        assert plan.psi < alone.psi and not proved
+    else:
+        assert plan.psi == alone.psi
+    if proved and len(wl.queries) == 1:
+        # one query: the exact method's candidates are the shared space (proved not below
+        # the plan), the centralized and PPoP plans (inev's candidates too): it cannot be lower
+        exact = plan_workload(net, wl, "exact")
+        assert math.isclose(exact.psi, plan.psi, rel_tol=1e-9)
+
+
+def _bench_optimality_instance(index, nodes, types, skew, ratio, queries, length, sel):
+    """Instance ``index`` of benchmarks/bench_optimality.py (its generator parameters)."""
+    net = generate_network(
+        nodes=nodes, out_degree=3, event_types=types, skew=skew, node_ratio=ratio, seed=index
+    )
+    wl = generate_workload(net, queries=queries, length=length, selectivity=sel, seed=index)
+    return net, wl
+
+
+def test_the_exact_search_finds_a_design_the_search_misses():
+    # bench_optimality's instance 98: three queries of two types; the search alone keeps a
+    # plan the branch and bound beats within the default budget
+    net, wl = _bench_optimality_instance(98, 12, 5, 1.6, 0.5, 3, 2, 0.01)
+    alone = plan_workload(net, wl, "inev", PlanOptions(exact_steps=0))
+    plan = plan_workload(net, wl, "inev")
+    assert plan.kept == "exact" and plan.method == "inev"
+    assert plan.psi < alone.psi * (1 - 1e-3)
+    assert any(n.startswith("kept the exact search's design") for n in plan.notes)
+    assert check_plan(plan, net) == []
+    assert plan_workload(net, wl, "exact").psi <= plan.psi * (1 + 1e-9)
+
+
+def test_a_larger_budget_proves_what_the_default_only_finds():
+    # bench_optimality's instance 103: one query of four types; within the default budget the
+    # branch and bound finds a design cheaper than the search's but cannot prove it least,
+    # which takes some 6,000 units of work
+    net, wl = _bench_optimality_instance(103, 8, 4, 1.1, 0.5, 1, 4, 0.1)
+    alone = plan_workload(net, wl, "inev", PlanOptions(exact_steps=0))
+    default = plan_workload(net, wl, "inev")
+    assert default.kept == "exact" and default.psi < alone.psi
+    assert any("(not proved optimal" in n for n in default.notes)
+    more = plan_workload(net, wl, "inev", PlanOptions(exact_steps=100_000))
+    assert more.kept == "exact" and more.psi <= default.psi
+    assert any("(the least psi of the space" in n for n in more.notes)
+    assert math.isclose(more.psi, plan_workload(net, wl, "exact").psi, rel_tol=1e-9)
+
+
+def test_exact_steps_are_checked(tmp_path, capsys):
+    with pytest.raises(Exception, match="exact steps must be a whole number >= 0, got -1"):
+        PlanOptions(exact_steps=-1)
+    net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (9.0, [2])})
+    save_network(net, tmp_path / "net.json")
+    save_workload(Workload.build(1.0, [Query.build("q", "SEQ(A, B)")]), tmp_path / "wl.json")
+    out = tmp_path / "plan.json"
+    args = ["plan", str(tmp_path / "net.json"), str(tmp_path / "wl.json"), "-o", str(out)]
+    err = _refused([*args, "--exact-steps", "-1"], capsys)
+    assert err.startswith("error: Invalid value for '--exact-steps': -1 is not in the range")
+    assert not out.exists()
+    main([*args, "--exact-steps", "0"])
+    assert not any("exact search" in n for n in json.loads(out.read_text())["notes"])
+    main(args)
+    assert any(n.startswith("optimal: ") for n in json.loads(out.read_text())["notes"])

@@ -251,7 +251,9 @@ def test_a_best_count_that_cannot_be_written_out_gives_way_to_the_largest_that_c
     )
     assert plan_workload(net, AND_AB).psi == pytest.approx(3.0)
     monkeypatch.setattr("inev.planner.regional.MAX_DESTINATIONS", 5)
-    plan = plan_workload(net, AND_AB)
+    # the limit is lowered for the regional pass alone; the exact search that ends the search
+    # on small networks checks the real one, and would keep the 3.0 design: left out here
+    plan = plan_workload(net, AND_AB, options=PlanOptions(exact_steps=0))
     assert plan.psi == pytest.approx(8.7)
     sink = plan.vertices_of(plan.sinks["q"])
     assert sorted((v.node, v.region) for v in sink) == [

@@ -234,7 +234,7 @@ def run_figures(
         f"{plural(sum(sweeps.values()), 'task')} in all (finished tasks in runs/ are kept)"
         + (f"; {', '.join(kept)} kept from the report in the folder" if kept else "")
     )
-    done: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {}
+    done: dict[str, tuple[str, list[dict[str, Any]], list[str], bool]] = {}
     out = []
     for figure, document, spec in zip(figures, documents, specs, strict=True):
         key = json.dumps(identity(spec), sort_keys=True)
@@ -242,10 +242,10 @@ def run_figures(
         shared = None
         resumed = False
         if key in done:
-            shared, rows, failures = done[key]
+            shared, rows, failures, resumed = done[key]
         else:
             rows, failures, resumed = _sweep_rows(figure, spec, document, folder, options)
-            done[key] = (figure.preset, rows, failures)
+            done[key] = (figure.preset, rows, failures, resumed)
         image, failures = _draw(figure, rows, document, folder, failures)
         outcomes = [evaluate(check, rows) for check in figure.checks]
         code = _code(folder / "runs" / (shared or figure.preset), rows)
@@ -264,11 +264,14 @@ def run_figures(
             resumed,
             diagnostics,
         )
-        result.kept = figure.id in kept
+        # a kept figure whose runs/ missed tasks had them run: it is not "not re-run"
+        result.kept = figure.id in kept and resumed
         result.code = code
         out.append(result)
         verdict = "holds" if result.holds else "DOES NOT HOLD"
         how = "kept from the report" if result.kept else f"in {seconds:.1f} s"
+        if figure.id in kept and not resumed:
+            how += " (kept from the report; the tasks its runs/ missed were run)"
         options.echo(f"Fig. {figure.id}: {spec.size} tasks {how}, claim {verdict}")
     return out
 

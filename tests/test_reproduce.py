@@ -336,6 +336,17 @@ def test_each_figure_gets_its_own_progress_bar_from_start_to_stop(tmp_path):
     assert all(f"## Figure {f}\n" in report for f in ("4b", "9a", "9b"))
     assert "2 figures kept from the earlier report in this folder" in report
     assert all((tmp_path / "r" / f"fig{f}.png").is_file() for f in ("4b", "9a", "9b"))
+    # a kept figure whose runs/ lost tasks has them run, and is then not called "not re-run"
+    runs = tmp_path / "r" / "runs" / "fig9a"
+    for part in [runs / "results.parquet", *(runs / "parts").glob("part-*")]:
+        part.unlink()
+    lines.clear()
+    third = RunOptions(master="serial", quick=True, seeds=("1",), force=True, echo=lines.append)
+    reproduce(["4b"], tmp_path / "r", third)
+    completed = "(kept from the report; the tasks its runs/ missed were run)"
+    assert [completed in line for line in lines[1:]] == [False, True, True]
+    report = (tmp_path / "r" / "README.md").read_text(encoding="utf-8")
+    assert "kept from the earlier report" not in report
 
 
 def test_an_interrupted_reproduction_keeps_its_finished_tasks_and_resumes_them(

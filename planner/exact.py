@@ -118,20 +118,20 @@ def fits(network: Network, workload: Workload, options: PlanOptions) -> bool:
 
 
 def with_exact_search(network: Network, wl: Workload, plan: Plan, options: PlanOptions) -> Plan:
-    """``inev``'s ``plan`` after the exact search below its ψ, for a budget of steps (issue 32,
+    """``inev``'s ``plan`` after the exact search below its ψ, for a budget of work (issue 32,
     item 6: the search uses the exact optimum where it is cheap enough).
 
     The branch and bound of :mod:`inev.planner.exact_search` runs for ``options.exact_steps``
-    steps (default :data:`SEARCH_STEPS` per unit of effort; none at effort 0, the paper's
+    units of work (default :data:`SEARCH_STEPS` per unit of effort; none at effort 0, the paper's
     single pass, or outside :func:`check_size`'s limits) with ``plan``'s ψ as its bound:
 
     * it finishes with no design: no design with shared projections costs less than ``plan``,
       which a note says (the proof of the module docstring, bounded by ``plan``'s ψ);
     * it finds a cheaper design: that design's plan is returned (``kept`` "exact"), the least
       ψ of the space if the search finished, else the best it found within the budget;
-    * it runs out of steps with nothing cheaper: ``plan`` is returned unchanged.
+    * it runs out of work with nothing cheaper: ``plan`` is returned unchanged.
 
-    The extra work is bounded by the steps, so ``inev`` stays a heuristic with a proof where
+    The extra work is bounded by the budget, so ``inev`` stays a heuristic with a proof where
     one is cheap; ``--method exact`` is the search without a budget.
 
     >>> from inev.topologies.network import Network

@@ -105,7 +105,7 @@ def search_within(space: DesignSpace, bound: float, budget: int) -> Outcome:
 
     A unit is a step or one sub-design's bound computed afresh (:meth:`_Search._subtree`): a
     step's bound may take from one to hundreds of those, so counting them keeps the time a
-    budget buys within a few times of its mean (about 4 µs a unit here), and, unlike a clock,
+    budget buys within a few times of its mean (5-10 µs a unit here), and, unlike a clock,
     gives the same result on every machine.
 
     >>> from inev.topologies.network import Network

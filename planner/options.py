@@ -22,8 +22,9 @@ latency found.
 20-node default instance well under a second, larger values search longer.
 ``time_budget`` (seconds) stops the search and returns the best plan found so far.
 On instances within the exact method's limits (:mod:`inev.planner.exact`) the search ends
-with the exact branch and bound for ``exact_steps`` steps (None: 20,000 per unit of effort,
-0: none), which either proves the plan optimal or finds a cheaper one (issue 32, item 6).
+with the exact branch and bound for ``exact_steps`` units of work (None: 2,000 per unit of
+effort, 0: none), which either proves the plan optimal or finds a cheaper one (issue 32,
+item 6; :func:`inev.planner.exact.with_exact_search`).
 
 **Regional placements** (beyond the paper, :mod:`inev.planner.regional`): with ``regional``
 (the default) the search also tries evaluating partitioned projections at k sites between

@@ -17,7 +17,7 @@ starts there and judges everything by the exact ψ of the placed graph:
    push-pull plan are candidates too, so the result never costs more than any of them.
 4. **The exact search** (issue 32, beyond the paper): on instances within the exact method's
    limits and without a latency bound, the branch and bound of :mod:`inev.planner.exact`
-   runs below the cheapest candidate's ψ for a budget of steps
+   runs below the cheapest candidate's ψ for a budget of work
    (:func:`inev.planner.exact.with_exact_search`): it proves that candidate optimal among
    designs with shared projections, or returns a cheaper design. Only the outermost search
    ends with it: the queries planned alone (the isolated candidate and baseline) do not.
@@ -391,7 +391,7 @@ def _chosen(
     notes = list(best.rejected)
     if push_pull:  # the outermost search reports what the budget left out
         notes += work.skipped
-    if plan.kept != "inev":
+    if plan.kept not in ("inev", "exact"):  # the exact search's plan carries its own note
         notes.append(f"kept the {plan.kept} plan: the cheapest candidate (psi {plan.psi:.6g})")
     if plan.psi >= central.psi * (1 - 1e-9) and push_pull:  # why: the centralized plan's costs
         notes += dominance_lines(dominance(network, wl, central))

@@ -23,6 +23,7 @@ from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import make_projection, primitive_projection
 from inev.planner.steiner import exact_steiner
 from inev.planner.steiner_table import SteinerTable
+from inev.simulator.run import simulate
 from inev.topologies.generate import generate_network
 from inev.topologies.io import load_network, save_network
 from inev.topologies.network import Network
@@ -473,6 +474,10 @@ def test_the_exact_search_finds_a_design_the_search_misses():
     assert any(n.startswith("kept the exact search's design") for n in plan.notes)
     assert check_plan(plan, net) == []
     assert plan_workload(net, wl, "exact").psi <= plan.psi * (1 + 1e-9)
+    # the realised design runs node by node and detects what a centralized evaluation does
+    result = simulate(net, wl, plan, duration=2.0, seed=1)
+    assert sum(result.matches.values()) > 0 and result.equal_to_centralized
+    assert result.missing == result.extra == 0
 
 
 def test_a_larger_budget_proves_what_the_default_only_finds():

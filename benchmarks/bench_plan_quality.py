@@ -401,6 +401,12 @@ def main() -> None:
             f"the reference feeds a query another pattern's matches (shares by type set) on"
             f" {wrongly} of {sum(1 for r in compared if r['ref'].get('combination'))} instances"
         )
+        losses = sorted(
+            (r for r in compared if r.get("same", 0) > 1 + 1e-9), key=lambda r: -r["same"]
+        )
+        for r in losses:  # where inev's search misses the reference's design under one model
+            kind = " (reference shares by type set)" if r.get("wrong") else ""
+            print(f"  same model {r['same']:.4g}x{kind}  {r['inst'].label()}")
     if args.low_rates:
         fallback = [
             r for r in compared if r["plan"].ratio >= 1 - 1e-12 and r["ref"]["ratio"] < 1 - 1e-9

@@ -151,15 +151,10 @@ def summarise(rows: list[dict], worst: int) -> None:
     print(f"instances: {len(rows)}, solved exactly: {len(solved)}, refused: {len(refused)}")
     for r in refused:
         print(f"  refused {r['label']}: {r['refused']} ({r['exact_s']:.0f} s)")
-    for name in ("search",):
-        alone = [r[name] / r["exact"] if r["exact"] > 0 else 1.0 for r in solved]
-        print("\npsi of inev's search alone (no exact search at its end) / psi_exact")
-        print(
-            f"  median {statistics.median(alone):.4f}, <= 1.05: {_share(alone, lambda v: v <= 1.05)}"
-        )
-        print(
-            f"  == 1 (within 1e-9): {_share(alone, lambda v: v <= 1 + 1e-9)}, worst {max(alone):.4f}"
-        )
+    alone = [r["search"] / r["exact"] if r["exact"] > 0 else 1.0 for r in solved]
+    print("\npsi of inev's search alone (no exact search at its end) / psi_exact")
+    print(f"  median {statistics.median(alone):.4f}, <= 1.05: {_share(alone, lambda v: v <= 1.05)}")
+    print(f"  == 1 (within 1e-9): {_share(alone, lambda v: v <= 1 + 1e-9)}, worst {max(alone):.4f}")
     proved = [r for r in rows if r.get("inev_proved")]
     found = [r for r in rows if r.get("inev_kept") == "exact"]
     times = [r["inev_s"] - r["search_s"] for r in rows]

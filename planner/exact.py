@@ -137,11 +137,13 @@ def with_exact_search(network: Network, wl: Workload, plan: Plan, options: PlanO
     >>> from inev.topologies.network import Network
     >>> from inev.workloads.workload import Query, Workload
     >>> from inev.planner.planning import plan_workload
-    >>> net = Network.build(range(4), [(0, 1), (1, 2), (2, 3)],
-    ...                     {"A": (0.5, [0]), "B": (8.0, [2, 3]), "C": (4.0, [1])})
-    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B, C)", {"A B": 0.1})])
-    >>> [n for n in plan_workload(net, wl).notes if "exact search" in n]  # doctest: +ELLIPSIS
-    ['optimal: no design with shared projections costs less (the exact search ... steps)']
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (9.0, [2])})
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    >>> plan = plan_workload(net, wl)  # A's events walk two links to B's source: ψ 2
+    >>> plan.psi, plan.notes[-1]
+    (2.0, 'optimal: no design with shared projections costs less (the exact search proved it in 5 steps)')
+    >>> any("exact search" in n for n in plan_workload(net, wl, "inev", PlanOptions(exact_steps=0)).notes)
+    False
     """
     steps = (
         options.exact_steps

@@ -32,7 +32,9 @@ def test_notebooks_are_stored_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebooks_run_without_error(path, tmp_path):
+def test_notebooks_run_without_error(path, tmp_path, monkeypatch):
+    # the kernel inherits TMPDIR: the walkthrough's mkdtemp folder stays inside tmp_path
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         notebook,

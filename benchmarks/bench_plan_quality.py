@@ -24,6 +24,8 @@ regional placements (``--no-regional``, the paper's placements only: issue 28) a
 how many instances the regional placements made the plan cheaper, left it equal, or made it
 costlier (which the planner must never do). ``--nodes N [N ...]`` draws each instance's
 size from these instead of 20-50 (e.g. ``--nodes 100 200``, the upper end of the paper's).
+``--kick-gain`` likewise plans every instance without the rate kicks (``--no-kicks``,
+:func:`inev.planner.search._kicks`) and prints what they gained and what they cost in time.
 """
 
 from __future__ import annotations
@@ -238,17 +240,27 @@ def reference_design_psi(net, wl, combination: dict) -> float | None:
 
 def print_regional_gain(rows: list[dict]) -> None:
     """How the regional placements changed each plan against the paper's placements alone."""
-    quotients = [(r["plan"].psi / r["paper"].psi if r["paper"].psi > 0 else 1.0, r) for r in rows]
+    regional = sum(any(v.region for v in r["plan"].vertices) for r in rows)
+    print_gain(rows, "paper", "regional placements", f"plans with a regional placement: {regional}")
+
+
+def print_gain(rows: list[dict], base: str, what: str, extra: str = "") -> None:
+    """How a pass of the search changed each plan against the plan without it (``row[base]``,
+    planned in ``row[base + "_seconds"]``): cheaper, equal, costlier (which the planner must
+    never be), and the planning time it added."""
+    quotients = [(r["plan"].psi / r[base].psi if r[base].psi > 0 else 1.0, r) for r in rows]
     better = [q for q, _ in quotients if q < 1 - 1e-9]
     worse = [(q, r) for q, r in quotients if q > 1 + 1e-9]
-    regional = sum(any(v.region for v in r["plan"].vertices) for r in rows)
-    extra = [r["seconds"] - r["paper_seconds"] for r in rows]
+    added = [r["seconds"] - r[f"{base}_seconds"] for r in rows]
+    total = sum(r["seconds"] for r in rows) / max(sum(r[f"{base}_seconds"] for r in rows), 1e-12)
     print(
-        f"regional placements: cheaper on {len(better)}/{len(rows)} (median "
+        f"{what}: cheaper on {len(better)}/{len(rows)} (median "
         f"{statistics.median(better) if better else 1:.4g}, best {min(better, default=1):.4g} "
-        f"of the paper's placements' psi), equal on {len(rows) - len(better) - len(worse)}, "
-        f"costlier on {len(worse)}; plans with a regional placement: {regional}; planning "
-        f"seconds added: median {statistics.median(extra):.3f}, max {max(extra):.3f}"
+        f"of psi without them, geometric mean over all {geometric_mean([q for q, _ in quotients]):.4g}"
+        f"), equal on {len(rows) - len(better) - len(worse)}, costlier on {len(worse)}"
+        f"{'; ' + extra if extra else ''}; planning seconds added: median "
+        f"{statistics.median(added):.3f}, max {max(added):.3f}; total planning time "
+        f"{total:.2f}x"
     )
     for q, r in sorted(worse, key=lambda t: -t[0])[:10]:
         print(f"  costlier {q:.6g}x: {r['inst'].label()}")
@@ -277,6 +289,11 @@ def main() -> None:
         "--regional-gain",
         action="store_true",
         help="Also plan without regional placements and compare (issue 28).",
+    )
+    parser.add_argument(
+        "--kick-gain",
+        action="store_true",
+        help="Also plan without the rate kicks and compare (issue 32).",
     )
     parser.add_argument(
         "--low-rates",
@@ -323,6 +340,13 @@ def main() -> None:
                 paper = replace(options, regional=False)
                 row["paper"] = plan_workload(fresh, fresh_wl, options=paper)
                 row["paper_seconds"] = time.perf_counter() - t0
+            if args.kick_gain:
+                fresh, fresh_wl = inst.build()
+                t0 = time.perf_counter()
+                row["nokick"] = plan_workload(
+                    fresh, fresh_wl, options=replace(options, kicks=False)
+                )
+                row["nokick_seconds"] = time.perf_counter() - t0
             rows.append(row)
             if cache.get(key) is None and args.ref_git:
                 pending[key] = pool.submit(
@@ -350,6 +374,8 @@ def main() -> None:
     )
     if args.regional_gain:
         print_regional_gain(rows)
+    if args.kick_gain:
+        print_gain(rows, "nokick", "rate kicks")
     bounds = [r["plan"].psi / r["plan"].lower_bound for r in rows if r["plan"].lower_bound > 0]
     if bounds:
         print(

@@ -19,6 +19,7 @@ Eq. 1's figures for a multi-node placement and the output selector (``inev plan 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -233,7 +234,11 @@ def explain_lines(
             )
         else:
             where = nodes[0] if nodes else "?"
-            est = f"; estimated cost {ch.cost:.6g}" if ch is not None else ""
+            est = (
+                f"; estimated cost {ch.cost:.6g}"
+                if ch is not None and math.isfinite(ch.cost)
+                else ""
+            )
             lines.append(f"{key} <- [{ins}]: single node {where}{est}; output {sel}")
     return lines
 

@@ -79,6 +79,13 @@ def plan_options(command: Callable) -> Callable:
                 help="Also try regional placements (a projection at k sites between one "
                 "node and every source; beyond the paper).",
             ),
+            click.option(
+                "--kicks/--no-kicks",
+                default=True,
+                show_default=True,
+                help="End the search by re-planning with each event type's rate ten times "
+                "higher (designs where several queries change at once; beyond the paper).",
+            ),
         ]
     ):
         command = option(command)

@@ -117,6 +117,14 @@ def fits(network: Network, workload: Workload, options: PlanOptions) -> bool:
     return True
 
 
+def exact_steps(network: Network, wl: Workload, options: PlanOptions) -> int:
+    """The units of work :func:`with_exact_search` gives the exact search on this instance
+    (0: it does not run: effort 0, ``exact_steps=0``, or outside :func:`check_size`'s limits)."""
+    steps = options.exact_steps
+    steps = int(SEARCH_STEPS * options.effort) if steps is None else steps
+    return steps if steps > 0 and fits(network, wl, options) else 0
+
+
 def with_exact_search(network: Network, wl: Workload, plan: Plan, options: PlanOptions) -> Plan:
     """``inev``'s ``plan`` after the exact search below its ψ, for a budget of work (issue 32,
     item 6: the search uses the exact optimum where it is cheap enough).
@@ -145,12 +153,8 @@ def with_exact_search(network: Network, wl: Workload, plan: Plan, options: PlanO
     >>> any("exact search" in n for n in plan_workload(net, wl, "inev", PlanOptions(exact_steps=0)).notes)
     False
     """
-    steps = (
-        options.exact_steps
-        if options.exact_steps is not None
-        else int(SEARCH_STEPS * options.effort)
-    )
-    if steps <= 0 or not fits(network, wl, options):
+    steps = exact_steps(network, wl, options)
+    if steps == 0:
         return plan
     outcome = search_within(DesignSpace.build(network, wl), plan.psi, steps)
     if outcome.design is None:

@@ -7,6 +7,8 @@ optimum, which inev missed before the moves named in each test.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from inev.planner.checks import check_plan
@@ -105,16 +107,23 @@ REFERENCE_35 = {
 }
 
 
+def _reference_35() -> dict:
+    return {k: {"inputs": ins, "partition": c} for k, (ins, c) in REFERENCE_35.items()}
+
+
+def _grid_35() -> tuple[Network, Workload]:
+    net = generate_network(
+        nodes=20, out_degree=3, event_types=10, skew=1.3, node_ratio=0.8, seed=35
+    )
+    return net, generate_workload(net, queries=3, length=7, selectivity=0.01, seed=35)
+
+
 def test_rate_kicks_reach_what_one_move_at_a_time_misses():
     """bench_plan_quality's #35 (20 nodes, three queries of seven types): the local search
     stopped above the reference's combination under inev's own model; the rate kicks
     (:func:`inev.planner.search._kicks`) re-order whole chains and end below it."""
-    net = generate_network(
-        nodes=20, out_degree=3, event_types=10, skew=1.3, node_ratio=0.8, seed=35
-    )
-    wl = generate_workload(net, queries=3, length=7, selectivity=0.01, seed=35)
-    combination = {k: {"inputs": ins, "partition": c} for k, (ins, c) in REFERENCE_35.items()}
-    reference = combination_cost(net, wl, combination)
+    net, wl = _grid_35()
+    reference = combination_cost(net, wl, _reference_35())
     without = plan_workload(net, wl, "inev", PlanOptions(kicks=False))
     assert without.psi > reference * 1.04
     kicked = plan_workload(net, wl, "inev")
@@ -124,3 +133,12 @@ def test_rate_kicks_reach_what_one_move_at_a_time_misses():
     (q,) = [q.name for q in wl.queries if str(q.pattern) == "AND(E, I, B, D, G, A, C)"]
     assert without.multi_node.get(without.sinks[q]) is None
     assert kicked.multi_node.get(kicked.sinks[q]) == "D"
+
+
+def test_no_rate_kicks_under_a_latency_bound():
+    """A kick's design is judged by ψ alone, so with a bound the search leaves them out."""
+    net, wl = _grid_35()
+    bounded = PlanOptions(latency_factor=50.0)
+    plan = plan_workload(net, wl, "inev", bounded)
+    assert plan.psi == plan_workload(net, wl, "inev", replace(bounded, kicks=False)).psi
+    assert plan.psi > combination_cost(net, wl, _reference_35())

@@ -13,9 +13,13 @@ starts there and judges everything by the exact ψ of the placed graph:
    other options per projection (Alg. 1 keeps every placement option it evaluated), drops
    projections, gathers multi-node ones and turns output selectors off, keeping what
    lowers ψ; with several queries it also starts from the queries' own plans placed jointly.
-3. **Simpler plans.** The centralized plan, the sharing-agnostic (isolated) plan and the
+3. **Last passes** (beyond the paper, :func:`_beyond_the_paper`): regional placements, the
+   *partition* moves on small networks and the *rate kicks* (:func:`_kicks`: the workload
+   planned again with one type's rate ten times higher at a time, then searched from under
+   the true rates), each kept only where it lowers ψ.
+4. **Simpler plans.** The centralized plan, the sharing-agnostic (isolated) plan and the
    push-pull plan are candidates too, so the result never costs more than any of them.
-4. **The exact search** (issue 32, beyond the paper): on instances within the exact method's
+5. **The exact search** (issue 32, beyond the paper): on instances within the exact method's
    limits and without a latency bound, the branch and bound of :mod:`inev.planner.exact`
    runs below the cheapest candidate's ψ for a budget of work
    (:func:`inev.planner.exact.with_exact_search`): it proves that candidate optimal among

@@ -142,3 +142,10 @@ def test_no_rate_kicks_under_a_latency_bound():
     plan = plan_workload(net, wl, "inev", bounded)
     assert plan.psi == plan_workload(net, wl, "inev", replace(bounded, kicks=False)).psi
     assert plan.psi > combination_cost(net, wl, _reference_35())
+
+
+def test_rate_kicks_the_time_budget_leaves_out_are_named():
+    net, wl = _grid_35()
+    plan = plan_workload(net, wl, "inev", PlanOptions(time_budget=1e-6))
+    skipped = [n for n in plan.notes if n.startswith("rate kicks of 10 of 10 event types")]
+    assert skipped and "time budget was spent" in skipped[0]

@@ -178,13 +178,15 @@ def test_the_papers_single_pass_follows_the_given_order():
 
 
 def test_skew_direction_of_figure_6a():
+    # without the rate kicks (issue 32), which triple the time of these 100 plans and leave
+    # both medians as they are (bench_planner.py's Fig. 6a line plans them with the kicks)
     medians = {}
     for skew in (1.1, 1.9):
         ratios = []
         for seed in range(50):
             net = generate_network(nodes=20, out_degree=3, skew=skew, seed=seed)
             wl = generate_workload(net, length=6, selectivity=0.1, seed=seed)
-            ratios.append(plan_workload(net, wl).ratio)
+            ratios.append(plan_workload(net, wl, options=PlanOptions(kicks=False)).ratio)
         medians[skew] = statistics.median(ratios)
     assert medians[1.1] < 0.1 * medians[1.9]
 

@@ -528,8 +528,8 @@ def _kicks(
 
     Measured with ``python benchmarks/bench_plan_quality.py --kick-gain`` (200 instances of
     20-50 nodes, each planned with and without the pass): ψ lower on 41, by a median 1.7 %
-    and up to 23 % (geometric mean over all 0.9905), never higher; planning took 5.9 times as
-    long in all (median 0.9 s more per instance). Kicking only the three most frequent types
+    and up to 23 % (geometric mean over all 0.9905), never higher; planning took 5.8 times as
+    long in all (median 0.84 s more per instance). Kicking only the three most frequent types
     found 25 of the 41 (prototype, same instances); a quarter of the local search's budget
     per kick 15 of 17 on the first 60, with about 60 % of the gain.
     """

@@ -3,6 +3,11 @@
 Each instance is one of ``benchmarks/bench_optimality.py``'s grid (its number in the test's
 name), written out so the test needs no generator; the expected ψ is the exact method's
 optimum, which inev missed before the moves named in each test.
+
+Then a miss against the INEv authors' planner: ``benchmarks/bench_plan_quality.py``'s #35
+(20 nodes, beyond the exact method), made by the generators, where the yardstick is the
+reference's own combination (recorded below) placed and costed by inev, which the rate
+kicks of :func:`inev.planner.search._kicks` now beat.
 """
 
 from __future__ import annotations

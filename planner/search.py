@@ -348,9 +348,8 @@ def search(
             if value < best_cost:
                 best_design, best_cost = cand, value
         if push_pull:  # the outermost search: not the queries alone
-            best_design, best_cost = _beyond_the_paper(network, wl, tau, central, evaluate,
-                                                       space, (best_design, best_cost),
-                                                       options, work)  # fmt: skip
+            last = _LastPasses(network, wl, tau, central, evaluate, space, options, work)
+            best_design, best_cost = _beyond_the_paper(last, (best_design, best_cost))
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     return _chosen(network, wl, central, best, (space, best_design, best_cost), parts, push_pull,
@@ -404,41 +403,61 @@ def _chosen(
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
 
 
-def _beyond_the_paper(
-    network: Network,
-    wl: Workload,
-    tau: float,
-    central: Plan,
-    evaluate: Evaluator,
-    space: _Space,
-    found: tuple[Design, float],
-    options: PlanOptions,
-    work: Work,
-) -> tuple[Design, float]:
+@dataclass(frozen=True)
+class _LastPasses:
+    """What the outermost search's last passes (:func:`_beyond_the_paper`) share: the
+    instance, the search's projections and evaluator, its options and its work budget."""
+
+    network: Network
+    wl: Workload
+    tau: float
+    central: Plan
+    evaluate: Evaluator
+    space: _Space
+    options: PlanOptions
+    work: Work
+
+    def budget(self, design: Design) -> tuple[Budget, int]:
+        """A local search's budget from ``design`` (and the vertices it places, to charge)."""
+        size = _vertices(design, self.space, self.network)
+        wanted = _evaluations(design, self.space, self.options, self.network)
+        return Budget(self.work.evaluations(wanted, size), self.work.deadline), size
+
+    def improve(self, design: Design, stage: str = "") -> tuple[Design, float]:
+        """The local search from ``design`` under the true rates, charged to the budget
+        (``stage``, if given, names it on the progress bar)."""
+        budget, size = self.budget(design)
+        if stage:
+            progress.stage(stage, budget.evaluations)
+        found = improve(self.evaluate, self.space.options, design, budget)
+        self.work.spend(budget.used, size)
+        return found
+
+    def keeps(self, found: Design, design: Design) -> bool:
+        """Whether a cheaper ``found`` may replace ``design``: unless its plan cannot be
+        written out where ``design``'s can (it would fall back to the centralized plan)."""
+        pool = self.space.pool
+        return regional.written_out(self.network, found, pool) or not regional.written_out(
+            self.network, design, pool
+        )
+
+
+def _beyond_the_paper(last: _LastPasses, found: tuple[Design, float]) -> tuple[Design, float]:
     """The outermost search's last passes, each from the best design so far and never
     raising its ψ: regional placements, the *partition* moves on small networks, rate kicks."""
     design, cost = found
+    options = last.options
     if options.regional:
-        design, cost = _regional(network, evaluate, space, design, cost, central, options, work)
-    small = len(network.nodes) <= REPARTITION_NODES or options.effort >= 2
+        design, cost = _regional(last, design, cost)
+    small = len(last.network.nodes) <= REPARTITION_NODES or options.effort >= 2
     if options.regional and small:
-        design, cost = _repartition(network, evaluate, space, design, cost, options, work)
-    if _kicks_pay(network, wl, tau, options):
-        design, cost = _kicks(network, wl, tau, central, evaluate, space, (design, cost),
-                              options, work)  # fmt: skip
+        design, cost = _repartition(last, design, cost)
+    if _kicks_pay(last.network, last.wl, last.tau, options):
+        design, cost = _kicks(last, (design, cost))
     return design, cost
 
 
-def _regional(
-    network: Network,
-    evaluate: Evaluator,
-    space: _Space,
-    design: Design,
-    cost: float,
-    central: Plan,
-    options: PlanOptions,
-    work: Work,
-) -> tuple[Design, float]:
+def _regional(last: _LastPasses, design: Design, cost: float) -> tuple[Design, float]:
     """Beyond the paper: regional placements (:func:`inev.planner.regional.regionalise`)
     of the heaviest types and of the types partitioning multi-node projections at more
     sources than a regional one may have sites, after the search above; then the local
@@ -448,69 +467,38 @@ def _regional(
     out replaces one that cannot (whose plan would leave the centralized one). Only the outermost search runs it: the
     queries planned alone (the isolated candidate, the paper's sharing-agnostic baseline)
     keep the paper's placements."""
-    types = regional.types_to_try(network, design, central)
-    size = _vertices(design, space, network)
+    network, work = last.network, last.work
+    types = regional.types_to_try(network, design, last.central)
+    size = _vertices(design, last.space, network)
     wanted = regional.PLACED * len(types)
     placed = regional.PLACED if work.evaluations(wanted, size) >= wanted else 1
-    budget = Budget(math.ceil(options.effort * placed * len(types)), work.deadline)
+    budget = Budget(math.ceil(last.options.effort * placed * len(types)), work.deadline)
     progress.stage("regional placements", budget.evaluations)
-    found, value = regional.regionalise(network, evaluate, design, cost, types, budget, placed)
+    found, value = regional.regionalise(network, last.evaluate, design, cost, types, budget,
+                                        placed)  # fmt: skip
     if found is design:  # nothing cheaper, nor a plan that can be written out where it cannot
         return design, cost
-    size = _vertices(found, space, network)
-    wanted = _evaluations(found, space, options, network)
-    follow = Budget(work.evaluations(wanted, size), work.deadline)
-    progress.stage("local search from the regional placements", follow.evaluations)
-    better, lower = improve(evaluate, space.options, found, follow)
-    work.spend(follow.used, size)
-    if regional.written_out(network, better, space.pool) or not regional.written_out(
-        network, found, space.pool
-    ):
-        return better, lower
-    return found, value
+    better, lower = last.improve(found, "local search from the regional placements")
+    return (better, lower) if last.keeps(better, found) else (found, value)
 
 
-def _repartition(
-    network: Network,
-    evaluate: Evaluator,
-    space: _Space,
-    design: Design,
-    cost: float,
-    options: PlanOptions,
-    work: Work,
-) -> tuple[Design, float]:
+def _repartition(last: _LastPasses, design: Design, cost: float) -> tuple[Design, float]:
     """The local search once more from the best design with the *partition* moves
     (:mod:`inev.planner.improve`), which Eq. 1 hides from Alg. 1, then with the others from
     what they reach; last, so every pass before it is unchanged and the result never costs
     more than the design it starts from. As in :func:`_regional`, a design whose plan cannot
     be written out never replaces one that can."""
-    size = _vertices(design, space, network)
-    wanted = _evaluations(design, space, options, network)
-    budget = Budget(work.evaluations(wanted, size), work.deadline)
+    budget, size = last.budget(design)  # one budget for both searches
     progress.stage("local search with re-partitioning", budget.evaluations)
-    found, value = improve(evaluate, space.options, design, budget, repartition=True)
+    options = last.space.options
+    found, value = improve(last.evaluate, options, design, budget, repartition=True)
     if value < cost:  # the other moves again from there
-        found, value = improve(evaluate, space.options, found, budget)
-    work.spend(budget.used, size)
-    if value < cost and (
-        regional.written_out(network, found, space.pool)
-        or not regional.written_out(network, design, space.pool)
-    ):
-        return found, value
-    return design, cost
+        found, value = improve(last.evaluate, options, found, budget)
+    last.work.spend(budget.used, size)
+    return (found, value) if value < cost and last.keeps(found, design) else (design, cost)
 
 
-def _kicks(
-    network: Network,
-    wl: Workload,
-    tau: float,
-    central: Plan,
-    evaluate: Evaluator,
-    space: _Space,
-    found: tuple[Design, float],
-    options: PlanOptions,
-    work: Work,
-) -> tuple[Design, float]:
+def _kicks(last: _LastPasses, found: tuple[Design, float]) -> tuple[Design, float]:
     """Beyond the paper: iterated local search with *rate kicks* (issue 32).
 
     The local search changes one projection at a time and keeps only what lowers ψ, so a
@@ -534,11 +522,12 @@ def _kicks(
     per kick 15 of 17 on the first 60, with about 60 % of the gain.
     """
     design, cost = found
-    used = {q.streams.get(leaf, leaf) for q in wl.queries for leaf in q.types}
+    network, work = last.network, last.work
+    used = {q.streams.get(leaf, leaf) for q in last.wl.queries for leaf in q.types}
     glob = network.global_rates()
     types = sorted((t for t in network.types if t in used), key=lambda t: (-glob[t], t))
     for i, t in enumerate(types):
-        size = _vertices(design, space, network)
+        size = _vertices(design, last.space, network)
         late = work.out_of_time()
         if late or work.evaluations(KICK_STARTS, size) < KICK_STARTS:
             why = "time budget" if late else "work budget"
@@ -552,19 +541,11 @@ def _kicks(
             continue
         progress.stage(f"rate kick {i + 1}/{len(types)}: {t} x{KICK_FACTOR:g}", 0)
         work.spend(KICK_STARTS, size)
-        moved = _kicked_design(network.with_rates({t: rate}), wl, tau,
-                               central.centralized_node, space, options, work)  # fmt: skip
+        moved = _kicked_design(last, network.with_rates({t: rate}))
         if moved is None:
             continue
-        size = _vertices(moved, space, network)
-        wanted = _evaluations(moved, space, options, network)
-        budget = Budget(work.evaluations(wanted, size), work.deadline)
-        cand, value = improve(evaluate, space.options, moved, budget)
-        work.spend(budget.used, size)
-        if value < cost * (1 - 1e-9) and (
-            regional.written_out(network, cand, space.pool)
-            or not regional.written_out(network, design, space.pool)
-        ):
+        cand, value = last.improve(moved)
+        if value < cost * (1 - 1e-9) and last.keeps(cand, design):
             design, cost = cand, value
     return design, cost
 
@@ -584,19 +565,13 @@ def _kicks_pay(network: Network, wl: Workload, tau: float, options: PlanOptions)
     return exact_steps(network, wl, options) == 0
 
 
-def _kicked_design(
-    kicked: Network,
-    wl: Workload,
-    tau: float,
-    central_node: Node,
-    space: _Space,
-    options: PlanOptions,
-    work: Work,
-) -> Design | None:
-    """The design Alg. 1 and the local search reach on the ``kicked`` network, in ``space``'s
-    projections (None when it uses one that the true-rate runs never evaluated)."""
+def _kicked_design(last: _LastPasses, kicked: Network) -> Design | None:
+    """The design Alg. 1 and the local search reach on the ``kicked`` network, in the
+    search's projections (None when it uses one that the true-rate runs never evaluated)."""
     other = _Space()
-    starts = _paper_designs(kicked, wl, tau, options, central_node, other)
+    options, work = last.options, last.work
+    starts = _paper_designs(kicked, last.wl, last.tau, options, last.central.centralized_node,
+                            other)  # fmt: skip
     judge = Evaluator(kicked, other.pool)
     scored = sorted((judge(d), i, judge.variant(d)) for i, d in enumerate(starts))
     start = scored[0][2]
@@ -605,7 +580,7 @@ def _kicked_design(
                     work.deadline)  # fmt: skip
     start, _ = improve(judge, other.options, start, budget)
     work.spend(budget.used, size)
-    return _translate(start, other, space)
+    return _translate(start, other, last.space)
 
 
 def _translate(design: Design, other: _Space, space: _Space) -> Design | None:

@@ -84,7 +84,8 @@ def plan_options(command: Callable) -> Callable:
                 default=True,
                 show_default=True,
                 help="End the search by re-planning with each event type's rate ten times "
-                "higher (designs where several queries change at once; beyond the paper).",
+                "higher, then lower (designs where several queries change at once; beyond "
+                "the paper).",
             ),
         ]
     ):

@@ -35,10 +35,11 @@ placements only and leaves both passes out (the search is then what it was befor
 **Rate kicks** (beyond the paper, :func:`inev.planner.search._kicks`): with ``kicks`` (the
 default) the search without a latency bound on networks of up to 100 nodes (any size at
 effort 2 and above), where the exact search does not end it instead, ends by planning the
-workload again with each event type's rate in turn ten times higher and searching on from
-what that reaches under the true rates: designs where a whole chain of projections changes
-at once, which one move at a time cannot reach. It never raises ψ; ``kicks=False`` leaves
-it out (planning then takes about a sixth of the time on 20 to 50 nodes).
+workload again with each event type's rate in turn ten times higher, then ten times lower,
+and searching on from what that reaches under the true rates: designs where a whole chain of
+projections changes at once, which one move at a time cannot reach. It never raises ψ;
+``kicks=False`` leaves it out (planning then takes about a tenth of the time on 20 to 50
+nodes).
 
 >>> PlanOptions().tau(163.0)
 inf

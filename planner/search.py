@@ -15,8 +15,8 @@ starts there and judges everything by the exact ψ of the placed graph:
    lowers ψ; with several queries it also starts from the queries' own plans placed jointly.
 3. **Last passes** (beyond the paper, :func:`_beyond_the_paper`): regional placements, the
    *partition* moves on small networks and the *rate kicks* (:func:`_kicks`: the workload
-   planned again with one type's rate ten times higher at a time, then searched from under
-   the true rates), each kept only where it lowers ψ.
+   planned again with one type's rate ten times higher, then ten times lower, one type at a
+   time, then searched from under the true rates), each kept only where it lowers ψ.
 4. **Simpler plans.** The centralized plan, the sharing-agnostic (isolated) plan and the
    push-pull plan are candidates too, so the result never costs more than any of them.
 5. **The exact search** (issue 32, beyond the paper): on instances within the exact method's
@@ -81,8 +81,11 @@ plan) that is some fifteen placed designs. Smaller networks keep the search of i
 local search bounded by :data:`WORK` alone), whose plan quality is measured."""
 WORK_CAP_FROM = 100
 """Networks above this many nodes get the whole-search budget :data:`WORK_TOTAL`."""
-KICK_FACTOR = 10.0
-"""A rate kick multiplies one event type's rate by this (:func:`_kicks`)."""
+KICK_FACTORS = (10.0, 0.1)
+"""A rate kick multiplies one event type's rate by one of these, up and then down
+(:func:`_kicks`)."""
+KICK_SHARE = 0.5
+"""The local search under kicked rates gets this share of a local search's budget."""
 KICK_STARTS = 6
 """Placed designs charged to the work budget for a kick's Alg. 1 runs (two query orders,
 each with two pinned variants)."""
@@ -503,47 +506,56 @@ def _kicks(last: _LastPasses, found: tuple[Design, float]) -> tuple[Design, floa
 
     The local search changes one projection at a time and keeps only what lowers ψ, so a
     design that differs in several projections, each change alone uphill, stays out of
-    reach. A kick multiplies one event type's rate by :data:`KICK_FACTOR`; Alg. 1 and the
-    local search then plan the workload on that network, which re-orders whole chains at once
-    (the type's events become worth partitioning by, or worth avoiding). The design they
-    reach is searched from again under the true rates and kept if it is cheaper (and can be
-    written out, as in :func:`_regional`). On bench_plan_quality's #35 the search stopped at
-    ψ 384.69, above the INEv authors' combination (367.75 in inev's model); the kick of A's
-    rate re-orders q1's chain (its sink partitioned by D, four projections new) and q2's
-    with it: 352.12. Each type is kicked from the same best design, the most frequent first,
-    as long as the work and time budgets last (a type no query reads is not kicked: its
-    rate changes nothing); ``PlanOptions(kicks=False)`` leaves the pass out.
+    reach. A kick multiplies one event type's rate by a factor of :data:`KICK_FACTORS`; Alg. 1
+    and the local search (with :data:`KICK_SHARE` of its budget) then plan the workload on
+    that network, which re-orders whole chains at once (the type's events become worth
+    partitioning by, or worth avoiding). The design they reach is searched from again under
+    the true rates and kept if it is cheaper (and can be written out, as in
+    :func:`_regional`). On bench_plan_quality's #35 the search stopped at ψ 384.69, above the
+    INEv authors' combination (367.75 in inev's model); the kick of A's rate re-orders q1's
+    chain (its sink partitioned by D, four projections new) and q2's with it: 352.12. On #184
+    only a kick *down* reaches the authors' chain order (F's rate / 10: q2's chain starts
+    with C instead of D). Each type is kicked up and then down, the most frequent type
+    first, from the same best design, as long as the work and time budgets last; a type no
+    query reads is not kicked (its rate changes nothing), and a kicked design already
+    searched from is not searched again. ``PlanOptions(kicks=False)`` leaves the pass out.
 
-    Measured with ``python benchmarks/bench_plan_quality.py --kick-gain`` (200 instances of
-    20-50 nodes, each planned with and without the pass): ψ lower on 41, by a median 1.7 %
-    and up to 23 % (geometric mean over all 0.9905), never higher; planning took 5.8 times as
-    long in all (median 0.84 s more per instance). Kicking only the three most frequent types
-    found 25 of the 41 (prototype, same instances); a quarter of the local search's budget
-    per kick 15 of 17 on the first 60, with about 60 % of the gain.
+    Measured on bench_plan_quality's 200 instances (20-50 nodes; prototypes of the variants
+    planning all 200 each, ψ against the up-only pass): up (×10) only lowered ψ against no
+    kicks on 41 (geometric mean 0.9905, 5.8 times the planning time in all); down (×0.1)
+    only was lower than up only on 18 and higher on 25; up and down at full budget lower on
+    18, higher on none (geometric mean 0.9962, 2.2 times up only's time); up and down with
+    half the kicked search's budget, the choice, lower on 17 and higher on one by 0.1 %
+    (0.9966, 1.8 times); down for the frequent half of the types and up for the rest was
+    worse than up only. Kicking only the three most frequent types up found 25 of the 41.
     """
     design, cost = found
     network, work = last.network, last.work
     used = {q.streams.get(leaf, leaf) for q in last.wl.queries for leaf in q.types}
     glob = network.global_rates()
     types = sorted((t for t in network.types if t in used), key=lambda t: (-glob[t], t))
-    for i, t in enumerate(types):
+    kicks = [(t, f) for t in types for f in KICK_FACTORS]
+    seen = {design.signature()}  # starts searched from already (the same search again)
+    for i, (t, factor) in enumerate(kicks):
         size = _vertices(design, last.space, network)
         late = work.out_of_time()
         if late or work.evaluations(KICK_STARTS, size) < KICK_STARTS:
             why = "time budget" if late else "work budget"
             work.skipped.append(
-                f"rate kicks of {len(types) - i} of {len(types)} event types skipped: the "
-                f"search's {why} was spent (raise --effort or --time-budget to include them)"
+                f"{len(kicks) - i} of {len(kicks)} rate kicks ({len(types)} event types, each "
+                f"up and down) skipped: the search's {why} was spent (raise --effort or "
+                f"--time-budget to include them)"
             )
             break
-        rate = network.rate(t) * KICK_FACTOR
-        if not math.isfinite(rate):  # a rate near the float limit: nothing to kick
+        rate = network.rate(t) * factor
+        if not 0 < rate < math.inf:  # a rate near the float limits: nothing to kick
             continue
-        progress.stage(f"rate kick {i + 1}/{len(types)}: {t} x{KICK_FACTOR:g}", 0)
+        progress.stage(f"rate kick {i + 1}/{len(kicks)}: {t} x{factor:g}", 0)
         work.spend(KICK_STARTS, size)
         moved = _kicked_design(last, network.with_rates({t: rate}))
-        if moved is None:
+        if moved is None or moved.signature() in seen:
             continue
+        seen.add(moved.signature())
         cand, value = last.improve(moved)
         if value < cost * (1 - 1e-9) and last.keeps(cand, design):
             design, cost = cand, value
@@ -576,8 +588,8 @@ def _kicked_design(last: _LastPasses, kicked: Network) -> Design | None:
     scored = sorted((judge(d), i, judge.variant(d)) for i, d in enumerate(starts))
     start = scored[0][2]
     size = _vertices(start, other, kicked)
-    budget = Budget(work.evaluations(_evaluations(start, other, options, kicked), size),
-                    work.deadline)  # fmt: skip
+    wanted = max(1, int(KICK_SHARE * _evaluations(start, other, options, kicked)))
+    budget = Budget(work.evaluations(wanted, size), work.deadline)
     start, _ = improve(judge, other.options, start, budget)
     work.spend(budget.used, size)
     return _translate(start, other, last.space)

@@ -4,10 +4,10 @@ Each instance is one of ``benchmarks/bench_optimality.py``'s grid (its number in
 name), written out so the test needs no generator; the expected ψ is the exact method's
 optimum, which inev missed before the moves named in each test.
 
-Then a miss against the INEv authors' planner: ``benchmarks/bench_plan_quality.py``'s #35
-(20 nodes, beyond the exact method), made by the generators, where the yardstick is the
-reference's own combination (recorded below) placed and costed by inev, which the rate
-kicks of :func:`inev.planner.search._kicks` now beat.
+Then two misses against the INEv authors' planner: ``benchmarks/bench_plan_quality.py``'s
+#35 and #184 (20 nodes, beyond the exact method), made by the generators, where the
+yardstick is the reference's own combination (recorded below) placed and costed by inev,
+which the rate kicks of :func:`inev.planner.search._kicks` now beat.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import pytest
 
+import inev.planner.search as search
 from inev.planner.checks import check_plan
 from inev.planner.external import combination_cost
 from inev.planner.options import PlanOptions
@@ -152,5 +153,42 @@ def test_no_rate_kicks_under_a_latency_bound():
 def test_rate_kicks_the_time_budget_leaves_out_are_named():
     net, wl = _grid_35()
     plan = plan_workload(net, wl, "inev", PlanOptions(time_budget=1e-6))
-    skipped = [n for n in plan.notes if n.startswith("rate kicks of 10 of 10 event types")]
+    skipped = [n for n in plan.notes if n.startswith("20 of 20 rate kicks (10 event types")]
     assert skipped and "time budget was spent" in skipped[0]
+
+
+# bench_plan_quality #184, recorded like REFERENCE_35
+REFERENCE_184 = {
+    "AND(SEQ(H, F, AND(A, D)), G, C)": (["D", "AND(SEQ(H, F, A), G, C)"], "D"),
+    "AND(SEQ(H, F, A), G, C)": (["C", "AND(SEQ(H, F, A), G)"], "C"),
+    "AND(SEQ(H, F, A), G)": (["A", "AND(SEQ(H, F), G)"], "A"),
+    "AND(SEQ(H, F), G)": (["H", "F", "G"], None),
+    "SEQ(D, C, B, G, E, F)": (["D", "SEQ(C, B, G, E, F)"], "D"),
+    "SEQ(C, B, G, E, F)": (["B", "SEQ(C, G, E, F)"], "B"),
+    "SEQ(C, G, E, F)": (["C", "SEQ(G, E, F)"], "C"),
+    "SEQ(G, E, F)": (["G", "E", "F"], None),
+}
+
+
+def test_a_rate_kick_down_reaches_the_chain_order_kicks_up_miss(monkeypatch):
+    """bench_plan_quality's #184 (20 nodes, two queries of six types): with kicks up only
+    (the first version of the pass) q2's chain starts at D and ψ stays above the reference's
+    combination; the kick of F's rate down re-orders it to start at C, as the reference's
+    does, and ψ ends below it."""
+    net = generate_network(
+        nodes=20, out_degree=3, event_types=8, skew=1.5, node_ratio=0.8, seed=184
+    )
+    wl = generate_workload(net, queries=2, length=6, selectivity=0.1, seed=184)
+    ref = {k: {"inputs": ins, "partition": c} for k, (ins, c) in REFERENCE_184.items()}
+    reference = combination_cost(net, wl, ref)
+    assert plan_workload(net, wl, "inev", PlanOptions(kicks=False)).psi > reference * 1.001
+    kicked = plan_workload(net, wl, "inev")
+    assert kicked.psi < reference
+    assert check_plan(kicked, net) == []
+    chain = [k for k, t in kicked.multi_node.items() if k.startswith("SEQ(") and k.count(",") == 3]
+    assert [kicked.multi_node[k] for k in chain] == ["C"]
+    monkeypatch.setattr(search, "KICK_FACTORS", (10.0,))
+    up_only = plan_workload(net, wl, "inev")
+    assert up_only.psi > reference * 1.001
+    chain = [k for k, t in up_only.multi_node.items() if k.startswith("SEQ(") and k.count(",") == 3]
+    assert [up_only.multi_node[k] for k in chain] == ["D"]

@@ -437,8 +437,12 @@ def test_exact_keeps_a_regional_plan_that_beats_the_papers_design_space():
 @settings(max_examples=25, deadline=None)
 @given(tiny_instances)
 def test_the_exact_search_ending_inev_never_raises_psi_and_its_proof_holds(spec):
+    """The exact search never raises ψ over the search it ends. Where it runs, the rate kicks
+    do not (it ends the search instead), so that search is the one without kicks: with
+    ``exact_steps=0`` the kicks run and may find a plan the exact search's budget does not
+    reach (seed 254, 5 nodes: 9968.6 with the kicks down, 9970.6 after 1,957 steps)."""
     net, wl = _instance(spec)
-    alone = plan_workload(net, wl, "inev", PlanOptions(exact_steps=0))
+    alone = plan_workload(net, wl, "inev", PlanOptions(exact_steps=0, kicks=False))
     plan = plan_workload(net, wl, "inev")
     assert plan.psi <= alone.psi * (1 + 1e-12)
     assert check_plan(plan, net) == []

@@ -556,9 +556,10 @@ def _kicks(last: _LastPasses, found: tuple[Design, float]) -> tuple[Design, floa
         progress.stage(f"rate kick {i + 1}/{len(kicks)}: {t} x{factor:g}", 0)
         work.spend(KICK_STARTS, size)
         moved = _kicked_design(last, network.with_rates({t: rate}))
-        if moved is None or moved.signature() in seen:
+        signature = None if moved is None else moved.signature()
+        if moved is None or signature in seen:
             continue
-        seen.add(moved.signature())
+        seen.add(signature)
         cand, value = last.improve(moved)
         if value < cost * (1 - 1e-9) and last.keeps(cand, design):
             design, cost = cand, value

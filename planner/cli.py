@@ -87,6 +87,14 @@ def plan_options(command: Callable) -> Callable:
                 "higher, then lower (designs where several queries change at once; beyond "
                 "the paper).",
             ),
+            click.option(
+                "--chains/--no-chains",
+                default=True,
+                show_default=True,
+                help="Also search from rate-ordered chains: every query gathers the rarest "
+                "types at one node, then is partitioned by the others in one common order "
+                "(beyond the paper).",
+            ),
         ]
     ):
         command = option(command)

@@ -25,7 +25,9 @@ how many instances the regional placements made the plan cheaper, left it equal,
 costlier (which the planner must never do). ``--nodes N [N ...]`` draws each instance's
 size from these instead of 20-50 (e.g. ``--nodes 100 200``, the upper end of the paper's).
 ``--kick-gain`` likewise plans every instance without the rate kicks (``--no-kicks``,
-:func:`inev.planner.search._kicks`) and prints what they gained and what they cost in time.
+:func:`inev.planner.search._kicks`) and prints what they gained and what they cost in time;
+``--chain-gain`` the same for the rate-ordered chains (``--no-chains``,
+:mod:`inev.planner.rate_chains`).
 """
 
 from __future__ import annotations
@@ -238,6 +240,14 @@ def reference_design_psi(net, wl, combination: dict) -> float | None:
         return None
 
 
+WITHOUT = (
+    ("paper", "regional_gain", {"regional": False}),
+    ("nokick", "kick_gain", {"kicks": False}),
+    ("nochain", "chain_gain", {"chains": False}),
+)
+"""The passes a ``--*-gain`` flag plans without: the row's key, the flag, the options off."""
+
+
 def print_regional_gain(rows: list[dict]) -> None:
     """How the regional placements changed each plan against the paper's placements alone."""
     regional = sum(any(v.region for v in r["plan"].vertices) for r in rows)
@@ -296,6 +306,11 @@ def main() -> None:
         help="Also plan without the rate kicks and compare (issue 32).",
     )
     parser.add_argument(
+        "--chain-gain",
+        action="store_true",
+        help="Also plan without the rate-ordered chains and compare (issue 32).",
+    )
+    parser.add_argument(
         "--low-rates",
         action="store_true",
         help="The low-rate family: every type at every node, rates below one per time unit.",
@@ -334,19 +349,12 @@ def main() -> None:
                 "key": key,
                 "ref": cache.get(key) or cache.get(older),
             }
-            if args.regional_gain:  # a fresh network: no cache of the first run helps
-                fresh, fresh_wl = inst.build()
-                t0 = time.perf_counter()
-                paper = replace(options, regional=False)
-                row["paper"] = plan_workload(fresh, fresh_wl, options=paper)
-                row["paper_seconds"] = time.perf_counter() - t0
-            if args.kick_gain:
-                fresh, fresh_wl = inst.build()
-                t0 = time.perf_counter()
-                row["nokick"] = plan_workload(
-                    fresh, fresh_wl, options=replace(options, kicks=False)
-                )
-                row["nokick_seconds"] = time.perf_counter() - t0
+            for base, flag, off in WITHOUT:  # a fresh network: no cache of the first run helps
+                if getattr(args, flag):
+                    fresh, fresh_wl = inst.build()
+                    t0 = time.perf_counter()
+                    row[base] = plan_workload(fresh, fresh_wl, options=replace(options, **off))
+                    row[f"{base}_seconds"] = time.perf_counter() - t0
             rows.append(row)
             if cache.get(key) is None and args.ref_git:
                 pending[key] = pool.submit(
@@ -376,6 +384,8 @@ def main() -> None:
         print_regional_gain(rows)
     if args.kick_gain:
         print_gain(rows, "nokick", "rate kicks")
+    if args.chain_gain:
+        print_gain(rows, "nochain", "rate-ordered chains")
     bounds = [r["plan"].psi / r["plan"].lower_bound for r in rows if r["plan"].lower_bound > 0]
     if bounds:
         print(

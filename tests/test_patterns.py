@@ -14,6 +14,7 @@ from inev.workloads.query import (
     kl,
     kleene_types,
     negated_types,
+    negation_bounds,
     nseq,
     seq,
     split_or,
@@ -137,3 +138,15 @@ def _walk(node):
     if isinstance(node, Operator):
         for child in node.children:
             yield from _walk(child)
+
+
+def test_cached_pattern_views_cannot_be_changed_through_a_result():
+    """The views are cached per pattern (the planner asks again and again): a caller that
+    changes the dict it got must not change what the next caller gets."""
+    pattern = parse_pattern("SEQ(A, NOT(N), B)")
+    first = negation_bounds(pattern)
+    first["N"] = (frozenset(), frozenset())
+    first["X"] = (frozenset("A"), frozenset("B"))
+    assert negation_bounds(parse_pattern("SEQ(A, NOT(N), B)")) == {
+        "N": (frozenset("A"), frozenset("B"))
+    }

@@ -28,6 +28,7 @@ least 2); the default is one or more.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
@@ -124,8 +125,10 @@ def walk(pattern: Pattern) -> Iterator[Pattern]:
             yield from walk(child)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def event_types(pattern: Pattern) -> tuple[str, ...]:
-    """The event types E(p) referenced by the pattern, in left-to-right order."""
+    """The event types E(p) referenced by the pattern, in left-to-right order (cached:
+    the planner asks for the same projections' types again and again)."""
     return tuple(node.type for node in walk(pattern) if isinstance(node, Primitive))
 
 
@@ -166,6 +169,13 @@ def negation_bounds(pattern: Pattern) -> dict[str, tuple[frozenset[str], frozens
     >>> negation_bounds(parse_pattern("SEQ(NOT(X), A, B)"))
     {'X': (frozenset(), frozenset({'A'}))}
     """
+    return dict(_negation_bounds(pattern))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _negation_bounds(
+    pattern: Pattern,
+) -> tuple[tuple[str, tuple[frozenset[str], frozenset[str]]], ...]:
     negated = negated_types(pattern)
     positive = set(event_types(pattern)) - negated
     order = leaf_order(pattern)
@@ -176,7 +186,7 @@ def negation_bounds(pattern: Pattern) -> dict[str, tuple[frozenset[str], frozens
         first = {a for a in first if not any((a, x) in order for x in first)}
         last = {b for b in last if not any((x, b) in order for x in last)}
         out[n] = (frozenset(first), frozenset(last))
-    return out
+    return tuple(out.items())
 
 
 def kleene_bounds(node: Operator) -> tuple[int, int | None]:
@@ -184,6 +194,7 @@ def kleene_bounds(node: Operator) -> tuple[int, int | None]:
     return node.bounds if node.bounds is not None else (1, None)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def negated_types(pattern: Pattern) -> frozenset[str]:
     """Types that occur under the middle child of an NSEQ or under a NOT (events that must be absent)."""
     found: set[str] = set()
@@ -195,6 +206,7 @@ def negated_types(pattern: Pattern) -> frozenset[str]:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def kleene_types(pattern: Pattern) -> frozenset[str]:
     """Types that occur under a KL operator."""
     found: set[str] = set()

@@ -155,6 +155,7 @@ def test_rate_kicks_the_time_budget_leaves_out_are_named():
     plan = plan_workload(net, wl, "inev", PlanOptions(time_budget=1e-6))
     skipped = [n for n in plan.notes if n.startswith("20 of 20 rate kicks (10 event types")]
     assert skipped and "time budget was spent" in skipped[0]
+    assert "rate-ordered chains skipped: the search's budget was spent" in " ".join(plan.notes)
 
 
 # bench_plan_quality #184, recorded like REFERENCE_35

@@ -515,6 +515,13 @@ def _chains(last: _LastPasses, found: tuple[Design, float]) -> tuple[Design, flo
     neither the local search nor any rate kick left inev below the INEv authors'
     combination (ψ 274.88 against 265.87 in inev's model): the chains gather B, C, D and F
     and partition by A, then E, for all ten queries at once: 221.89.
+
+    Variants measured on bench_plan_quality's 200 instances (prototypes, against this pass):
+    the chains before the regional pass instead of after it lowered ψ on 3 and raised it on
+    3 (once by 29 %); a local search from each of the two cheapest chain designs lowered it
+    on one, by 0.1 %, for 7 % more time. ``python benchmarks/bench_plan_quality.py
+    --chain-gain``: ψ lower on 13 of 200 (best 0.622, geometric mean 0.993), never higher,
+    planning 1.09 times as long in all (median +0.28 s per instance).
     """
     design, cost = found
     network, space, work = last.network, last.space, last.work

@@ -559,7 +559,13 @@ def _chains_pay(network: Network, tau: float, options: PlanOptions) -> bool:
     (:func:`_kicks_pay`), without a latency bound on networks of up to
     :data:`WORK_CAP_FROM` nodes (any size at effort 2 and above), but also where the exact
     search ends the search (a cheaper start for its bound)."""
-    if not options.chains or tau != math.inf:
+    return options.chains and _whole_design_passes_pay(network, tau, options)
+
+
+def _whole_design_passes_pay(network: Network, tau: float, options: PlanOptions) -> bool:
+    """The condition the chains and the kicks share: no latency bound (a design is judged
+    by ψ alone), and at most :data:`WORK_CAP_FROM` nodes unless the effort is 2 or more."""
+    if tau != math.inf:
         return False
     return len(network.nodes) <= WORK_CAP_FROM or options.effort >= 2
 
@@ -639,9 +645,7 @@ def _kicks_pay(network: Network, wl: Workload, tau: float, options: PlanOptions)
     search ends the search instead (within :mod:`inev.planner.exact`'s limits: it reaches
     designs at any distance and left inev within 2 % of the optimum on bench_optimality's
     201 solved instances, where kicks would multiply the planning time)."""
-    if not options.kicks or tau != math.inf:
-        return False
-    if len(network.nodes) > WORK_CAP_FROM and options.effort < 2:
+    if not options.kicks or not _whole_design_passes_pay(network, tau, options):
         return False
     return exact_steps(network, wl, options) == 0
 

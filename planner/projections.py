@@ -305,11 +305,13 @@ def projection_rate(
     return windowed_rate(sub, global_rates, sel, projection.window)
 
 
-MAX_PROJECTION_SUBSETS = 2**17
+MAX_PROJECTION_SUBSETS = 2**15
 """The most type subsets a workload's projections may be enumerated from (Σ over its queries
-of 2^n - n - 1 for n leaves). Each is tried for negation closure and most are made: a query
-of 16 leaves (65,519 subsets) took 24 s to plan on a loaded 2-core machine, one of 14 took 9 s,
-and the count doubles with every leaf, so 50 leaves would never end."""
+of 2^n - n - 1 for n leaves): a query of up to 15 leaves. Each subset is tried for negation
+closure and most are made into projections, which Alg. 1, the bound and the search all visit:
+on a loaded 2-core machine a query of 14 leaves (16,369 subsets) took 9 s to plan, one of 16
+(65,519) 24 s and one of 17 more than 60 s; the count doubles with every leaf, so 50 leaves
+would never end."""
 
 
 def projection_subsets(query: Query) -> int:
@@ -332,7 +334,7 @@ def check_projection_count(workload: Workload) -> None:
     >>> check_projection_count(Workload.build(1.0, [Query.build("many", wide)]))
     Traceback (most recent call last):
     ...
-    inev.common.errors.InevError: query many: its 50 leaves have 2^50 subsets (1.1e+15) to enumerate projections from, over the planner's limit of 131,072 for a workload (queries of up to 16 leaves): split the query, or evaluate it with inev match
+    inev.common.errors.InevError: query many: its 50 leaves have 2^50 subsets (1.1e+15) to enumerate projections from, over the planner's limit of 32,768 for a workload (queries of up to 15 leaves): split the query, or evaluate it with inev match
     """
     counts = {q.name: projection_subsets(q) for q in workload.queries}
     if sum(counts.values()) <= MAX_PROJECTION_SUBSETS:
@@ -342,8 +344,8 @@ def check_projection_count(workload: Workload) -> None:
     raise InevError(
         f"query {name}: its {leaves} leaves have 2^{leaves} subsets ({counts[name]:.2g}) to "
         f"enumerate projections from, over the planner's limit of {MAX_PROJECTION_SUBSETS:,} "
-        "for a workload (queries of up to 16 leaves): split the query, or evaluate it with "
-        "inev match"
+        f"for a workload (queries of up to {MAX_PROJECTION_SUBSETS.bit_length() - 1} leaves): "
+        "split the query, or evaluate it with inev match"
     )
 
 

@@ -1,4 +1,5 @@
-"""The ``inev-sim/1`` file's shape: every field's type, checked before a result is rebuilt.
+"""The shapes of the simulator's files: ``inev-sim/1`` (every field's type, checked before a
+result is rebuilt) and the lines of ``inev match``'s JSON Lines (:class:`MatchLine`).
 
 ``inev show``, ``inev draw`` and a notebook read simulation results that a user may have
 edited or another tool written. Without a check, a field of the wrong type
@@ -23,11 +24,12 @@ sim.json: reoptimizations should be a valid dictionary (got -0.0)
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PlainValidator, model_validator
 
-from inev.common.validation import Count, Figure, Name, Number, Open, Text
+from inev.common.validation import Count, Figure, Name, NodeId, Number, Open, Text
 
 VertexKey = Annotated[str, Field(pattern=r"^-?[0-9]{1,19}$")]
 """A vertex id written as a JSON object key (``"12"``)."""
@@ -107,3 +109,40 @@ class SimulationDocument(Open):
     trace_ignored: Count | None = None
     trace_skipped: Count | None = None
     messages_by_link_and_type: dict[Text, Counts] | None = None
+
+
+def _cell_value(value: Any) -> int | float:
+    """An aggregate's value: an integer of any size (counts are exact) or a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+class MatchLine(Open):
+    """One line of ``inev match``'s JSON Lines: a match (``query``, ``events``), an aggregate
+    cell (``query``, ``window_start``, ``window_end``, ``group``, ``value``) or the shedding
+    summary (``shedding``).
+
+    >>> from inev.common.validation import validate_document
+    >>> try:
+    ...     validate_document(MatchLine, {"shedding": 3}, "m.jsonl: line 2")
+    ... except Exception as exc:
+    ...     print(exc)
+    m.jsonl: line 2: shedding should be a valid dictionary (got 3)
+    """
+
+    query: Text | None = None
+    events: list[NodeId] | None = None
+    window_start: Number | None = None
+    window_end: Number | None = None
+    group: list[Any] | None = None
+    value: Annotated[int | float, PlainValidator(_cell_value)] | None = None
+    shedding: Shedding | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> MatchLine:
+        if self.shedding is None and self.query is None:
+            raise ValueError("a line holds a match or cell (with 'query') or 'shedding'")
+        return self

@@ -31,7 +31,7 @@ from the same functions.
 Steiner table holds every node subset), queries of up to :data:`MAX_TYPES` types, at most
 :data:`MAX_QUERIES` queries, and no latency bound (the optimum is over ψ alone). These are
 checked before any work, and the search itself stops with one error line after
-:data:`~inev.planner.exact_search.BUDGET` steps (about a minute) instead of running
+:data:`~inev.planner.exact_search.BUDGET` steps (some 15 s) instead of running
 unbounded. ``benchmarks/bench_optimality.py`` reports the sizes and times it handles.
 
 >>> from inev.topologies.network import Network
@@ -233,7 +233,7 @@ def exact_plan(
     except ExactTooLarge:
         raise ExactTooLarge(
             f"the exact search needs more than {BUDGET:,} steps on this instance (its queries' "
-            "searches and the joint one together, about a minute): plan with --method inev, "
+            "searches and the joint one together, some 15 s): plan with --method inev, "
             "or give --time-budget for the best design found in that time"
         ) from None
     candidates.append((push_pull_plan(network, wl, central, options.xi), "ppop"))

@@ -46,7 +46,12 @@ from inev.simulator.engine.size import (
     partial_match_limit,
     show_count,
 )
-from inev.simulator.engine.subsets import largest_subset_bound
+from inev.simulator.engine.subsets import (
+    kleene_leaf_bounds,
+    largest_subset_bound,
+    log2_expected_trends,
+    log2_trends,
+)
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Workload
@@ -83,16 +88,24 @@ def estimate(network: Network, workload: Workload, duration: float) -> SizeEstim
     total: dict[str, float] = {}
     partial: dict[str, float] = {}
     windows = max(duration / workload.window, 1.0)
-    busiest = {  # log2 of the trends of a Kleene type in the run's busiest window
-        name: max(c * LOG2E, 1.0 + poisson_quantile(1.0 - 1.0 / max(c * windows, 1.0), c))
+    peak = {  # the events of a type in the run's busiest window
+        name: 1 + poisson_quantile(1.0 - 1.0 / max(c * windows, 1.0), c)
+        for name, c in counts.items()
         if c > 0
-        else -math.inf
+    }
+    busiest = {  # log2 of the trends of a Kleene type in the run's busiest window
+        name: max(c * LOG2E, float(peak[name])) if c > 0 else -math.inf
         for name, c in counts.items()
     }
     for q in workload.split_or().queries:
         kleene = kleene_types(q.pattern)
-        # 2^(c · log2 e) = e^c, the expected number of trends (see the module docstring)
-        trend_counts = {t: c * LOG2E if t in kleene else c for t, c in counts.items()}
+        bounds = kleene_leaf_bounds(q.pattern)
+        # the rate model prices KL(X) at 2^r(X): with r = log2 of the expected trends, 2^r is
+        # e^c for an unbounded closure and Σ_k c^k / k! for one bounded to low … high
+        trend_counts = {
+            t: log2_expected_trends(c, *bounds.get(t, (1, None))) if t in kleene else c
+            for t, c in counts.items()
+        }
         log2_matches = q.log2_rate(trend_counts)
         per_window[q.name] = exp2(log2_matches)
         total[q.name] = exp2(log2_matches + math.log2(windows))
@@ -101,6 +114,11 @@ def estimate(network: Network, workload: Workload, duration: float) -> SizeEstim
             t: busiest[t] if t in kleene else (math.log2(c) if c > 0 else -math.inf)
             for t, c in counts.items()
         }
+        for t, (low, high) in kleene_leaf_bounds(q.pattern).items():
+            if high is not None and counts.get(t, 0) > 0:  # a bounded closure's trends
+                log2_counts[t] = max(
+                    log2_expected_trends(counts[t], low, high), log2_trends(peak[t], low, high)
+                )
         best = largest_subset_bound(types, q.selectivity, log2_counts)
         partial[q.name] = exp2(max(best, 0.0))  # at least one partial match
     return SizeEstimate(events, per_window, total, partial)

@@ -448,3 +448,23 @@ def test_a_simulation_result_with_a_field_of_the_wrong_type_is_one_line(
         assert code == 1 and err.count("\n") == 1 and key in err, err
         assert "internal error" not in err
     assert not (tmp_path / "d.html").exists()
+
+
+@pytest.mark.parametrize("condition", ["NEXT(C).v > 2", "C[1].v > 2"])
+def test_a_projection_without_the_kleene_closure_leaves_its_iteration_conditions_to_the_sink(
+    condition,
+):
+    """Issue 43: a partitioned projection SEQ(B v0, D v1, C) of a query over KL(C){2,3} used to
+    compile ``NEXT(C)`` for a C that no closure iterates (NameError in the engine)."""
+    from inev.planner.options import PlanOptions
+    from inev.simulator.run import simulate
+    from inev.workloads.workload import Query, Workload
+
+    net = generate_network(nodes=8, event_types=4, skew=1.9, seed=3)
+    query = Query.build("q0", "SEQ(B v0, D v1, KL(C){2,3})", where=condition)
+    wl = Workload.build(0.1, [query])
+    plan = plan_workload(net, wl, "inev", PlanOptions(effort=0))
+    stripped = [v for v in plan.vertices if v.inputs and "KL" not in v.projection]
+    assert stripped and any(v.partition for v in stripped)  # the case: KL stripped, partitioned
+    result = simulate(net, wl, plan, duration=20.0, seed=1)
+    assert result.equal_to_centralized and sum(result.matches.values()) > 0

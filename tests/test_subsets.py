@@ -18,6 +18,7 @@ from inev.simulator.engine.subsets import (
     Bindings,
     largest_subset_bound,
     leaf_groups,
+    log2_trends,
     relaxed_bound,
     subset_bound,
     vector_count,
@@ -115,3 +116,32 @@ def test_thirty_distinct_leaves_fall_back_to_the_relaxed_bound():
     assert vector_count([len(g) for g in groups]) > 10_000
     # the relaxed bound: the eight largest counts, selectivities taken as 1
     assert largest_subset_bound(leaves, selectivity, counts) == sum(sorted(counts.values())[-8:])
+
+
+@given(st.integers(0, 12), st.integers(1, 4), st.integers(0, 5) | st.none())
+def test_bounded_trends_count_every_subset_of_allowed_size(events, low, extra):
+    high = None if extra is None else low + extra
+    trends = sum(
+        1
+        for k in range(low, (events if high is None else min(high, events)) + 1)
+        for _ in itertools.combinations(range(events), k)
+    )
+    bound = log2_trends(events, low, high)
+    assert trends <= 2**bound * (1 + 1e-9)
+    if high is not None and trends:
+        assert math.isclose(2**bound, trends, rel_tol=1e-9)
+
+
+def test_a_bounded_kleene_closure_is_not_priced_as_every_subset(tmp_path):
+    """SEQ(B, D, KL(C){2,3}) at some 30 C events a window: C(30, 2) + C(30, 3) trends, not
+    2^30; the simulation size check used to refuse it for 1e15 matches."""
+    from inev.simulator.estimate import estimate
+    from inev.topologies.network import Network
+    from inev.workloads.workload import Query, Workload
+
+    net = Network.build([0, 1], [(0, 1)], {"B": (1.0, [0]), "C": (30.0, [1]), "D": (1.0, [0])})
+    bounded = Workload.build(1.0, [Query.build("q", "SEQ(B, D, KL(C){2,3})")])
+    free = Workload.build(1.0, [Query.build("q", "SEQ(B, D, KL(C))")])
+    matches = estimate(net, bounded, 10.0).matches_per_window["q"]
+    assert matches <= 1.0 * 1.0 * (30**2 / 2 + 30**3 / 6) * 1.0001  # Σ c^k / k!, orders aside
+    assert estimate(net, free, 10.0).matches_per_window["q"] > 1e12

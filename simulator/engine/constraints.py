@@ -53,13 +53,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from inev.common.errors import InevError
-from inev.workloads.expressions import Condition, condition_attributes, conjuncts
+from inev.workloads.expressions import Condition, Logic, condition_attributes, conjuncts
 from inev.workloads.query import (
     Operator,
     Pattern,
     Primitive,
     event_types,
     kleene_bounds,
+    kleene_types,
     validate_pattern,
 )
 
@@ -334,6 +335,36 @@ def _distinct(
             if streams_of(a) & streams_of(b) and frozenset((a, b)) not in ordered:
                 out.append((a, b))
     return tuple(out)
+
+
+def projection_where(where: Condition | None, projection: Pattern) -> Condition | None:
+    """A query's ``where`` clause as a projection of it evaluates it: without the conjuncts
+    that read ``NEXT`` or a position of a leaf no Kleene closure of ``projection`` iterates.
+    Projections are taken of q_nKL (INEv §6.1: every KL over a leaf replaced by the leaf), so
+    a condition on consecutive or fixed iterations of ``KL(C)`` has no iterations to read in
+    ``SEQ(B, C)``; it is left to the query's sink, and the projection matches a superset,
+    which is all a projection must give. (A query's own clause is checked when the workload
+    is read, and :func:`build_constraints` refuses such a conjunct.)
+
+    >>> from inev.workloads.expressions import parse_condition
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> str(projection_where(parse_condition("NEXT(C).v > 2 AND C.v > 1"), parse_pattern("SEQ(B, C)")))
+    'C.v > 1'
+    """
+    if where is None:
+        return None
+    kleene = kleene_types(projection)  # every leaf under some KL
+    kept = tuple(
+        c
+        for c in conjuncts(where)
+        if not any(
+            (a.next or a.position is not None) and a.type not in kleene
+            for a in condition_attributes(c)
+        )
+    )
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else Logic("AND", kept)
 
 
 def _check_positions(items: tuple[Condition, ...], kleene: set[str] | frozenset[str]) -> None:

@@ -57,7 +57,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.simulator.engine.branch import Branch
 from inev.simulator.engine.branch_units import add_branch
-from inev.simulator.engine.constraints import TIES
+from inev.simulator.engine.constraints import TIES, projection_where
 from inev.simulator.engine.engine_options import (
     Adaptation,
     input_patterns,
@@ -259,12 +259,15 @@ class Engine:
         **options: Any,
     ) -> Engine:
         """An engine for a projection of ``query`` (its predicates restricted to the
-        projection's types) with the given inputs and output selector."""
+        projection's types, and to what a projection without the query's Kleene closures can
+        read: :func:`~inev.simulator.engine.constraints.projection_where`) with the given
+        inputs and output selector."""
+        tree = parse_pattern(projection) if isinstance(projection, str) else projection
         return cls(
-            projection,
+            tree,
             workload.window,
             selectivities=query.realised_selectivity,
-            where=query.where,
+            where=projection_where(query.where, tree),
             selectivity_seed=workload.selectivity_seed,
             estimated=query.where_selectivity or None,
             inputs=inputs,

@@ -62,7 +62,13 @@ from inev.common.errors import InevError
 from inev.common.traces import TraceScan, scan_trace
 from inev.common.watchdog import show_bytes, size_budget
 from inev.simulator.engine.keys import equality_classes
-from inev.simulator.engine.subsets import Bindings, largest_subset_bound, subset_bound
+from inev.simulator.engine.subsets import (
+    Bindings,
+    kleene_leaf_bounds,
+    largest_subset_bound,
+    log2_trends,
+    subset_bound,
+)
 from inev.workloads.expressions import Attr, conjuncts
 from inev.workloads.query import event_types, kleene_types, leaf_order, negated_types
 from inev.workloads.workload import Query, Workload
@@ -179,6 +185,9 @@ def estimate_from_scan(
         used: set[str] = set()
         # 2^c trends of a Kleene type in a window holding c of its events
         log2_counts = {t: c if t in kleene else _log2(c) for t, c in busiest.items()}
+        for t, (low, high) in kleene_leaf_bounds(q.pattern).items():  # at most high of them
+            if t in log2_counts:
+                log2_counts[t] = log2_trends(int(busiest[t]), low, high)
         selectivity = q.realised_selectivity
         bindings = _bindings(q, types, scan, workload.ties == "strict")
         best = largest_subset_bound(types, selectivity, log2_counts, classes, bindings)

@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inev.workloads.query import Operator, Pattern, Primitive, kleene_bounds, walk
 from inev.workloads.rates import pattern_selectivity
 
 MAX_SUBSET = 8
@@ -324,3 +325,69 @@ def _keyed_sum(counts: Sequence[Mapping[Any, float]]) -> float:
 
 def _log2(x: float) -> float:
     return math.log2(x) if x > 0 else -math.inf
+
+
+def kleene_leaf_bounds(pattern: Pattern) -> dict[str, tuple[int, int | None]]:
+    """``{leaf: (low, high)}`` of every Kleene closure over a single leaf (``KL(C){2,3}``;
+    ``(1, None)`` without bounds).
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> kleene_leaf_bounds(parse_pattern("SEQ(A, KL(C){2,3}, KL(D))"))
+    {'C': (2, 3), 'D': (1, None)}
+    """
+    return {
+        node.children[0].type: kleene_bounds(node)
+        for node in walk(pattern)
+        if isinstance(node, Operator)
+        and node.kind == "KL"
+        and isinstance(node.children[0], Primitive)
+    }
+
+
+def log2_trends(events: int, low: int = 1, high: int | None = None) -> float:
+    """log2 of the trends a Kleene closure bounded to ``low`` … ``high`` iterations builds
+    over ``events`` events of a window: Σ_{k=low}^{high} C(events, k) (each trend a set of
+    distinct events, in time order); about ``events`` without bounds (2^events - 1 trends).
+
+    >>> log2_trends(10), round(2 ** log2_trends(10, 2, 3), 6)  # C(10, 2) + C(10, 3)
+    (10.0, 165.0)
+    """
+    if high is None:
+        return float(events)  # at most 2^c - 1, priced as 2^c (an unbounded closure's)
+    low, top = max(low, 0), min(high, events)
+    if top < low:
+        return -math.inf
+    terms = [_log2_comb(events, k) for k in _spread(low, top, events)]
+    peak = max(terms)
+    if top - low + 1 > len(terms):  # many terms: their count times the largest, an upper bound
+        return peak + math.log2(top - low + 1)
+    return peak + math.log2(sum(2.0 ** (t - peak) for t in terms))
+
+
+def _log2_comb(n: int, k: int) -> float:
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+
+
+def _spread(low: int, top: int, n: int, most: int = 64) -> list[int]:
+    """Every k in ``low`` … ``top`` when there are at most ``most``, else the one nearest
+    n / 2 (where C(n, k) peaks) alone."""
+    if top - low + 1 <= most:
+        return list(range(low, top + 1))
+    return [min(max(n // 2, low), top)]
+
+
+def log2_expected_trends(mean: float, low: int = 1, high: int | None = None) -> float:
+    """log2 of the expected trends of a closure bounded to ``low`` … ``high`` iterations over
+    a Poisson(``mean``) count of events: Σ_k E[C(N, k)] = Σ_k mean^k / k!; without an upper
+    bound e^mean (priced as ``mean · log2 e``, as unbounded closures are).
+
+    >>> round(2 ** log2_expected_trends(4.0, 2, 3), 6)  # 4^2/2 + 4^3/6
+    18.666667
+    """
+    if high is None or high - low > 64:
+        return mean * math.log2(math.e)  # Σ over every k: e^mean, an upper bound
+    if mean <= 0:
+        return -math.inf
+    terms = [(k * math.log(mean) - math.lgamma(k + 1)) / math.log(2) for k in range(low, high + 1)]
+    peak = max(terms)
+    return peak + math.log2(sum(2.0 ** (t - peak) for t in terms))

@@ -417,12 +417,3 @@ def suitable_projections(
         for p in projections
         if p.types == full or p.rate < slack * sum(global_rates[t] for t in p.types)
     ]
-
-
-def workload_projections(
-    workload: Workload, global_rates: Mapping[str, float]
-) -> dict[str, list[Projection]]:
-    """``{query name: Π_eval}`` for every query of an OR-free workload."""
-    return {
-        q.name: suitable_projections(q, global_rates, workload.window) for q in workload.queries
-    }

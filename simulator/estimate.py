@@ -71,14 +71,6 @@ class SizeEstimate:
     partial_matches_per_window: dict[str, float]
 
 
-def _log2_counts(network: Network, workload: Workload) -> dict[str, float]:
-    out = {}
-    for name in workload.types:
-        count = network.global_rate(name) * workload.window
-        out[name] = math.log2(count) if count > 0 else -math.inf
-    return out
-
-
 def estimate(network: Network, workload: Workload, duration: float) -> SizeEstimate:
     """Order-of-magnitude sizes of simulating ``workload`` for ``duration`` (module docstring)."""
     span = min(workload.window, duration)  # a run shorter than the window never fills one

@@ -136,8 +136,3 @@ def parse_pattern(text: str) -> Pattern:
     if position != len(tokens):
         raise fail(f"unexpected {tokens[position][1]!r} at {tokens[position][2]}")
     return tree
-
-
-def format_pattern(pattern: Pattern) -> str:
-    """The canonical text of a pattern (the same as ``str(pattern)``)."""
-    return str(pattern)

@@ -132,11 +132,3 @@ def _keyed_pair(
     if lt <= right and rt <= left and not (lt & left) and not (rt & right):
         return (c.right, c.left)
     return None
-
-
-def key_types(conditions: Sequence[Condition], excluded: Collection[str] = ()) -> frozenset[str]:
-    """Types that some ``==`` conjunct with another type names (candidates for a key)."""
-    out: set[str] = set()
-    for members in equality_classes(conditions, excluded):
-        out |= {a.type for a in members}
-    return frozenset(out)

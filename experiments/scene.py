@@ -53,6 +53,8 @@ from typing import Any
 
 from inev.common.figures import Figure
 from inev.common.words import plural
+from inev.experiments.scene_layout import layout
+from inev.experiments.scene_logical import forwarded_text
 from inev.topologies.network import link_key
 
 Node = Hashable
@@ -75,6 +77,12 @@ class NodeMark:
     region: int | None = None
     """The region (0, 1, …) of the plan's first regional placement that the node's sources
     or site belong to (drawn as a ring of the region's colour); None: none."""
+    name: str = ""
+    """The node's name where the network file gives one (a city of a GraphML topology)."""
+    hosts: tuple[str, ...] = ()
+    """The aliases of the projections the node evaluates (``P1``, without the partition)."""
+    members: tuple[Node, ...] = ()
+    """For a node standing for a group of nodes (:mod:`inev.experiments.scene_scale`): them."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,11 @@ class Overlay:
     """``(a, b)``: the overlay flows from ``a`` to ``b`` over the link a-b (arrows)."""
     note: str = ""
     """Why the overlay has no links: an input used where it is made (module docstring)."""
+    forwarded: str = ""
+    """What travels: ``A events``, ``whole P1 matches`` or the types an output selector
+    sends (``A, C events of P1 matches``)."""
+    colour: str = ""
+    """A fixed colour (``#rrggbb``); empty: the renderers' palette, in overlay order."""
 
     @property
     def total(self) -> float:
@@ -124,6 +137,16 @@ def element_id(prefix: str, name: Hashable) -> str:
 
 
 @dataclass(frozen=True)
+class QueryView:
+    """What one query's matches depend on: the overlays (inputs) that carry its projections'
+    inputs, its projections' aliases and the nodes of its sink vertices."""
+
+    inputs: tuple[str, ...]
+    projections: tuple[str, ...]
+    sinks: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
 class Scene:
     """Everything a drawing shows (see the module docstring)."""
 
@@ -138,6 +161,10 @@ class Scene:
     figures: tuple[Figure, ...] = ()
     tables: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     """Further named tables for the text and HTML forms: a header row, then rows."""
+    queries: Mapping[str, QueryView] = field(default_factory=dict)
+    """Per query of a plan, what its matches depend on (highlighting, ``--query``)."""
+    notes: tuple[str, ...] = ()
+    """How the drawing was reduced: grouped nodes, filters (said under the picture)."""
 
     def mark(self, node: Node) -> NodeMark:
         """The mark of ``node``."""
@@ -145,31 +172,6 @@ class Scene:
             if m.node == node:
                 return m
         raise KeyError(node)
-
-
-# ---------------------------------------------------------------------- layout
-def layout(
-    nodes: Sequence[Node], links: Sequence[Link], positions: Mapping[str, Any] | None = None
-) -> dict[Node, tuple[float, float]]:
-    """Deterministic node positions: the given ones (keyed by ``str(node)``), else a spring
-    layout with a fixed seed, scaled into [-1, 1]."""
-    if positions:
-        out = {}
-        for n in nodes:
-            xy = positions.get(str(n))
-            if xy is None:
-                break
-            out[n] = (float(xy[0]), float(xy[1]))
-        else:
-            return out
-    import networkx as nx
-
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(links)
-    iterations = 100 if len(nodes) <= 500 else 30
-    spring = nx.spring_layout(graph, seed=1, iterations=iterations)
-    return {n: (float(spring[n][0]), float(spring[n][1])) for n in nodes}
 
 
 # ---------------------------------------------------------------------- networks
@@ -202,13 +204,20 @@ def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> S
 
 
 # ---------------------------------------------------------------------- plans
-def aliases(plan: Any) -> dict[str, str]:
+def aliases(plan: Any, given: Mapping[str, str] | None = None) -> dict[str, str]:
     """``{projection key: "P1", …}`` for the composite projections that have vertices, in
-    the order of their first vertex (inputs first)."""
+    the order of their first vertex (inputs first); with ``given``, its aliases are kept
+    and new ones continue after the largest of them."""
     out: dict[str, str] = {}
+    given = given or {}
+    number = max((int(a[1:]) for a in given.values() if a[1:].isdigit()), default=0)
     for v in plan.vertices:
         if v.inputs and v.projection not in out:
-            out[v.projection] = f"P{len(out) + 1}"
+            if v.projection in given:
+                out[v.projection] = given[v.projection]
+            else:
+                number += 1
+                out[v.projection] = f"P{number}"
     return out
 
 
@@ -224,18 +233,23 @@ def plan_scene(
     network: Any | None = None,
     positions: Mapping[str, Any] | None = None,
     title: str = "plan",
+    labels: Mapping[str, str] | None = None,
+    alias: Mapping[str, str] | None = None,
 ) -> Scene:
     """The INEv graph on its topology (see the module docstring).
 
     Without ``network`` the topology is what the plan uses: its forwarding links and the
-    nodes of its vertices.
+    nodes of its vertices. ``labels`` (``{str(node): name}``, a network file's ``labels``)
+    name the nodes; ``alias`` fixes projections' aliases (two plans drawn side by side),
+    the others continue its numbering.
     """
     from inev.planner.figures import plan_figures
 
-    alias = aliases(plan)
+    alias = aliases(plan, alias)
     nodes, links = _topology(plan, network)
     where = layout(nodes, links, positions)
     hosted: dict[Node, list[str]] = {}
+    hosts: dict[Node, list[str]] = {}
     detail: dict[Node, list[str]] = {}
     for v in plan.vertices:
         if not v.inputs:
@@ -243,6 +257,7 @@ def plan_scene(
         name = alias[v.projection] + (f"/{v.partition}" if v.partition else "")
         if name not in hosted.setdefault(v.node, []):
             hosted[v.node].append(name)
+            hosts.setdefault(v.node, []).append(alias[v.projection])
             detail.setdefault(v.node, []).append(f"{name} = {v.projection}")
     sink_of: dict[Node, list[str]] = {}
     for query, key in plan.sinks.items():
@@ -277,6 +292,8 @@ def plan_scene(
                 frozenset(roles),
                 detail=tuple(lines),
                 region=region_of.get(n),
+                name=(labels or {}).get(str(n), ""),
+                hosts=tuple(hosts.get(n, ())),
             )
         )
     overlays = _forwarding_overlays(plan, alias)
@@ -296,7 +313,27 @@ def plan_scene(
         tuple(legend),
         tuple(plan_figures(plan)),
         tables,
+        queries=query_views(plan, alias),
     )
+
+
+def query_views(plan: Any, alias: Mapping[str, str]) -> dict[str, QueryView]:
+    """Per query: the overlays its matches depend on (the inputs of its sink projection and
+    of every projection upstream), those projections' aliases and its sinks' nodes."""
+    out = {}
+    for query, key in sorted(plan.sinks.items()):
+        upstream, stack = [], [key]
+        while stack:
+            k = stack.pop()
+            if k not in upstream:
+                upstream.append(k)
+                stack.extend(plan.combination.get(k, ()))
+        out[query] = QueryView(
+            tuple(alias.get(k, k) for k in upstream if k != key),
+            tuple(alias[k] for k in upstream if k in alias),
+            tuple(dict.fromkeys(v.node for v in plan.vertices_of(key))),
+        )
+    return out
 
 
 def _topology(plan: Any, network: Any | None) -> tuple[tuple[Node, ...], tuple[Link, ...]]:
@@ -336,12 +373,16 @@ def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
         if key not in rates:
             if key in used:
                 note = _local_note(plan, key, alias)
-                overlays.append(Overlay(short, name, (), "events / time unit", note=note))
+                forwarded = forwarded_text(plan, key, alias, plan.vertices_of(key))
+                overlays.append(
+                    Overlay(short, name, (), "events / time unit", note=note, forwarded=forwarded)
+                )
             continue
         links = tuple(
             (u, w, rate)
             for (u, w), rate in sorted(rates[key].items(), key=lambda i: _link_order(i[0]))
         )
+        vertices = plan.vertices_of(key)
         overlays.append(
             Overlay(
                 short,
@@ -349,7 +390,8 @@ def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
                 links,
                 "events / time unit",
                 senders=tuple(senders[key]),
-                directions=flow_directions(plan.vertices_of(key)),
+                directions=flow_directions(vertices),
+                forwarded=forwarded_text(plan, key, alias, vertices),
             )
         )
     return overlays

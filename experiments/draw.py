@@ -297,7 +297,9 @@ def mode_of(options: DrawOptions) -> str:
 )
 @click.option("--text", is_flag=True, help="Print every placement and link as text instead.")
 @click.option(
-    "--logical", is_flag=True, help="Draw the plan's projection graph (which projection feeds which)."
+    "--logical",
+    is_flag=True,
+    help="Draw the plan's projection graph (which projection feeds which).",
 )
 @click.option(
     "--vs",
@@ -306,7 +308,9 @@ def mode_of(options: DrawOptions) -> str:
     help="A second plan: draw what changes from FILE to it (and, in a page, both side by side).",
 )
 @click.option("--query", "queries", multiple=True, help="Keep what this query needs (repeatable).")
-@click.option("--input", "inputs", multiple=True, help="Keep this input, e.g. A or P2 (repeatable).")
+@click.option(
+    "--input", "inputs", multiple=True, help="Keep this input, e.g. A or P2 (repeatable)."
+)
 @click.option("--around", default=None, help="Keep the nodes within --hops of this node.")
 @click.option(
     "--hops", type=click.IntRange(min=1), default=2, show_default=True, help="Radius of --around."

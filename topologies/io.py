@@ -130,9 +130,7 @@ def drawing_keys(graph: nx.Graph) -> dict[str, Any]:
     ({'1': 'Oslo'}, [10.0, 60.0])
     """
     out: dict[str, Any] = {}
-    located = [
-        (n, d) for n, d in graph.nodes(data=True) if _number(d.get("Latitude")) is not None
-    ]
+    located = [(n, d) for n, d in graph.nodes(data=True) if _number(d.get("Latitude")) is not None]
     if graph.number_of_nodes() and len(located) == graph.number_of_nodes():
         coords = {n: (_number(d.get("Longitude")), _number(d["Latitude"])) for n, d in located}
         if all(lon is not None for lon, _ in coords.values()):

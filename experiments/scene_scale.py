@@ -123,7 +123,7 @@ def grouped_scene(scene: Scene, groups: list[list[Node]], how: str) -> Scene:
     note = (
         f"{plural(len(scene.nodes), 'node')} drawn as {plural(len(groups), 'group')} "
         f"({'the regions of the first regional placement' if how == 'regions' else 'communities of the topology'}); "
-        "hover a group for its nodes, --around NODE for the nodes themselves"
+        "a group's details list its nodes; --around NODE draws the nodes themselves"
     )
     return replace(
         scene,

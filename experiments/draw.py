@@ -133,8 +133,8 @@ def _scene(options: DrawOptions) -> tuple[Any, Any]:
     network = load_network(options.network) if options.network else None
     positions, labels = drawing_keys_of(options.network)
     if kind == "network":
-        own_positions, _ = drawing_keys_of(path)
-        return network_scene(load_network(path), own_positions), None
+        own_positions, own_labels = drawing_keys_of(path)
+        return network_scene(load_network(path), own_positions, own_labels), None
     if kind == "plan":
         plan = load_plan(path)
         title = os.path.basename(path)

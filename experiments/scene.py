@@ -175,8 +175,13 @@ class Scene:
 
 
 # ---------------------------------------------------------------------- networks
-def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> Scene:
-    """The topology alone: each node labelled with the event types it generates."""
+def network_scene(
+    network: Any,
+    positions: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Scene:
+    """The topology alone: each node labelled with the event types it generates (and named
+    by ``labels``, a network file's)."""
     links = tuple(link_key(u, v) for u, v, _ in network.links)
     where = layout(network.nodes, links, positions)
     marks = []
@@ -189,6 +194,7 @@ def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> S
                 label=",".join(types),
                 roles=frozenset({"source"} if types else ()),
                 detail=tuple(f"generates {t} at {network.rate(t):g} / time unit" for t in types),
+                name=(labels or {}).get(str(n), ""),
             )
         )
     s = network.summary()

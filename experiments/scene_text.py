@@ -33,6 +33,7 @@ def _link(u: object, v: object) -> str:
 def scene_text(scene: Scene) -> str:
     """All of ``scene`` as plain text lines (see the module docstring)."""
     lines = [scene.title]
+    lines += [f"  ({note})" for note in scene.notes]
     lines += _figure_lines(scene)
     if scene.legend:
         lines += ["", "legend:"]

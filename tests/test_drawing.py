@@ -10,7 +10,7 @@ import pytest
 
 from inev.experiments.scene import aliases, plan_scene, simulation_scene
 from inev.experiments.scene_figure import element_id, save_scene
-from inev.experiments.scene_html import scene_html
+from inev.experiments.scene_html import page_data, scene_html
 from inev.experiments.scene_text import scene_text
 from inev.planner.inev_graph import save_plan
 from inev.planner.planning import plan_workload
@@ -174,14 +174,13 @@ def test_html_is_one_self_contained_page(multi_node):
     net, _, plan = multi_node
     scene = plan_scene(plan, net)
     page = scene_html(scene)
-    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 1
+    assert page.startswith("<!DOCTYPE html>") and page.count("<script>") == 1
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|url\((?!#)|@import", page)
     assert not re.search(r'href="(?!#)', page)
+    view = page_data(page)["tabs"][0]["views"][0]
     drawn = [o for o in scene.overlays if o.links]
-    assert page.count('type="checkbox"') == len(drawn)  # inputs that stay local: no box
-    for overlay in drawn:
-        assert f'id="{element_id("forward", overlay.key)}"' in page
-    for overlay in scene.overlays:
+    assert [o["group"] for o in view["overlays"]] == [element_id("forward", o.key) for o in drawn]
+    for overlay in scene.overlays:  # inputs that stay local: listed with why, in the details
         if not overlay.links:
             assert html.escape(f"{overlay.name}: none sent, {overlay.note}") in page
 

@@ -8,6 +8,7 @@
    last, over everything. No network access, no library. */
 "use strict";
 (() => {
+  const started = performance.now();
   const NS = "http://www.w3.org/2000/svg";
   const DATA = JSON.parse(document.getElementById("inev-data").textContent);
   const tip = document.getElementById("tip");
@@ -769,5 +770,8 @@
     if (wanted.get("query")) s0.state.toggle("query", wanted.get("query"));
     else if (wanted.get("input")) s0.state.toggle("input", wanted.get("input"));
   }
-  document.body.setAttribute("data-ready", "1");
+  requestAnimationFrame(() => {  /* after the first frame: how long the page took to draw */
+    document.body.setAttribute("data-draw-ms", String(Math.round(performance.now() - started)));
+    document.body.setAttribute("data-ready", "1");
+  });
 })();

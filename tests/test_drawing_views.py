@@ -31,7 +31,6 @@ from inev.topologies.io import save_network
 from inev.topologies.network import link_key
 from inev.workloads.generate import generate_workload
 
-
 QUICK = PlanOptions(effort=0.0, exact_steps=0)
 """The paper's single pass: these tests look at drawings of plans, not at their quality."""
 

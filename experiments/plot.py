@@ -1,9 +1,18 @@
-"""Plots of sweep results: the median per line with its inter-quartile range (matplotlib).
+"""Plots of sweep results: the median (or mean) per line with its spread (matplotlib).
 
 One line per value of ``lines`` (and per method when the results hold several, and per
 metric when ``y`` names several), ``x`` on the horizontal axis, the median of ``y`` over the
 seeds. The first two lines get a shaded band from the first to the third quartile; further
-lines get the same range as error bars, so that bands never pile up into one blur. Axis
+lines get the same range as error bars, so that bands never pile up into one blur.
+
+**Statistic.** ``stat = "mean"`` (``inev plot --stat mean``; the INEv paper reports means of
+50 runs, §7.1) draws the mean with its 95 % confidence interval (Student's t,
+:func:`inev.common.stats.mean_interval`); ``interval = "ci"`` gives the median its 95 %
+distribution-free interval instead of the quartiles (:func:`inev.common.stats.
+median_interval`). The legend's title says which. **The bound.** ``bound`` (``--bound``)
+adds the provable lower bound of the plotted ratio or cost, from every row's
+``lower_bound`` (ratio: ``lower_bound / centralized_cost``), as one more line per value of
+``lines``, whether or not the sweep ran ``lower_bound`` as a method. Axis
 labels, legend entries and method names come from :mod:`inev.experiments.columns` (human
 names with units); a subtitle gives the setup (the parameters that are the same in every
 row) and n, the seeds per point.
@@ -103,6 +112,30 @@ class PlotOptions:
     """One marker per row (x may be a metric) instead of the median and quartiles per x."""
     title: str | None = None
     y_label: str | None = None
+    stat: str = "median"
+    """``median`` or ``mean`` (see the module docstring)."""
+    interval: str | None = None
+    """``iqr`` (quartiles) or ``ci`` (95 % confidence interval); ``None``: ``iqr`` for the
+    median, ``ci`` for the mean."""
+    bound: bool = False
+    """Add the provable lower bound of the plotted ratio or cost as a line."""
+
+    @property
+    def spread(self) -> str:
+        """``iqr`` or ``ci``: what the bands and bars show."""
+        return self.interval or ("ci" if self.stat == "mean" else "iqr")
+
+    @property
+    def legend_title(self) -> str:
+        """What the lines and bands are, for the legend.
+
+        >>> PlotOptions(stat="mean").legend_title
+        'mean, 95 % confidence interval'
+        """
+        if self.scatter:
+            return "one point per run"
+        spread = "95 % confidence interval" if self.spread == "ci" else "inter-quartile range"
+        return f"{self.stat}, {spread}"
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -134,9 +167,13 @@ def series(
     y: str | Sequence[str],
     lines: str | None = None,
     methods: Sequence[str] | None = None,
+    stat: str = "median",
+    spread: str = "iqr",
 ) -> dict[str, list[tuple[Any, float, float, float, int]]]:
-    """``{line label: [(x, q1, median, q3, n), …]}`` over the error-free rows with a value of
-    ``y``; ``n`` is the number of values behind the point.
+    """``{line label: [(x, low, centre, high, n), …]}`` over the error-free rows with a value
+    of ``y``; ``n`` is the number of values behind the point. The centre is the ``stat``
+    (median or mean), low and high the quartiles (``spread`` ``iqr``) or the 95 % interval
+    (``ci``).
 
     ``y`` may name several metrics; each then gets its own lines. Labels are human names:
     the metric (when there are several), the method (when there are several) and
@@ -156,7 +193,41 @@ def series(
             method_name(method) if several_methods or not (text or len(metrics) > 1) else "",
             text,
         ]
-        out[", ".join(p for p in parts if p)] = _summarised(by_x)
+        out[", ".join(p for p in parts if p)] = _summarised(by_x, stat, spread)
+    return out
+
+
+def bound_series(
+    table: pa.Table,
+    x: str,
+    metric: str,
+    lines: str | None = None,
+    stat: str = "median",
+    spread: str = "iqr",
+) -> dict[str, list[tuple[Any, float, float, float, int]]]:
+    """The provable lower bound of ``metric`` (``ratio`` or ``cost``) per x and line, one
+    value per task (from its first error-free row with a ``lower_bound``)."""
+    if metric not in ("ratio", "cost", "sim_ratio"):
+        raise InevError(f"--bound draws the lower bound of ratio or cost, not of {metric}")
+    _check_columns(table, (x, "lower_bound", "centralized_cost", "task_id"))
+    seen: set[Any] = set()
+    groups: dict[tuple, dict[Any, list[float]]] = {}
+    for row in table.to_pylist():
+        if row.get("error") is not None or row["task_id"] in seen or row["lower_bound"] is None:
+            continue
+        seen.add(row["task_id"])
+        value = float(row["lower_bound"])
+        if metric != "cost":
+            central = row.get("centralized_cost")
+            if not central:
+                continue
+            value /= float(central)
+        label = (row[lines],) if lines else ()
+        groups.setdefault(label, {}).setdefault(row[x], []).append(value)
+    out = {}
+    for label, by_x in sorted(groups.items()):
+        text = f", {column(lines).label} = {label[0]}" if label else ""
+        out[f"provable lower bound{text}"] = _summarised(by_x, stat, spread)
     return out
 
 
@@ -195,12 +266,24 @@ def _groups(
     return groups
 
 
-def _summarised(by_x: dict[Any, list[float]]) -> list[tuple[Any, float, float, float, int]]:
-    """``(x, q1, median, q3, n)`` per x, in order of x."""
+def _summarised(
+    by_x: dict[Any, list[float]], stat: str = "median", spread: str = "iqr"
+) -> list[tuple[Any, float, float, float, int]]:
+    """``(x, low, centre, high, n)`` per x, in order of x (see :func:`series`)."""
+    from inev.common.stats import mean_interval, median_interval
+
     points = []
     for xv in sorted(by_x):
-        q1, median, q3 = _quartiles(by_x[xv])
-        points.append((xv, q1, median, q3, len(by_x[xv])))
+        values = by_x[xv]
+        if stat == "mean":
+            low, centre, high = mean_interval(values)
+            if spread == "iqr":
+                low, _, high = _quartiles(values)
+        elif spread == "ci":
+            low, centre, high, _ = median_interval(values)
+        else:
+            low, centre, high = _quartiles(values)
+        points.append((xv, low, centre, high, len(values)))
     return points
 
 
@@ -343,7 +426,26 @@ def plot(
     if options.scatter:
         data = scatter_series(table, options.x, options.metrics, options.lines, options.methods)
     else:
-        data = series(table, options.x, options.metrics, options.lines, options.methods)
+        data = series(
+            table,
+            options.x,
+            options.metrics,
+            options.lines,
+            options.methods,
+            options.stat,
+            options.spread,
+        )
+        if options.bound:
+            data.update(
+                bound_series(
+                    table,
+                    options.x,
+                    options.metrics[0],
+                    options.lines,
+                    options.stat,
+                    options.spread,
+                )
+            )
     if not data:
         raise InevError(f"no error-free rows with a value of {', '.join(options.metrics)} to plot")
     import matplotlib
@@ -629,7 +731,7 @@ def _decorate(
         axis.set_title(title + "\n" * (1 + subtitle.count("\n")), fontsize=10.5, loc="left")
     axis.text(0, 1.015, subtitle, transform=axis.transAxes, fontsize=7, color="0.35", va="bottom")
     axis.grid(True, which="major", alpha=0.3)
-    legend_title = "one point per run" if options.scatter else "median, inter-quartile range"
+    legend_title = options.legend_title
     axis.legend(  # a light box: on crowded axes the text stays readable over lines and bands
         fontsize=7.5,
         frameon=True,

@@ -54,7 +54,6 @@ from typing import Any
 from inev.common.figures import Figure
 from inev.common.words import plural
 from inev.experiments.scene_layout import layout
-from inev.experiments.scene_logical import forwarded_text
 from inev.topologies.network import link_key
 
 Node = Hashable
@@ -254,17 +253,7 @@ def plan_scene(
     alias = aliases(plan, alias)
     nodes, links = _topology(plan, network)
     where = layout(nodes, links, positions)
-    hosted: dict[Node, list[str]] = {}
-    hosts: dict[Node, list[str]] = {}
-    detail: dict[Node, list[str]] = {}
-    for v in plan.vertices:
-        if not v.inputs:
-            continue
-        name = alias[v.projection] + (f"/{v.partition}" if v.partition else "")
-        if name not in hosted.setdefault(v.node, []):
-            hosted[v.node].append(name)
-            hosts.setdefault(v.node, []).append(alias[v.projection])
-            detail.setdefault(v.node, []).append(f"{name} = {v.projection}")
+    hosted, hosts, detail = _hosted(plan, alias)
     sink_of: dict[Node, list[str]] = {}
     for query, key in plan.sinks.items():
         for v in plan.vertices_of(key):
@@ -275,16 +264,16 @@ def plan_scene(
         detail.setdefault(n, []).extend(lines)
     marks = []
     for n in nodes:
-        roles = set()
-        if n in hosted:
-            roles.add("host")
-        if n in sink_of:
-            roles.add("sink")
-        if n == plan.centralized_node:
-            roles.add("centralized")
-        if n in sources:
-            roles.add("source")
-        label = ", ".join(hosted.get(n, []))
+        roles = {
+            role
+            for role, has in (
+                ("host", n in hosted),
+                ("sink", n in sink_of),
+                ("centralized", n == plan.centralized_node),
+                ("source", n in sources),
+            )
+            if has
+        }
         lines = list(detail.get(n, []))
         if n in sink_of:
             lines.append("sink of " + ", ".join(sorted(set(sink_of[n]))))
@@ -294,7 +283,7 @@ def plan_scene(
             NodeMark(
                 n,
                 *where[n],
-                label,
+                ", ".join(hosted.get(n, [])),
                 frozenset(roles),
                 detail=tuple(lines),
                 region=region_of.get(n),
@@ -321,6 +310,23 @@ def plan_scene(
         tables,
         queries=query_views(plan, alias),
     )
+
+
+def _hosted(plan: Any, alias: Mapping[str, str]) -> tuple[dict, dict, dict]:
+    """Per node: the placements it hosts (``P1``, ``P2/A``), their aliases, and a detail
+    line each (``P2/A = AND(…)``)."""
+    hosted: dict[Node, list[str]] = {}
+    hosts: dict[Node, list[str]] = {}
+    detail: dict[Node, list[str]] = {}
+    for v in plan.vertices:
+        if not v.inputs:
+            continue
+        name = alias[v.projection] + (f"/{v.partition}" if v.partition else "")
+        if name not in hosted.setdefault(v.node, []):
+            hosted[v.node].append(name)
+            hosts.setdefault(v.node, []).append(alias[v.projection])
+            detail.setdefault(v.node, []).append(f"{name} = {v.projection}")
+    return hosted, hosts, detail
 
 
 def query_views(plan: Any, alias: Mapping[str, str]) -> dict[str, QueryView]:
@@ -428,6 +434,17 @@ def flow_directions(vertices: Sequence[Any]) -> frozenset[tuple[Node, Node]]:
                         step.append(b)
             frontier = step
     return frozenset(out)
+
+
+def forwarded_text(plan: Any, key: str, alias: Mapping[str, str], vertices: list[Any]) -> str:
+    """What the vertices of ``key`` send: ``A events``, ``whole P1 matches`` or the types an
+    output selector lets through (``A, C events of P1 matches``)."""
+    if key not in alias:
+        return f"{key} events"
+    selected = next((v.output for v in vertices if v.output), None)
+    if selected:
+        return f"{', '.join(selected)} events of {alias[key]} matches"
+    return f"whole {alias[key]} matches"
 
 
 def _local_note(plan: Any, key: str, alias: Mapping[str, str]) -> str:

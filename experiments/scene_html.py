@@ -80,7 +80,7 @@ def overlay_colours(overlays: Sequence[Overlay]) -> dict[str, str]:
     """
     drawn = [o for o in overlays if o.links]
     palette = PALETTE10 if len(drawn) <= 10 else PALETTE20
-    out = {o.key: palette[i % len(palette)] for i, o in enumerate(drawn)}
+    out = {o.key: o.colour or palette[i % len(palette)] for i, o in enumerate(drawn)}
     out.update({o.key: LOCAL for o in overlays if not o.links})
     return out
 
@@ -89,55 +89,15 @@ def topology_data(scene: Scene, name: str = "Topology") -> dict[str, Any]:
     """What the page's script draws of ``scene``: nodes by index, links, overlays."""
     index = {m.node: i for i, m in enumerate(scene.nodes)}
     colours = overlay_colours(scene.overlays)
-
-    def overlay(o: Overlay) -> dict[str, Any]:
-        return {
-            "key": o.key,
-            "name": o.name,
-            "group": o.group,
-            "unit": o.unit,
-            "colour": colours[o.key],
-            "total": _number(o.total),
-            "links": [
-                [index[u], index[v], _number(x)] for u, v, x in o.links if u in index and v in index
-            ],
-            "dirs": sorted(
-                [index[a], index[b]] for a, b in o.directions if a in index and b in index
-            ),
-            "note": o.note,
-            "forwarded": o.forwarded,
-        }
-
-    sink_of = {q: "" for q in scene.queries}
-    for line in scene.legend:
-        query, _, rest = line.partition(": matches from ")
-        if query in sink_of:
-            sink_of[query] = rest
     return {
         "type": "topology",
         "name": name,
         "title": scene.title,
         "kind": scene.kind,
-        "nodes": [
-            {
-                "id": str(m.node),
-                "key": element_id("n", m.node)[2:],
-                "x": _number(m.x),
-                "y": _number(m.y),
-                "name": m.name,
-                "label": m.label,
-                "roles": sorted(m.roles),
-                "size": m.size,
-                "detail": list(m.detail),
-                "region": m.region,
-                "hosts": list(m.hosts),
-                "members": len(m.members) or 1,
-            }
-            for m in scene.nodes
-        ],
+        "nodes": [_node_data(m) for m in scene.nodes],
         "links": [[index[u], index[v]] for u, v in scene.links if u in index and v in index],
-        "overlays": [overlay(o) for o in scene.overlays if o.links],
-        "local": [overlay(o) for o in scene.overlays if not o.links],
+        "overlays": [_overlay_data(o, index, colours) for o in scene.overlays if o.links],
+        "local": [_overlay_data(o, index, colours) for o in scene.overlays if not o.links],
         "queries": {
             q: {
                 "inputs": list(view.inputs),
@@ -146,7 +106,7 @@ def topology_data(scene: Scene, name: str = "Topology") -> dict[str, Any]:
             }
             for q, view in scene.queries.items()
         },
-        "sink_of": sink_of,
+        "sink_of": _sinks_named(scene),
         "figures": [
             [f.label, f.text(), f.unit if f.value is not None else ""]
             for f in scene.figures
@@ -155,6 +115,49 @@ def topology_data(scene: Scene, name: str = "Topology") -> dict[str, Any]:
         "legend": [line for line in scene.legend if line.split(":", 1)[0] not in scene.queries],
         "notes": list(scene.notes),
     }
+
+
+def _node_data(m: Any) -> dict[str, Any]:
+    return {
+        "id": str(m.node),
+        "key": element_id("n", m.node)[2:],
+        "x": _number(m.x),
+        "y": _number(m.y),
+        "name": m.name,
+        "label": m.label,
+        "roles": sorted(m.roles),
+        "size": m.size,
+        "detail": list(m.detail),
+        "region": m.region,
+        "hosts": list(m.hosts),
+        "members": len(m.members) or 1,
+    }
+
+
+def _overlay_data(o: Overlay, index: Mapping[Any, int], colours: Mapping[str, str]) -> dict:
+    inside = [(u, v, x) for u, v, x in o.links if u in index and v in index]
+    return {
+        "key": o.key,
+        "name": o.name,
+        "group": o.group,
+        "unit": o.unit,
+        "colour": colours[o.key],
+        "total": _number(o.total),
+        "links": [[index[u], index[v], _number(x)] for u, v, x in inside],
+        "dirs": sorted([index[a], index[b]] for a, b in o.directions if {a, b} <= index.keys()),
+        "note": o.note,
+        "forwarded": o.forwarded,
+    }
+
+
+def _sinks_named(scene: Scene) -> dict[str, str]:
+    """Per query, the alias of its sink projection (from the legend's ``q: matches from P``)."""
+    out = dict.fromkeys(scene.queries, "")
+    for line in scene.legend:
+        query, _, rest = line.partition(": matches from ")
+        if query in out:
+            out[query] = rest
+    return out
 
 
 def logical_data(

@@ -41,6 +41,7 @@ from typing import Any
 
 from inev.common.figures import Figure
 from inev.common.words import listing, plural
+from inev.experiments.scene import aliases, forwarded_text
 
 SWEEPS = 3
 """Barycenter sweeps (right, left, right) that order each layer."""
@@ -107,7 +108,6 @@ class LogicalScene:
 
 def logical_scene(plan: Any, title: str = "projection graph") -> LogicalScene:
     """The projection graph of ``plan`` (see the module docstring)."""
-    from inev.experiments.scene import aliases
     from inev.planner.figures import plan_figures
 
     alias = aliases(plan)
@@ -254,17 +254,6 @@ def _projection_box(
         key, alias[key], tuple(lines), "projection", layer, order, multi, regional, queries,
         tuple(detail),
     )  # fmt: skip
-
-
-def forwarded_text(plan: Any, key: str, alias: Mapping[str, str], vertices: list[Any]) -> str:
-    """What the vertices of ``key`` send: ``A events``, ``whole P1 matches`` or the types an
-    output selector lets through (``A, C events of P1 matches``)."""
-    if key not in alias:
-        return f"{key} events"
-    selected = next((v.output for v in vertices if v.output), None)
-    if selected:
-        return f"{', '.join(selected)} events of {alias[key]} matches"
-    return f"whole {alias[key]} matches"
 
 
 def _arrow(plan: Any, source: str, target: str, alias: Mapping[str, str], vertices: list[Any]):

@@ -38,7 +38,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.words import listing, plural
-from inev.experiments.scene import NodeMark, Overlay, QueryView, Scene
+from inev.experiments.scene import NodeMark, Overlay, Scene
 from inev.topologies.network import link_key
 
 Node = Hashable
@@ -171,26 +171,30 @@ def _group_mark(name: str, members: list[NodeMark], inside: list[str]) -> NodeMa
     for m in members:
         hosted.update(part for part in m.label.split(", ") if part)
     label = ", ".join(f"{h} ×{c}" if c > 1 else h for h, c in hosted.items())
-    roles = frozenset(r for m in members for r in m.roles)
-    shown = [m.name or str(m.node) for m in members]
-    detail = [f"{plural(len(members), 'node')}: {listing(shown, limit=LISTED)}"]
-    detail += [f"{h} at {plural(c, 'node')}" for h, c in hosted.items()]
-    sinks = [m for m in members if "sink" in m.roles]
-    if sinks:
-        detail.append(f"sinks at {listing([m.node for m in sinks], limit=LISTED)}")
-    detail += [f"centralized node {m.node}" for m in members if "centralized" in m.roles]
-    detail += inside
     return NodeMark(
         name,
         math.fsum(m.x for m in members) / len(members),
         math.fsum(m.y for m in members) / len(members),
         label,
-        roles,
-        detail=tuple(detail),
+        frozenset(r for m in members for r in m.roles),
+        detail=tuple(_group_detail(members, hosted, inside)),
         name=f"{name} ({plural(len(members), 'node')})",
         hosts=tuple(dict.fromkeys(h for m in members for h in m.hosts)),
         members=tuple(m.node for m in members),
     )
+
+
+def _group_detail(members: list[NodeMark], hosted: Counter[str], inside: list[str]) -> list[str]:
+    """A group's details: its nodes, what they host, its sinks, the centralized node, and
+    what each overlay sends inside it."""
+    shown = [m.name or str(m.node) for m in members]
+    detail = [f"{plural(len(members), 'node')}: {listing(shown, limit=LISTED)}"]
+    detail += [f"{h} at {plural(c, 'node')}" for h, c in hosted.items()]
+    sinks = [m.node for m in members if "sink" in m.roles]
+    if sinks:
+        detail.append(f"sinks at {listing(sinks, limit=LISTED)}")
+    detail += [f"centralized node {m.node}" for m in members if "centralized" in m.roles]
+    return detail + inside
 
 
 # ---------------------------------------------------------------------- filters
@@ -233,38 +237,63 @@ def _by_queries(scene: Scene, queries: Sequence[str]) -> tuple[Scene, str]:
     views = [scene.queries[q] for q in queries]
     keep = {k for view in views for k in view.inputs}
     projections = {p for view in views for p in view.projections}
-    marks = []
-    for m in scene.nodes:
-        parts = [p for p in m.label.split(", ") if p and p.split("/")[0] in projections]
-        marks.append(
-            replace(m, label=", ".join(parts), hosts=tuple(h for h in m.hosts if h in projections))
-        )
-    legend = tuple(
-        line
-        for line in scene.legend
-        if line.split(" ", 1)[0] in projections or line.split(":", 1)[0] in queries
-    )
     kept = replace(
         scene,
-        nodes=tuple(marks),
+        nodes=tuple(_only(m, projections) for m in scene.nodes),
         overlays=tuple(o for o in scene.overlays if o.key in keep),
-        legend=legend,
+        legend=tuple(line for line in scene.legend if _names(line, projections, queries)),
         queries={q: scene.queries[q] for q in queries},
     )
     return kept, "queries " + ", ".join(queries)
 
 
+def _only(m: NodeMark, projections: set[str]) -> NodeMark:
+    """Node ``m`` labelled with the placements of ``projections`` alone."""
+    parts = [p for p in m.label.split(", ") if p and p.split("/")[0] in projections]
+    return replace(m, label=", ".join(parts), hosts=tuple(h for h in m.hosts if h in projections))
+
+
+def _names(line: str, projections: set[str], queries: Sequence[str]) -> bool:
+    """Whether a legend line is about one of ``projections`` or ``queries``."""
+    return line.split(" ", 1)[0] in projections or line.split(":", 1)[0] in queries
+
+
 def _around(scene: Scene, around: Any, radius: int) -> tuple[Scene, str]:
+    centre = _node_named(scene, around)
+    keep = set(_within(scene.links, centre, radius))
+    kept = replace(
+        scene,
+        nodes=tuple(m for m in scene.nodes if m.node in keep),
+        links=tuple((u, v) for u, v in scene.links if u in keep and v in keep),
+        overlays=tuple(_restricted(o, keep) for o in scene.overlays),
+        queries={
+            q: replace(view, sinks=tuple(s for s in view.sinks if s in keep))
+            for q, view in scene.queries.items()
+        },
+    )
+    note = (
+        f"around node {centre}: {plural(radius, 'hop')}, {len(keep)} of "
+        f"{plural(len(scene.nodes), 'node')}"
+    )
+    return kept, note
+
+
+def _node_named(scene: Scene, name: Any) -> Node:
+    """The node whose id (as text) or name is ``name``; else a one-line error."""
     by_name = {str(m.node): m.node for m in scene.nodes}
     by_name.update({m.name: m.node for m in scene.nodes if m.name})
-    centre = by_name.get(str(around))
-    if centre is None:
+    if str(name) not in by_name:
         raise InevError(
-            f"--around {around}: the drawing has no such node (nodes: "
+            f"--around {name}: the drawing has no such node (nodes: "
             f"{listing([m.node for m in scene.nodes], limit=20)})"
         )
+    return by_name[str(name)]
+
+
+def _within(links: Sequence[tuple], centre: Node, radius: int) -> dict[Node, int]:
+    """The nodes at most ``radius`` hops from ``centre``, with their hops."""
     near: dict[Node, list[Node]] = {}
-    for u, v in scene.links:
+    for u, v in links:
         near.setdefault(u, []).append(v)
         near.setdefault(v, []).append(u)
     hops = {centre: 0}
@@ -273,28 +302,13 @@ def _around(scene: Scene, around: Any, radius: int) -> tuple[Scene, str]:
         frontier = [b for a in frontier for b in near.get(a, ()) if b not in hops]
         for b in frontier:
             hops.setdefault(b, step + 1)
-    keep = set(hops)
-    overlays = tuple(
-        replace(
-            o,
-            links=tuple((u, v, x) for u, v, x in o.links if u in keep and v in keep),
-            senders=tuple(s for s in o.senders if s[0] in keep),
-        )
-        for o in scene.overlays
+    return hops
+
+
+def _restricted(o: Overlay, keep: set) -> Overlay:
+    """``o`` with only the links between nodes of ``keep`` (and their senders)."""
+    return replace(
+        o,
+        links=tuple((u, v, x) for u, v, x in o.links if u in keep and v in keep),
+        senders=tuple(s for s in o.senders if s[0] in keep),
     )
-    queries = {
-        q: QueryView(view.inputs, view.projections, tuple(s for s in view.sinks if s in keep))
-        for q, view in scene.queries.items()
-    }
-    kept = replace(
-        scene,
-        nodes=tuple(m for m in scene.nodes if m.node in keep),
-        links=tuple((u, v) for u, v in scene.links if u in keep and v in keep),
-        overlays=overlays,
-        queries=queries,
-    )
-    note = (
-        f"around node {centre}: {plural(radius, 'hop')}, {len(keep)} of "
-        f"{plural(len(scene.nodes), 'node')}"
-    )
-    return kept, note

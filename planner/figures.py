@@ -60,8 +60,6 @@ def transmission_hops(plan: Plan) -> float:
     >>> transmission_hops(Plan("inev", vs, {}, {}, {}, {"q": "SEQ(A, B)"}, {}))
     2.0
     """
-    from inev.planner.steiner import bfs
-
     by_id = {v.id: v for v in plan.vertices}
     reach: dict[int, dict] = {}
     out: dict[int, float] = {}
@@ -76,7 +74,7 @@ def transmission_hops(plan: Plan) -> float:
                 if u.hops and len(u.hops) == len(u.destinations):
                     reach[w] = dict(zip(u.destinations, u.hops, strict=True))
                 else:
-                    reach[w] = bfs(u.forwarding, u.node)
+                    reach[w] = _hops_from(u.forwarding, u.node)
                 reach[w][u.node] = 0
             hops = max(hops, reach[w].get(v.node, math.inf))
         out[v.id] = hops + max(out.get(w, 0.0) for w in v.inputs)
@@ -87,6 +85,26 @@ def transmission_hops(plan: Plan) -> float:
 def model_latency(plan: Plan) -> float:
     """ℓ(I) of the plan (for PPoP with its pull phase, see the module docstring)."""
     return plan.latency
+
+
+def _hops_from(links: Any, source: Any) -> dict[Any, int]:
+    """Hops from ``source`` inside the graph of ``links`` (breadth-first; the planner's
+    :func:`inev.planner.steiner.bfs`, which this module may not import: the plan file's model
+    imports this one)."""
+    around: dict[Any, list[Any]] = {}
+    for u, v in links:
+        around.setdefault(u, []).append(v)
+        around.setdefault(v, []).append(u)
+    dist, frontier = {source: 0}, [source]
+    while frontier:
+        step = []
+        for a in frontier:
+            for b in around.get(a, ()):
+                if b not in dist:
+                    dist[b] = dist[a] + 1
+                    step.append(b)
+        frontier = step
+    return dist
 
 
 def plan_figures(plan: Plan, network: Any | None = None) -> list[Figure]:

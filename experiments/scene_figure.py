@@ -597,7 +597,11 @@ def _role_handles(scene: Scene, line: Any) -> list[Any]:
     roles = {r for m in scene.nodes for r in m.roles}
     out = []
     if "host" in roles:
-        what = "evaluates projections" if scene.kind == "plan" else "engines processed events"
+        what = (
+            "evaluates projections"
+            if scene.kind in ("plan", "diff")
+            else "engines processed events"
+        )
         out.append(line([], [], marker="o", ls="", mfc="#f6c445", mec="0.25", label=what))
     if "sink" in roles:
         out.append(

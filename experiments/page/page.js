@@ -184,7 +184,7 @@
     const world = V.nodes.map((m) => ({ x: m.x, y: -m.y }));
     const maxMembers = Math.max(1, ...V.nodes.map((m) => m.members || 1));
     const radius = V.nodes.map((m) => {
-      let r = R0 * Math.sqrt(m.size || 1);
+      let r = R0 * (0.75 + 0.25 * Math.sqrt(m.size || 1));  /* a simulation's busiest: 1.25x */
       if (grouped) r = 7 + 17 * Math.sqrt((m.members || 1) / maxMembers);
       return m.roles.includes("sink") ? r * 1.45 : r;
     });

@@ -20,6 +20,11 @@ own mutations. Cross-file cases give a plan made for another network or workload
 Each child runs with an address-space limit (``--memory``), so a case that tries to exhaust the
 machine ends in a MemoryError instead (which is then counted by how it was reported).
 
+Every ``--chain-every``-th case (default 4) is instead a chain of :mod:`fuzz_language`: a
+generated workload in the whole query language planned, then simulated, repaired, drawn,
+shown and matched in one folder, each step a row of its own ("chain plan", ...); a step that
+refuses the plan ``inev plan`` just wrote counts as "own plan refused".
+
 Run: ``python benchmarks/fuzz_commands.py [--cases 2400] [--seed 1] [--timeout 60]``; it prints
 one row per command and the total, and with ``--show N`` the first N failing cases.
 """
@@ -45,6 +50,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from fuzz_language import language_chain
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -869,12 +876,22 @@ class Outcome:
 
 def run_case(case: Case, folder: Path, timeout: float, memory: int) -> Outcome:
     """Write the case's files, run it in a forked child, and look at what it left."""
+    fresh_folder(folder, case.files)
+    return run_argv(case.argv, folder, timeout, memory)
+
+
+def fresh_folder(folder: Path, files: dict[str, bytes]) -> None:
+    """``folder`` emptied and holding ``files``."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    for name, data in case.files.items():
+    for name, data in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+
+
+def run_argv(argv: list[str], folder: Path, timeout: float, memory: int) -> Outcome:
+    """Run one command in ``folder`` in a forked child, and look at what it left."""
     before = {p: h for p, h in snapshot(folder).items()}
     start = time.perf_counter()
     pid = os.fork()
@@ -893,7 +910,7 @@ def run_case(case: Case, folder: Path, timeout: float, memory: int) -> Outcome:
             from inev.experiments.cli import main
 
             try:
-                main(case.argv)
+                main(argv)
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
@@ -924,7 +941,7 @@ def run_case(case: Case, folder: Path, timeout: float, memory: int) -> Outcome:
     after = snapshot(folder)
     ignore = {"stdout.fuzz", "stderr.fuzz"}
     new = sorted(p for p in after if p not in before and p not in ignore)
-    changed = sorted(p for p in before if after.get(p) != before[p])
+    changed = sorted(p for p in before if after.get(p) != before[p] and p not in ignore)
     left = [p for p in new if is_temporary(p)] if code == 0 else new
     return Outcome(code, stderr, seconds, left, changed)
 
@@ -965,7 +982,39 @@ def classify(outcome: Outcome) -> list[str]:
     return problems
 
 
-COLUMNS = ("traceback", "multi-line or empty error", "hang", "files left", "input changed")
+COLUMNS = (
+    "traceback",
+    "multi-line or empty error",
+    "hang",
+    "files left",
+    "input changed",
+    "own plan refused",
+)
+
+
+def run_chain(
+    steps: list[list[str]], files: dict[str, bytes], folder: Path, timeout: float, memory: int
+) -> list[tuple[list[str], Outcome, list[str]]]:
+    """Run a chain of :mod:`fuzz_language` in one folder: each step with its outcome and its
+    broken promises; a step after an accepted ``plan`` that refuses the plan file breaks the
+    promise that inev's plans are usable by inev. A refused ``plan`` ends the chain but for
+    ``match``, which reads no plan."""
+    from fuzz_language import PLAN
+
+    fresh_folder(folder, files)
+    out = []
+    planned = False
+    for argv in steps:
+        if argv[0] != "match" and not planned and argv is not steps[0]:
+            continue
+        outcome = run_argv(argv, folder, timeout, memory)
+        problems = classify(outcome)
+        if argv is steps[0]:
+            planned = outcome.code == 0
+        elif outcome.code not in (0, None) and PLAN in argv and PLAN in outcome.stderr:
+            problems.append("own plan refused")
+        out.append((argv, outcome, problems))
+    return out
 
 
 def main() -> None:
@@ -977,6 +1026,12 @@ def main() -> None:
     parser.add_argument("--memory", type=float, default=4.0, help="GiB of address space per case.")
     parser.add_argument("--show", type=int, default=0, help="Print the first N failing cases.")
     parser.add_argument("--only", help="Only commands whose name contains this.")
+    parser.add_argument(
+        "--chain-every",
+        type=int,
+        default=4,
+        help="Every Nth case is a generated-language chain (fuzz_language.py; 0: none).",
+    )
     args = parser.parse_args()
     import matplotlib
 
@@ -994,19 +1049,30 @@ def main() -> None:
         rows: dict[str, Counter] = defaultdict(Counter)
         failures: list[tuple[Case, Outcome, list[str]]] = []
         started = time.perf_counter()
-        for number in range(args.cases):
-            template = templates[number % len(templates)]
-            case = make_case(rng, template, corpus)
-            outcome = run_case(case, work / "case", args.timeout, int(args.memory * 2**30))
-            problems = classify(outcome)
-            row = rows[case.command]
-            row["cases"] += 1
-            row["accepted" if outcome.code == 0 else "refused"] += 1
-            for p in problems:
-                row[p] += 1
-            if problems:
-                row["failing"] += 1
-                failures.append((case, outcome, problems))
+        memory = int(args.memory * 2**30)
+        number = draw = 0
+        while number < args.cases:
+            draw += 1
+            if args.chain_every and draw % args.chain_every == 0:
+                steps, files = language_chain(rng, corpus)
+                ran = run_chain(steps, files, work / "case", args.timeout, memory)
+                runs = [(Case(f"chain {a[0]}", a, files, [], "generated language"), o, p)
+                        for a, o, p in ran]  # fmt: skip
+            else:
+                case = make_case(rng, templates[draw % len(templates)], corpus)
+                outcome = run_case(case, work / "case", args.timeout, memory)
+                runs = [(case, outcome, classify(outcome))]
+            for case, outcome, problems in runs:
+                row = rows[case.command]
+                row["cases"] += 1
+                row["accepted" if outcome.code == 0 else "refused"] += 1
+                row["over 60 s"] += outcome.seconds > 60
+                for p in problems:
+                    row[p] += 1
+                if problems:
+                    row["failing"] += 1
+                    failures.append((case, outcome, problems))
+                number += 1
         seconds = time.perf_counter() - started
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -1020,6 +1086,8 @@ def main() -> None:
         "hangs",
         "files left",
         "inputs changed",
+        "own plan refused",
+        "over 60 s",
     )
     print(
         f"{args.cases} cases, seed {args.seed}, timeout {args.timeout:g} s, {seconds:.0f} s in all"
@@ -1044,6 +1112,7 @@ def main() -> None:
 
 def print_row(command: str, row: Counter) -> None:
     cells = [row["cases"], row["accepted"], row["refused"], *(row[c] for c in COLUMNS)]
+    cells.append(row["over 60 s"])
     print(f"{command:>17} | " + " | ".join(f"{c:>8}" for c in cells))
 
 

@@ -22,13 +22,18 @@ from typing import Any
 
 import click
 
+SEED_MAX = 2**63 - 1
+"""The largest seed a command takes (the generators' 64-bit check)."""
+
 
 def seed_option(draws: str) -> Callable[[Any], Any]:
     """``--seed N`` (default 0): the seed of every random draw of the command (``draws``
     names them for the help text)."""
     return click.option(
         "--seed",
-        type=int,
+        # the range every generator checks (a numpy seed of 64 bits); checked here, so that
+        # every command and every path of a command refuses the same seeds in one line
+        type=click.IntRange(0, SEED_MAX),
         default=0,
         show_default=True,
         help=f"Seed of {draws}: the same seed gives the same output.",

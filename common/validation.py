@@ -33,6 +33,7 @@ that sums and products of a few of them stay finite.
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
@@ -170,6 +171,7 @@ def describe(exc: ValidationError) -> str:
             message = kept + message[len(prefix) :]
             break
     message = message.replace(" after validation", "")
+    message = re.sub(r" or instance of \w+", "", message)  # a nested model's class name
     if error["type"] == "missing":
         return f"missing key {where!r}" if where else "missing key"
     if error["type"] == "extra_forbidden":

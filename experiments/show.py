@@ -20,7 +20,9 @@ import click
 
 from inev.common.errors import InevError
 from inev.common.help_text import examples
+from inev.common.validation import validate_document
 from inev.common.words import listing, plural
+from inev.simulator.schema import MatchLine
 
 
 @dataclass(frozen=True)
@@ -344,6 +346,7 @@ def show_matches(path: str, given: Given) -> list[Any]:
                 raise InevError(f"{path}: line {number} is not JSON") from None
             if not isinstance(entry, dict):
                 raise InevError(f"{path}: line {number} is not a JSON object")
+            validate_document(MatchLine, entry, f"{path}: line {number}")
             if "shedding" in entry:
                 shedding = entry["shedding"]
             elif "value" in entry:

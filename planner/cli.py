@@ -63,7 +63,7 @@ def plan_options(command: Callable) -> Callable:
                 "--time-budget",
                 type=float,
                 default=None,
-                help="Stop searching after S seconds and keep the best plan found.",
+                help="Plan within S seconds (at least one pass of Alg. 1) and keep the best plan found.",
             ),
             click.option(
                 "--exact-steps",

@@ -58,7 +58,15 @@ from inev.planner.alg2_placement import Placement
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import push_pull_plan
 from inev.planner.combination_model import Combination, inputs_first
-from inev.planner.exact_search import ExactDesign, least_cost_design, search_within
+from inev.planner.exact_search import (
+    BUDGET,
+    ExactDesign,
+    ExactTooLarge,
+    Limits,
+    least_cost_design,
+    limited_search,
+    search_within,
+)
 from inev.planner.exact_space import DesignSpace
 from inev.planner.inev_graph import Node, Plan, Vertex
 from inev.planner.isolated import side_by_side
@@ -177,7 +185,12 @@ def with_exact_search(network: Network, wl: Workload, plan: Plan, options: PlanO
 
 
 def exact_plan(
-    network: Network, wl: Workload, central: Plan, incumbent: Plan, options: PlanOptions
+    network: Network,
+    wl: Workload,
+    central: Plan,
+    incumbent: Plan,
+    options: PlanOptions,
+    deadline: float = math.inf,
 ) -> Plan:
     """The cheapest of the candidates of the module docstring for an OR-free workload.
 
@@ -186,29 +199,54 @@ def exact_plan(
     :mod:`inev.planner.regional`), it is also a candidate: regional placements are outside
     the searched space, so the result is then the least ψ of the paper's space or that plan,
     whichever is cheaper, and the note says which.
+
+    The searches (each query's alone, then the joint one) share one budget: without a
+    ``deadline`` (``time.perf_counter()`` seconds, from ``--time-budget``)
+    :data:`~inev.planner.exact_search.BUDGET` steps in all, past which the instance is
+    refused; with one, no step limit, and at the deadline the cheapest plan found so far
+    is returned with a note that it is not proved optimal.
     """
     check_size(network, wl, options)
+    timed = math.isfinite(deadline)
+    limits = Limits(math.inf if timed else BUDGET, deadline)
     candidates: list[tuple[Plan, str]] = [(central, "centralized")]
     bound = min(incumbent.psi, central.psi) * (1 + 1e-6)
-    if len(wl.queries) > 1:
-        parts = []
-        for q in wl.queries:
-            alone = Workload.build(wl.window, [q], wl.slide, wl.selectivity_seed)
-            part = optimal_design(network, alone, math.inf)
-            assert part is not None
-            parts.append((q.name, realise(network, alone, part, options.xi)))
-        isolated = side_by_side(parts, "exact")
-        candidates.append((isolated, "isolated"))
-        bound = min(bound, isolated.psi * (1 + 1e-6))
-    joint = optimal_design(network, wl, bound)
-    if joint is not None:
-        candidates.append((realise(network, wl, joint, options.xi), "exact"))
+    proved = True
+    try:
+        if len(wl.queries) > 1:
+            parts = []
+            for q in wl.queries:
+                alone = Workload.build(wl.window, [q], wl.slide, wl.selectivity_seed)
+                part, done = limited_search(DesignSpace.build(network, alone), math.inf, limits)
+                proved = proved and done
+                if part is None:
+                    break
+                parts.append((q.name, realise(network, alone, part, options.xi)))
+            if len(parts) == len(wl.queries):
+                isolated = side_by_side(parts, "exact")
+                candidates.append((isolated, "isolated"))
+                bound = min(bound, isolated.psi * (1 + 1e-6))
+        if proved:
+            joint, proved = limited_search(DesignSpace.build(network, wl), bound, limits)
+            if joint is not None:
+                candidates.append((realise(network, wl, joint, options.xi), "exact"))
+    except ExactTooLarge:
+        raise ExactTooLarge(
+            f"the exact search needs more than {BUDGET:,} steps on this instance (its queries' "
+            "searches and the joint one together, about a minute): plan with --method inev, "
+            "or give --time-budget for the best design found in that time"
+        ) from None
     candidates.append((push_pull_plan(network, wl, central, options.xi), "ppop"))
-    if any(v.region for v in incumbent.vertices):
+    if any(v.region for v in incumbent.vertices) or not proved:
         candidates.append((incumbent, "inev"))
     plan, kept = min(candidates, key=lambda c: c[0].psi)
     notes = list(plan.notes)
-    if kept == "inev":
+    if not proved:
+        notes.append(
+            f"not proved optimal: the time budget ran out after {limits.spent:,} steps of the "
+            f"exact search; kept the {kept} plan, the cheapest found"
+        )
+    elif kept == "inev":
         notes.append(
             "kept the inev plan: its regional placements lie outside the exact search's "
             "design space (the paper's), and no design inside it costs less"

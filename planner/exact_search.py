@@ -39,6 +39,7 @@ budget it returns the best design found so far, marked as not proved.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
@@ -52,8 +53,38 @@ MEMO_ROWS = 400_000
 """Bounds remembered per search (each row some 200 bytes)."""
 
 
+DEADLINE_EVERY = 1024
+"""Steps between two looks at the clock (a step is some 10-30 µs: the deadline is kept to a
+few tens of milliseconds)."""
+
+
 class ExactTooLarge(InevError):
     """The exact search would take more steps than its budget allows."""
+
+
+class ExactOutOfTime(ExactTooLarge):
+    """The exact search reached its wall-clock deadline (a ``--time-budget``)."""
+
+
+@dataclass
+class Limits:
+    """What several searches of one ``--method exact`` run share: ``steps`` in all (each
+    search gets what the earlier ones left) and a wall-clock ``deadline``
+    (``time.perf_counter()`` seconds). ``spent`` counts the steps taken so far.
+
+    >>> limits = Limits(steps=10)
+    >>> limits.left
+    10
+    """
+
+    steps: float = BUDGET
+    deadline: float = math.inf
+    spent: int = 0
+
+    @property
+    def left(self) -> float:
+        """Steps the next search may take."""
+        return max(self.steps - self.spent, 0)
 
 
 @dataclass(frozen=True)
@@ -89,14 +120,32 @@ class Outcome:
     """Steps plus the bounds of sub-designs computed (not remembered): what the budget counts."""
 
 
-def least_cost_design(space: DesignSpace, bound: float, budget: int = BUDGET) -> ExactDesign | None:
+def least_cost_design(
+    space: DesignSpace, bound: float, budget: int | Limits = BUDGET
+) -> ExactDesign | None:
     """The design of least ψ below ``bound`` (None: none costs less than ``bound``).
 
-    Raises :class:`ExactTooLarge` after ``budget`` steps.
+    Raises :class:`ExactTooLarge` after ``budget`` steps, or after what a shared
+    :class:`Limits` has left (:class:`ExactOutOfTime` at its deadline).
     """
-    search = _Search(space, bound, budget)
-    search.run()
-    return search.design()
+    return limited_search(space, bound, budget if isinstance(budget, Limits) else Limits(budget))[0]
+
+
+def limited_search(
+    space: DesignSpace, bound: float, limits: Limits
+) -> tuple[ExactDesign | None, bool]:
+    """The search of :func:`least_cost_design` within ``limits``: the best design found and
+    whether the search finished. Past the steps left it raises :class:`ExactTooLarge`; at
+    the deadline it returns the best design found so far, not proved (``False``). The
+    steps taken are added to ``limits.spent``."""
+    search = _Search(space, bound, limits.left, deadline=limits.deadline)
+    try:
+        search.run()
+    except ExactOutOfTime:
+        return search.design(), False
+    finally:
+        limits.spent += search.steps
+    return search.design(), True
 
 
 def search_within(space: DesignSpace, bound: float, budget: int) -> Outcome:
@@ -130,10 +179,16 @@ class _Search:
     """The state of one branch and bound (module docstring)."""
 
     def __init__(
-        self, space: DesignSpace, bound: float, budget: float, work_budget: float = math.inf
+        self,
+        space: DesignSpace,
+        bound: float,
+        budget: float,
+        work_budget: float = math.inf,
+        deadline: float = math.inf,
     ) -> None:
         self.space = space
         self.budget = budget
+        self.deadline = deadline
         self.work_budget = work_budget
         self.steps = 0
         self.work = 0
@@ -389,3 +444,5 @@ class _Search:
         if self.steps > self.budget or self.work > self.work_budget:
             what = f"{self.budget:,} steps" if self.steps > self.budget else "its budget"
             raise ExactTooLarge(f"the exact search needs more than {what} on this instance")
+        if not self.steps % DEADLINE_EVERY and time.perf_counter() > self.deadline:
+            raise ExactOutOfTime("the exact search reached its time budget")

@@ -71,8 +71,17 @@ def stamp(plan: Plan, network: Network, workload: Workload) -> Plan:
 def fit_problems(plan: Plan, network: Network, workload: Workload) -> list[str]:
     """What keeps ``plan`` from running on ``network`` and ``workload`` at all (the first
     problem of each kind): unknown nodes, links or types, and sinks that do not match the
-    workload's queries (after OR is split, as the planner does)."""
-    return [*_network_problems(plan, network), *_workload_problems(plan, workload)]
+    workload's queries (after OR is split, as the planner does). A plan names each pattern
+    variable (``SEQ(C a, D)``) as a stream of its own, so its types are checked against the
+    network the planner planned on (:func:`_streams_network`)."""
+    streams = _streams_network(network, workload)
+    return [*_network_problems(plan, streams), *_workload_problems(plan, workload)]
+
+
+def _streams_network(network: Network, workload: Workload) -> Network:
+    """``network`` with each pattern variable of ``workload`` a stream of its own, as the
+    planner sees it (``inev.planner.planning.planning_network``)."""
+    return network.with_streams(workload.split_or().streams)
 
 
 def _network_problems(plan: Plan, network: Network) -> list[str]:
@@ -124,7 +133,7 @@ def difference(plan: Plan, network: Network, workload: Workload) -> str | None:
             return "workload"
         return None
     try:
-        check_fits(plan, network)
+        check_fits(plan, _streams_network(network, workload))
     except InevError:
         return "network"
     for query in workload.split_or().queries:

@@ -37,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 
@@ -47,6 +48,7 @@ from inev.planner.exact import check_size, exact_plan
 from inev.planner.inev_graph import Plan
 from inev.planner.lower_bound import approximate_bound, lower_bound
 from inev.planner.options import PlanOptions
+from inev.planner.projections import check_projection_count
 from inev.planner.search import inev_plan, isolated_plan
 from inev.topologies.network import Network
 from inev.workloads.query import Operator, Primitive, walk
@@ -59,6 +61,7 @@ def prepare(network: Network, workload: Workload) -> Workload:
     """The OR-free workload, checked against the network (bad input: :class:`InevError`)."""
     wl = workload.split_or()
     wl.check_network(network)
+    check_projection_count(wl)
     for q in wl.queries:
         if len(q.types) < 2:
             raise InevError(f"query {q.name}: a single event type needs no plan (use 2 or more)")
@@ -115,8 +118,15 @@ def _plan_workload(
         result = inev_plan(network, wl, central, tau, options)
     elif method == "exact":
         check_size(network, wl, options)
-        incumbent = inev_plan(network, wl, central, tau, options)
-        result = exact_plan(network, wl, central, incumbent, options)
+        deadline = start + options.time_budget if options.time_budget else math.inf
+        # under a time budget, the incumbent (the search's bound) takes half of it
+        halved = (
+            replace(options, time_budget=options.time_budget / 2)
+            if options.time_budget
+            else options
+        )
+        incumbent = inev_plan(network, wl, central, tau, halved)
+        result = exact_plan(network, wl, central, incumbent, options, deadline)
     elif method == "isolated":
         result = isolated_plan(network, wl, tau, options)
     else:

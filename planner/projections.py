@@ -37,6 +37,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from inev.common.errors import InevError
 from inev.planner.cost_model import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
 from inev.workloads.query import (
@@ -304,6 +305,50 @@ def projection_rate(
     return windowed_rate(sub, global_rates, sel, projection.window)
 
 
+MAX_PROJECTION_SUBSETS = 2**15
+"""The most type subsets a workload's projections may be enumerated from (Σ over its queries
+of 2^n - n - 1 for n leaves): a query of up to 15 leaves. Each subset is tried for negation
+closure and most are made into projections, which Alg. 1, the bound and the search all visit:
+on a loaded 2-core machine a query of 14 leaves (16,369 subsets) took 9 s to plan, one of 16
+(65,519) 24 s and one of 17 more than 60 s; the count doubles with every leaf, so 50 leaves
+would never end."""
+
+
+def projection_subsets(query: Query) -> int:
+    """How many type subsets :func:`all_projections` tries for ``query``: 2^n - n - 1 over its
+    n leaves (Kleene closures stripped), every subset of 2 or more.
+
+    >>> projection_subsets(Query.build("q", "SEQ(A, KL(B), C)"))
+    4
+    """
+    n = len(event_types(strip_kleene(query.pattern)))
+    return 2**n - n - 1
+
+
+def check_projection_count(workload: Workload) -> None:
+    """Refuse, in one line and before any enumeration, a workload whose projections would
+    be enumerated from more than :data:`MAX_PROJECTION_SUBSETS` type subsets (the planner
+    tries every subset of each query's types, Π_q of §3.3), naming the largest query.
+
+    >>> wide = "SEQ(" + ", ".join(f"C v{i}" for i in range(50)) + ")"
+    >>> check_projection_count(Workload.build(1.0, [Query.build("many", wide)]))
+    Traceback (most recent call last):
+    ...
+    inev.common.errors.InevError: query many: its 50 leaves have 2^50 subsets (1.1e+15) to enumerate projections from, over the planner's limit of 32,768 for a workload (queries of up to 15 leaves): split the query, or evaluate it with inev match
+    """
+    counts = {q.name: projection_subsets(q) for q in workload.queries}
+    if sum(counts.values()) <= MAX_PROJECTION_SUBSETS:
+        return
+    name = max(counts, key=lambda k: (counts[k], k))
+    leaves = len(event_types(strip_kleene(workload.query(name).pattern)))
+    raise InevError(
+        f"query {name}: its {leaves} leaves have 2^{leaves} subsets ({counts[name]:.2g}) to "
+        f"enumerate projections from, over the planner's limit of {MAX_PROJECTION_SUBSETS:,} "
+        f"for a workload (queries of up to {MAX_PROJECTION_SUBSETS.bit_length() - 1} leaves): "
+        "split the query, or evaluate it with inev match"
+    )
+
+
 PROJECTIONS_KEPT = 4096
 """Queries whose projections :func:`all_projections` keeps (the most recently asked)."""
 
@@ -325,6 +370,8 @@ def all_projections(
     """
     base = strip_kleene(query.pattern)
     names = list(event_types(base))
+    if projection_subsets(query) > MAX_PROJECTION_SUBSETS:  # before a hopeless enumeration
+        check_projection_count(Workload.build(window, [query]))
     key = (query, window, tuple(global_rates.get(t) for t in names))
     found = _PROJECTIONS.get(key)
     if found is None:

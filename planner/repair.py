@@ -213,8 +213,9 @@ def _apply_one(net: Network, change: Any, where: str) -> Network:
 
 
 def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Combination:
-    """The plan's combination with projections re-rated on ``network``."""
-    wl = prepare(network, workload)
+    """The plan's combination with projections re-rated on ``network`` (the network the plan
+    was planned on: each pattern variable a stream of its own)."""
+    wl = workload.split_or()
     glob = network.global_rates()
     projections: dict[str, Projection] = {}
     for key, info in plan.projections.items():
@@ -367,18 +368,17 @@ def repair_plan(
     replan: bool = False,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring)."""
-    if workload.streams:
-        raise InevError(
-            "repair with pattern variables is not supported (a variable is a stream of its "
-            "own in the plan; a change to its type would have to move with it): plan anew"
-        )
-    check_fits(plan, network)
-    new_net = apply_changes(network, changes)
+    streams = workload.split_or().streams
+    check_fits(plan, network.with_streams(streams))
+    changed = apply_changes(network, changes)
+    # A pattern variable is a stream of its own in the plan, with its type's sources and
+    # rates: the changes apply to the types, and each variable follows its type.
+    new_net = changed.with_streams(streams)
     if plan.method in BASELINES or plan.kept == "ppop":
-        return _replan_baseline(plan, new_net, workload, options)
+        return _replan_baseline(plan, changed, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
-    replanned = plan_workload(new_net, workload, options=options)
+    replanned = plan_workload(changed, workload, options=options)
     figures = {
         "centralized_cost": replanned.centralized_cost,
         "centralized_node": replanned.centralized_node,
@@ -391,7 +391,7 @@ def repair_plan(
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
-    central = centralized_plan(new_net, prepare(new_net, workload), replanned_xi(options))
+    central = centralized_plan(new_net, prepare(changed, workload), replanned_xi(options))
     candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
     chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized
     if chosen.kept != "local":
@@ -408,7 +408,7 @@ def repair_plan(
         result=result,
         harmful=tuple(harmful),
         invalid_multi_node=tuple(invalid),
-        network=new_net,
+        network=changed,
         local=local,
         written=written,
     )
@@ -457,8 +457,10 @@ def replanned_xi(options: PlanOptions | None) -> float:
 def _replan_baseline(
     plan: Plan, new_net: Network, workload: Workload, options: PlanOptions | None
 ) -> RepairResult:
-    """A baseline plan after changes: re-planned with its own method (module docstring)."""
+    """A baseline plan after changes: re-planned with its own method (module docstring);
+    ``new_net`` is the changed network as the user gave it (variables are not yet streams)."""
     replanned = plan_workload(new_net, workload, plan.method, options)
+    streams_net = new_net.with_streams(workload.split_or().streams)
     if plan.method in ("ppop", "ppop-flouris") or plan.kept == "ppop":
         model = "flouris" if plan.method == "ppop-flouris" else "ppop"
         wl = workload.split_or()
@@ -472,11 +474,12 @@ def _replan_baseline(
             pulled = set(pulls.get(name, ()))
             pushed = sum(1 for e in order if e not in pulled)
             psi += push_pull_cost(
-                new_net, wl.query(name), sink.node, order, pushed, wl.window, model
+                streams_net, wl.query(name), sink.node, order, pushed, wl.window, model
             )
         broken = replace(plan, method="broken", psi=psi)
     else:
-        broken = broken_plan(plan, new_net, rebuild_combination(plan, new_net, workload))
+        combination = rebuild_combination(plan, streams_net, workload)
+        broken = broken_plan(plan, streams_net, combination)
     result = replace(
         replanned, notes=(*replanned.notes, f"{plan.method} re-planned on the changed network")
     )

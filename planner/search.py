@@ -221,11 +221,15 @@ def _paper_designs(
     options: PlanOptions,
     central_node: Node,
     space: _Space,
+    deadline: float = math.inf,
 ) -> list[Design]:
-    """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants."""
+    """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants; past
+    the ``deadline`` (a time budget) no further order is tried after the first."""
     states = []
     orders = query_orders(network, wl, options)
     for i, order in enumerate(orders):
+        if states and time.perf_counter() >= deadline:
+            break
         progress.stage(f"Alg. 1, query order {i + 1}/{len(orders)}", 0)
         slack = SUITABLE_SLACK if options.effort > 0 else 1.0
         state = run_alg1(
@@ -324,8 +328,12 @@ def search(
         wl = replace(
             wl, queries=tuple(sorted(wl.queries, key=lambda q: (canonical_key(q, network), q.name)))
         )
+    # under a time budget the push-pull baseline, which the search does not change, is made
+    # first, so that the budget bounds the whole plan and not the search alone
+    timed = push_pull and options.time_budget is not None and options.effort > 0
+    ppop = _push_pull(network, wl, central, options) if timed else None
     space = _Space()
-    designs = _paper_designs(network, wl, tau, options, central.centralized_node, space)
+    designs = _paper_designs(network, wl, tau, options, central.centralized_node, space, deadline)
     evaluate = Evaluator(network, space.pool)
     progress.stage("placing Alg. 1's designs (Alg. 2)", len(designs))
     scored = [(evaluate(d), i, evaluate.variant(d)) for i, d in enumerate(designs)]
@@ -357,7 +365,7 @@ def search(
     best = _Best(tau, options.strict_latency)
     progress.stage("writing out the best plan and the baselines", 0)
     return _chosen(network, wl, central, best, (space, best_design, best_cost), parts, push_pull,
-                   options, work)  # fmt: skip
+                   options, work, ppop)  # fmt: skip
 
 
 def _chosen(
@@ -370,10 +378,12 @@ def _chosen(
     push_pull: bool,
     options: PlanOptions,
     work: Work,
+    ppop: Plan | None = None,
 ) -> SearchResult:
     """Write out the search's best design (``found``: its space, design and cost) and offer
     it with the baselines (centralized, push-pull, the queries' own plans side by side) to
-    ``best``; the plan kept, with the notes that say what was left out and why."""
+    ``best``; the plan kept, with the notes that say what was left out and why. ``ppop``:
+    the push-pull plan when it was made before the search (:func:`_push_pull`)."""
     space, best_design, best_cost = found
     tau = best.tau
     if best_cost <= central.psi * (1 + 1e-9):  # else centralized wins: skip writing it out
@@ -383,7 +393,7 @@ def _chosen(
             best.rejected.append(f"inev's best plan (psi {best_cost:.6g}) was not kept: {exc}")
     best.offer(central, "centralized")
     if push_pull and options.effort > 0 and push_pull_floor(network, wl) < best.cost():
-        best.offer(push_pull_plan(network, wl, central, options.xi), "ppop")
+        best.offer(ppop or push_pull_plan(network, wl, central, options.xi), "ppop")
     if parts:
         named = [(q.name, r.plan) for q, r in zip(wl.queries, parts, strict=True)]
         best.offer(side_by_side(named, "inev"), "isolated")
@@ -405,6 +415,14 @@ def _chosen(
     if plan.psi >= central.psi * (1 - 1e-9) and push_pull:  # why: the centralized plan's costs
         notes += dominance_lines(dominance(network, wl, central))
     return SearchResult(replace(plan, notes=(*notes, *plan.notes)), best_design, space.pool)
+
+
+def _push_pull(network: Network, wl: Workload, central: Plan, options: PlanOptions) -> Plan | None:
+    """The push-pull plan where it may beat the centralized one (its floor below the
+    centralized ψ), else None: what :func:`_chosen` would offer, made before the search."""
+    if push_pull_floor(network, wl) >= central.psi:
+        return None
+    return push_pull_plan(network, wl, central, options.xi)
 
 
 @dataclass(frozen=True)

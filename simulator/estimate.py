@@ -7,7 +7,7 @@ about c^k / k! candidate matches. The estimates below use the paper's rate model
 
 * matches per window ≈ rate(q) evaluated on the counts (KL in log space);
 * partial matches per window ≈ the largest, over every subset S of the query's types (up to
-  eight of them; the bound of :func:`inev.simulator.engine.size.largest_subset_bound`, which
+  eight of them; the bound of :func:`inev.simulator.engine.subsets.largest_subset_bound`, which
   the trace size check uses too), of
   σ(S) · Π_{e ∈ S} c'(e), where c'(e) is the number of trends for a Kleene type (a partial
   match is a match of some sub-pattern; the engine may hold any of them). Not 2^c: the
@@ -43,10 +43,10 @@ from inev.common.watchdog import show_bytes
 from inev.simulator.engine.size import (
     bytes_per_partial_match,
     exp2,
-    largest_subset_bound,
     partial_match_limit,
     show_count,
 )
+from inev.simulator.engine.subsets import largest_subset_bound
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Workload

@@ -291,7 +291,8 @@ def _trace_stream(workload: Workload, trace_file: Path, check: bool) -> tuple[Tr
     """A recorded trace, scanned and checked, as a stream; and its notes."""
     prepared = prepare(workload, trace_file, check=check)
     scan = prepared.scan
-    stream = TraceStream(
-        lambda: ordered_chunks(prepared), scan.end, scan.rows, scan.skipped, scan.start
-    )
+    # an empty trace (a header alone) spans no time: its scan's first and last times are
+    # +inf and -inf, which would make the model's ψ × span -inf
+    start, end = (scan.start, scan.end) if scan.rows else (0.0, 0.0)
+    stream = TraceStream(lambda: ordered_chunks(prepared), end, scan.rows, scan.skipped, start)
     return stream, absent_types(workload, scan)

@@ -269,7 +269,10 @@ def result_from_dict(document: Mapping[str, Any], origin: str = "simulation") ->
     from dataclasses import fields
 
     from inev.common.errors import InevError
+    from inev.common.validation import validate_document
+    from inev.simulator.schema import SimulationDocument
 
+    validate_document(SimulationDocument, document, origin)
     names = {f.name for f in fields(SimulationResult)} - {"wall_seconds", "check_seconds"}
     try:
         values = {k: document[k] for k in names if k in document}

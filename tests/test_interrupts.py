@@ -35,6 +35,11 @@ selectivity = [0.1, 0.01]
 """
 
 
+WATCHDOG = 900
+"""Seconds after which a sweep that never reaches its moment counts as hanging (the moments
+come within seconds on an idle machine; a machine loaded eight-fold took over a minute)."""
+
+
 def _command_line(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -93,8 +98,10 @@ def interrupt(tmp_path: Path, moment, signum: signal.Signals) -> tuple[int, str,
         start_new_session=True,
     )
     seen: dict[int, set[str]] = {}  # every command line of a process: a pid may exec (bash -> java)
-    deadline = time.monotonic() + 60
-    while run.poll() is None and time.monotonic() < deadline:
+    # wait for the moment, however long a loaded machine takes to reach it; the watchdog only
+    # keeps a run that hangs from hanging the suite
+    watchdog = time.monotonic() + WATCHDOG
+    while run.poll() is None and time.monotonic() < watchdog:
         below = descendants(run.pid)
         _record(seen, below)
         if moment(below, out):
@@ -102,8 +109,14 @@ def interrupt(tmp_path: Path, moment, signum: signal.Signals) -> tuple[int, str,
             break
         time.sleep(0.02)
     else:
+        ended = run.poll() is not None
         run.kill()
-        pytest.fail("the moment never came")
+        run.wait()
+        pytest.fail(
+            "the sweep ended before the moment came"
+            if ended
+            else f"the sweep reached no moment in {WATCHDOG} s: it hangs"
+        )
     while run.poll() is None:
         _record(seen, descendants(run.pid))
         time.sleep(0.02)

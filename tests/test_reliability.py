@@ -403,3 +403,48 @@ def test_a_trace_that_is_not_utf8_is_one_line(run_cli, inputs):
     trace.write_bytes(b"time,type,node,id\n1.0,B,1,1\n2.0,C,\xff\xfe,2\n")
     line = refused(run_cli, d, "match", inputs["wl"], trace, "-o", d / "m.jsonl")
     assert "not UTF-8" in line
+
+
+# ------------------------------------------------------------------ issue 43: fields of a type
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ({"query": 5, "events": [1]}, "query"),
+        ({"query": "q", "events": "x"}, "events"),
+        ({"shedding": 3}, "shedding"),
+        ({"shedding": {"false_negatives": -1}}, "shedding.false_negatives"),
+        ({"query": "q", "window_start": "a", "value": 1}, "window_start"),
+        ({"query": "q", "window_start": 0, "value": True}, "value"),
+        ({"events": [1, 2]}, "query"),
+    ],
+)
+def test_a_matches_line_with_a_field_of_the_wrong_type_is_one_line(run_cli, tmp_path, line, field):
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps({"query": "q", "events": [1, 2]}) + "\n" + json.dumps(line) + "\n")
+    code, _, err = run_cli("show", path)
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith(f"error: {path}: line 2") and field.split(".")[0] in err, err
+    assert "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("messages_by_type", "1"), ("reoptimizations", -0.0), ("latency", {"q": {"p50": "x"}}),
+     ("changes", [{"lost": -1}]), ("messages_by_vertex", {"v": 1}), ("matches", {"q": True})],
+)  # fmt: skip
+def test_a_simulation_result_with_a_field_of_the_wrong_type_is_one_line(
+    run_cli, inputs, tmp_path, key, value
+):
+    sim = tmp_path / "s.json"
+    code, _, err = run_cli("simulate", inputs["net"], inputs["wl"], inputs["plan"], "--duration",
+                           "2", "-o", sim)  # fmt: skip
+    assert code == 0, err
+    document = json.loads(sim.read_text())
+    document[key] = value
+    sim.write_text(json.dumps(document))
+    for args in (("show", sim), ("draw", sim, "--network", inputs["net"], "--plan", inputs["plan"],
+                                 "-o", tmp_path / "d.html")):  # fmt: skip
+        code, _, err = run_cli(*args)
+        assert code == 1 and err.count("\n") == 1 and key in err, err
+        assert "internal error" not in err
+    assert not (tmp_path / "d.html").exists()

@@ -48,6 +48,7 @@ from inev.simulator.engine.api import SheddingOptions, compile_workload
 from inev.simulator.engine.matching import (
     MatchOptions,
     adaptation_of,
+    check_engines,
     greta_queries,
     match_workload,
 )
@@ -290,6 +291,7 @@ def open_match(request: MatchRequest) -> MatchJob:
     # an overloaded node builds every query's matches (its shedders drop partial matches)
     exact = request.shedding is None
     aggregated = greta_queries(workload, request.options) if exact else frozenset()
+    check_engines(workload, request.options, aggregated, os.fspath(request.workload_file))
     prepared = prepare(
         workload, request.trace_file, check=request.options.guard, aggregated=aggregated
     )

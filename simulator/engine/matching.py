@@ -30,7 +30,7 @@ from inev.simulator.engine.events import Event
 from inev.simulator.engine.replay import ReplayCounts, replay
 from inev.simulator.engine.selection import Selection
 from inev.simulator.engine.size import SizeGuard
-from inev.workloads.workload import Workload
+from inev.workloads.workload import Query, Workload
 
 ENGINE_PLANS = ("greedy", "zstream")
 ADAPTIVE = ("invariant", "always", "threshold", "off")
@@ -91,6 +91,45 @@ class Matching:
     notes: list[str]
 
 
+def _engine(query: Query, workload: Workload, options: MatchOptions) -> Engine:
+    """The engine :func:`match_workload` runs for ``query``."""
+    return Engine.from_query(
+        query,
+        workload,
+        plan=options.plan,
+        adaptation=options.adaptation,
+        selection=_selection_for(query, options.selection),
+    )
+
+
+def check_engines(
+    workload: Workload,
+    options: MatchOptions | None = None,
+    skip: Iterable[str] = (),
+    origin: str = "workload",
+) -> None:
+    """Build the engine of every query of ``workload`` (but those in ``skip``, which GRETA
+    evaluates) and discard it, so that what the engine does not support is refused in one
+    line naming ``origin`` and the query, before a trace is read.
+
+    >>> from inev.workloads.workload import Query
+    >>> wl = Workload.build(1.0, [Query.build("k", "SEQ(A, KL(KL(E){2,3}){2,3})", where="NEXT(E).v > 2")])
+    >>> check_engines(wl, origin="wl.json")
+    Traceback (most recent call last):
+    ...
+    inev.common.errors.InevError: wl.json: query k: where conjunct NEXT(E).v > 2: NEXT or a position of a Kleene leaf nested in a Kleene closure over a composite (not supported)
+    """
+    options = options or MatchOptions()
+    skipped = set(skip)
+    for q in workload.queries:
+        if q.name in skipped:
+            continue
+        try:
+            _engine(q, workload, options)
+        except InevError as exc:
+            raise InevError(f"{origin}: query {q.name}: {exc}") from None
+
+
 def match_workload(
     workload: Workload,
     chunks: Iterable[Sequence[Event]],
@@ -117,17 +156,7 @@ def match_workload(
 
         compiled, notes = _greta_compiled(workload, queries)
         aggregated = {name: GretaQuery(c) for name, c in compiled.items()}
-    engines = {
-        q.name: Engine.from_query(
-            q,
-            workload,
-            plan=options.plan,
-            adaptation=options.adaptation,
-            selection=_selection_for(q, options.selection),
-        )
-        for q in queries
-        if q.name not in aggregated
-    }
+    engines = {q.name: _engine(q, workload, options) for q in queries if q.name not in aggregated}
     guard = SizeGuard(engines, workload.window) if options.guard else None
     counts = replay(
         workload,

@@ -18,7 +18,10 @@ partial matches in the busiest window (σ(S): the declared pairwise selectivitie
 engines realise; the ``where`` clause beyond its keys is left out, so the figure is an upper
 bound). The estimate of a query is the largest over the subsets S of its positive types (a
 partial match is a match of some part of the pattern; the engine may hold any of them), its
-matches per window that of all its positive types.
+matches per window that of all its positive types. A match binds distinct events, so the
+leaves of S over one stream with c events take at most c!/(c - m)! bindings, C(c, m) where the
+pattern orders them all (:mod:`.subsets`, which also finds the largest subset without trying
+every one).
 
 **While running**, :class:`SizeGuard` sums the partial matches the engines hold every few
 thousand events and stops the run with the same kind of message if they pass a limit the
@@ -50,7 +53,6 @@ not fit here", on this machine.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,9 +62,9 @@ from inev.common.errors import InevError
 from inev.common.traces import TraceScan, scan_trace
 from inev.common.watchdog import show_bytes, size_budget
 from inev.simulator.engine.keys import equality_classes
+from inev.simulator.engine.subsets import Bindings, largest_subset_bound, subset_bound
 from inev.workloads.expressions import Attr, conjuncts
-from inev.workloads.query import event_types, kleene_types, negated_types
-from inev.workloads.rates import pattern_selectivity
+from inev.workloads.query import event_types, kleene_types, leaf_order, negated_types
 from inev.workloads.workload import Query, Workload
 
 MAX_PARTIAL_MATCHES: float | None = None
@@ -73,9 +75,6 @@ MAX_HELD: int | None = None
 size budget holds of partial matches of the workload's longest query)."""
 CHECK_EVERY = 16_384
 """Events between two checks of a running replay."""
-MAX_SUBSET = 8
-"""The largest subsets of a query's types the bound looks at (the partial matches over more
-types are bounded by those over fewer, times counts the estimate already saw)."""
 
 
 @dataclass(frozen=True)
@@ -181,79 +180,25 @@ def estimate_from_scan(
         # 2^c trends of a Kleene type in a window holding c of its events
         log2_counts = {t: c if t in kleene else _log2(c) for t, c in busiest.items()}
         selectivity = q.realised_selectivity
-        best = largest_subset_bound(types, selectivity, log2_counts, classes)
+        bindings = _bindings(q, types, scan, workload.ties == "strict")
+        best = largest_subset_bound(types, selectivity, log2_counts, classes, bindings)
         partial[q.name] = exp2(best)
-        matches[q.name] = exp2(subset_bound(types, selectivity, log2_counts, classes, used))
+        whole = subset_bound(types, selectivity, log2_counts, classes, used, bindings)
+        matches[q.name] = exp2(whole)
         keyed[q.name] = tuple(sorted(used))
     return TraceSize(partial, matches, keyed)
 
 
-def subset_bound(
-    subset: Sequence[str],
-    selectivity: Mapping[Any, float],
-    log2_counts: Mapping[str, float],
-    classes: Sequence[tuple[Any, Mapping[str, Mapping[Any, float]]]] = (),
-    note: set[str] | None = None,
-) -> float:
-    """log2 of the partial matches over the types ``subset`` (module docstring): σ(S) from
-    the pairwise ``selectivity``, per key class S meets (``classes``: its attributes and
-    per type the counts per key value) Σ_k Π c_k(e), times each other type's count
-    (``log2_counts``: log2 of its events, or of its trends for a Kleene type, per window).
-    The key attributes used are added to ``note``. The one bound of
-    :func:`estimate_from_scan` (a trace) and :func:`inev.simulator.estimate.estimate` (rates).
-
-    >>> subset_bound(("A", "B"), {("A", "B"): 0.5}, {"A": 3.0, "B": 2.0})
-    4.0
-    """
-    note = set() if note is None else note
-    left = set(subset)
-    out = _log2(pattern_selectivity(subset, selectivity))
-    for members, per_type in sorted(classes, key=lambda c: -len(left & set(c[1]))):
-        inside = [t for t in per_type if t in left]
-        if len(inside) < 2:
-            continue
-        out += _log2(_keyed_sum([per_type[t] for t in inside]))
-        left -= set(inside)
-        note.update(str(a) for a in members if a.type in inside)
-    for t in dict.fromkeys(subset):  # in the subset's order: the same sum on every run
-        if t in left:
-            out += log2_counts[t]
-    return out
-
-
-def largest_subset_bound(
-    types: Sequence[str],
-    selectivity: Mapping[Any, float],
-    log2_counts: Mapping[str, float],
-    classes: Sequence[tuple[Any, Mapping[str, Mapping[Any, float]]]] = (),
-) -> float:
-    """log2 of the most partial matches over any subset of up to :data:`MAX_SUBSET` of
-    ``types`` (:func:`subset_bound`; a partial match is a match of some part of the
-    pattern, and the engine may hold any of them); ``-inf`` without types.
-
-    >>> largest_subset_bound(("A", "B"), {("A", "B"): 0.5}, {"A": 3.0, "B": 2.0})
-    4.0
-    """
-    best = -math.inf
-    for size in range(1, min(len(types), MAX_SUBSET) + 1):
-        for subset in itertools.combinations(types, size):
-            best = max(best, subset_bound(subset, selectivity, log2_counts, classes))
-    return best
-
-
-def _keyed_sum(counts: Sequence[Mapping[Any, float]]) -> float:
-    """Σ_k Π_i counts[i][k] over the key values every mapping holds."""
-    smallest = min(counts, key=len)
-    total = 0.0
-    for k, n in smallest.items():
-        product = n
-        for other in counts:
-            if other is not smallest:
-                product *= other.get(k, 0.0)
-                if not product:
-                    break
-        total += product
-    return total
+def _bindings(q: Query, types: Sequence[str], scan: TraceScan, strict: bool) -> Bindings:
+    """What distinct events allow the leaves of ``q`` over the scanned trace: each leaf's
+    stream, each stream's events in its busiest window, the leaf pairs the pattern orders."""
+    streams = {t: q.stream_of(t) for t in types}
+    events = {s: int(scan.busiest.get(s, 0)) for s in streams.values()}
+    kept = set(types)
+    ordered = frozenset(
+        frozenset(pair) for pair in leaf_order(q.pattern) if pair[0] in kept and pair[1] in kept
+    )
+    return Bindings(streams, events, ordered, strict, kleene_types(q.pattern))
 
 
 def exp2(value: float) -> float:

@@ -16,7 +16,7 @@ shows.
 >>> where[2]
 (2.0, 1.0)
 >>> sorted(len(c) for c in communities(range(8), [(i, i + 1) for i in range(7)] + [(7, 0)]))
-[4, 4]
+[2, 3, 3]
 """
 
 from __future__ import annotations

@@ -115,10 +115,10 @@ class _Reader(HTMLParser):
         if tag == "rect" and parent == "marks":
             self.marks.frames.append(_box(a))
         if parent.startswith("node-") and parent not in self.marks.markers:
-            if tag == "circle":
+            if tag == "circle" and "r" in a:
                 x, y, r = (float(a[k]) for k in ("cx", "cy", "r"))
                 self.marks.markers[parent] = (x - r, y - r, x + r, y + r)
-            elif tag == "polygon":
+            elif tag == "polygon" and "points" in a:
                 points = [tuple(map(float, p.split(","))) for p in a["points"].split()]
                 xs, ys = [p[0] for p in points], [p[1] for p in points]
                 self.marks.markers[parent] = (min(xs), min(ys), max(xs), max(ys))

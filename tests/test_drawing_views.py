@@ -91,6 +91,7 @@ def test_the_page_draws_one_line_per_link_and_no_label_over_a_marker(planned, tm
         pytest.skip("no headless Chromium on this machine")
     drawn = marks(dom)
     assert drawn.body.get("data-ready") == "1"
+    assert len(drawn.markers) == len(scene.nodes)  # every node drawn, where it is
     for o in scene.overlays:
         if o.links:
             assert drawn.groups[o.group] == len(o.links)

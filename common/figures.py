@@ -5,10 +5,15 @@ human label and a unit for the table. :func:`echo_summary` prints the table (ric
 standard output is a terminal and the line when it is piped, so scripts read ``key=value``
 pairs and people read a table with units. ``None`` is printed as ``n/a``.
 
->>> figures = [Figure("psi", "transmission cost ψ", 12.5, "events / time unit"),
+A figure with a ``unit_key`` states its unit in the line too, once per key after the
+figures (``rate_unit=events/time_unit``: spaces dropped, so that a script splitting the line
+on spaces reads one token per key).
+
+>>> figures = [Figure("psi", "transmission cost ψ", 12.5, "events / time unit", unit_key="rate_unit"),
+...            Figure("lower_bound", "lower bound", 3.0, "events / time unit", unit_key="rate_unit"),
 ...            Figure("model_latency", "model latency ℓ(I)", None, "hops")]
 >>> summary_line(figures)
-'psi=12.5 model_latency=n/a'
+'psi=12.5 lower_bound=3 model_latency=n/a rate_unit=events/time_unit'
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ class Figure:
     """Significant digits of a float."""
     in_line: bool = True
     """Whether the one-line form shows it (wall times stay out, so equal runs print equal lines)."""
+    unit_key: str = ""
+    """The key under which the one-line form states the unit (empty: the key's name says it,
+    or the figure has none)."""
 
     def text(self) -> str:
         """The value as printed: ``n/a`` for ``None``, ``true``/``false``, ``inf``, ``%g``.
@@ -52,8 +60,21 @@ class Figure:
 
 
 def summary_line(figures: Sequence[Figure]) -> str:
-    """The one-line form: ``key=value`` pairs separated by spaces."""
-    return " ".join(f"{f.key}={f.text()}" for f in figures if f.in_line)
+    """The one-line form: ``key=value`` pairs separated by spaces, then the units of the
+    figures that have a ``unit_key`` (once per key, in order of first use)."""
+    shown = [f for f in figures if f.in_line]
+    units = {f.unit_key: unit_token(f.unit) for f in shown if f.unit_key and f.unit}
+    return " ".join([f"{f.key}={f.text()}" for f in shown] + [f"{k}={u}" for k, u in units.items()])
+
+
+def unit_token(unit: str) -> str:
+    """A unit as one token of the line: no spaces, ASCII.
+
+    >>> unit_token("events / time unit"), unit_token("hops + ξ·pm (§5.4)")
+    ('events/time_unit', 'hops+xi*pm')
+    """
+    text = unit.split(" (")[0].replace(" / ", "/").replace(" + ", "+").replace("ξ", "xi")
+    return text.replace("·", "*").replace(" ", "_")
 
 
 def summary_table(figures: Sequence[Figure], title: str | None = None) -> Any:

@@ -10,6 +10,11 @@ Public API (imported on first use: ``inev --help`` loads neither Spark nor pyarr
     (``results.parquet``; finished tasks are skipped on a re-run) (:mod:`inev.experiments.sweep`).
 ``read_results(path)``
     A results table (a folder or its ``results.parquet``) as a pyarrow table.
+``drawing(obj, network=None, plan=None, *, vs=None, logical=False) -> Drawing``
+    ``inev draw`` in a notebook: inline SVG, ``.save("x.html")`` for the interactive page
+    (:mod:`inev.experiments.notebook`; using it makes plans draw themselves in Jupyter).
+``sweep_results(folder_or_outcome) -> SweepResults``
+    A sweep's rows with its summary (``.summary()``) and plot (``.plot()``).
 ``inev.experiments.measure.measure(config, seed, methods)``
     One task's figures per method: the network, workload, plans and (with ``simulate``) a
     simulation of a configuration. Not re-exported here: the name is its module's, and
@@ -43,19 +48,28 @@ _EXPORTS = {
     "SweepOutcome": "inev.experiments.sweep",
     "run_sweep": "inev.experiments.sweep",
     "read_results": "inev.experiments.results",
+    "Drawing": "inev.experiments.notebook",
+    "drawing": "inev.experiments.notebook",
+    "SweepResults": "inev.experiments.notebook",
+    "sweep_results": "inev.experiments.notebook",
 }
 __all__ = [
     "METHODS",
+    "Drawing",
     "SweepOutcome",
+    "SweepResults",
     "SweepSpec",
+    "drawing",
     "load_spec",
     "parse_spec",
     "read_results",
     "run_sweep",
+    "sweep_results",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
+    from inev.experiments.notebook import Drawing, SweepResults, drawing, sweep_results
     from inev.experiments.results import read_results
     from inev.experiments.spec import METHODS, SweepSpec, load_spec, parse_spec
     from inev.experiments.sweep import SweepOutcome, run_sweep

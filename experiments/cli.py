@@ -79,7 +79,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "draw": (
         "inev.experiments.draw:draw_command",
-        "Draw a plan or a simulation result on its topology (PNG, SVG, HTML or --text).",
+        "Draw a plan, its projection graph, two plans' difference or a simulation (PNG, SVG, "
+        "PDF, an interactive HTML page, or --text).",
     ),
     "sweep": (
         "inev.experiments.commands:sweep_command",
@@ -87,7 +88,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "plot": (
         "inev.experiments.commands:plot_command",
-        "Plot sweep results: median with an inter-quartile band per line.",
+        "Plot sweep results: median (or mean) with its spread per line.",
     ),
     "reproduce": (
         "inev.experiments.commands:reproduce_command",

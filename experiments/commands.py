@@ -344,6 +344,7 @@ def plot_defaults(folder: str) -> dict[str, Any]:
     epilog=examples(
         "inev plot results -o skew.png",
         "inev plot results -o ratio.svg --x skew --y ratio --lines selectivity --log",
+        "inev plot results -o mean.png --stat mean --bound",
         then="Metrics for --y: " + ", ".join(METRICS) + ".",
     ),
 )
@@ -364,6 +365,21 @@ def plot_defaults(folder: str) -> dict[str, Any]:
 @click.option("--log-x/--linear-x", "log_x", default=None, help="Log or linear horizontal axis.")
 @click.option("--method", "methods", multiple=True, help="Only these methods (repeatable).")
 @click.option("--title", help="Figure title.")
+@click.option(
+    "--stat",
+    type=click.Choice(["median", "mean"]),
+    default=None,
+    help="The line: median (default; band: quartiles) or mean (band: 95% confidence interval).",
+)
+@click.option(
+    "--ci/--iqr",
+    "ci",
+    default=None,
+    help="Bands: the 95% confidence interval, or the quartiles (default: by --stat).",
+)
+@click.option(
+    "--bound", is_flag=True, default=None, help="Add the provable lower bound of ratio or cost."
+)
 def plot_command(
     results: str,
     out: str,
@@ -374,8 +390,11 @@ def plot_command(
     log_x: bool | None,
     methods: tuple[str, ...],
     title: str | None,
+    stat: str | None,
+    ci: bool | None,
+    bound: bool | None,
 ) -> None:
-    """Plot sweep results: median with an inter-quartile band per line."""
+    """Plot sweep results: median (or mean) with its spread per line."""
     from inev.experiments.plot import PlotOptions, plot
     from inev.experiments.results import check_plot_columns, read_results
 
@@ -395,6 +414,9 @@ def plot_command(
         log_x=log_x,
         methods=methods or None,
         title=title,
+        stat=stat,
+        interval=None if ci is None else ("ci" if ci else "iqr"),
+        bound=bound or None,
     )
     check_plot_columns(table, results, x, options.metrics, options.lines)
     path = plot(table, out, options)

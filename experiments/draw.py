@@ -1,15 +1,29 @@
 """``inev draw``: a plan, a simulation result or a network on its topology.
 
 The file's ``format`` key says what it is. A plan is drawn with its projections per node
-and its forwarding trees (``--network`` adds the links the plan does not use); a simulation
-result needs ``--network`` and takes ``--plan`` for its sinks and vertices. The output's
-suffix picks the form: ``.png``, ``.svg``, ``.pdf`` (matplotlib) or ``.html`` (one
-self-contained page); ``--text`` prints everything in full instead.
+and its forwarding trees (``--network`` adds the links the plan does not use, and the
+network file's ``positions`` and ``labels`` place and name the nodes); a simulation result
+needs ``--network`` and takes ``--plan`` for its sinks and vertices. The output's suffix
+picks the form: ``.png``, ``.svg``, ``.pdf`` (matplotlib) or ``.html`` (one self-contained,
+interactive page, :mod:`inev.experiments.scene_html`); ``--text`` prints everything in full
+instead.
+
+Modes: ``--logical`` draws a plan's projection graph (:mod:`inev.experiments.scene_logical`;
+the page adds the topology as a second tab), ``--vs B.json`` compares two plans
+(:mod:`inev.experiments.scene_diff`). Filters (``--query``, ``--input``, ``--around NODE
+--hops K``) keep part of a drawing, and above ``--group-above`` nodes the picture shows
+groups of nodes (:mod:`inev.experiments.scene_scale`; the text form is never grouped).
+
+Each mode is a function from :class:`DrawOptions` to a :class:`Drawn` (its text, page and
+figure, each made only when asked for), so another mode is one more function in
+:data:`MODES`.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -24,6 +38,7 @@ KINDS = {
     "inev-sim/1": "simulation",
     "inev-network/1": "network",
 }
+FORMS = (".png", ".svg", ".pdf", ".html")
 
 
 def file_format(path: str | os.PathLike[str]) -> str:
@@ -38,52 +53,225 @@ def file_format(path: str | os.PathLike[str]) -> str:
 
 def positions_of(network_file: str | None) -> dict[str, Any] | None:
     """The optional ``positions`` (``{node: [x, y]}``) of a network file."""
+    return drawing_keys_of(network_file)[0]
+
+
+def drawing_keys_of(
+    network_file: str | None,
+) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
+    """The optional ``positions`` (``{node: [x, y]}``) and ``labels`` (``{node: name}``) of
+    a network file, checked (one-line error naming the key)."""
     if not network_file:
-        return None
+        return None, None
     document = read_json_document(network_file, "inev-network/1")
     positions = document.get("positions")
-    if positions is None:
-        return None
-    if not isinstance(positions, dict) or not all(
-        isinstance(xy, list) and len(xy) == 2 and all(isinstance(c, int | float) for c in xy)
-        for xy in positions.values()
+    if positions is not None and (
+        not isinstance(positions, dict)
+        or not all(
+            isinstance(xy, list)
+            and len(xy) == 2
+            and all(isinstance(c, int | float) and not isinstance(c, bool) for c in xy)
+            for xy in positions.values()
+        )
     ):
         raise InevError(f"{network_file}: positions must map nodes to [x, y]")
-    return positions
+    labels = document.get("labels")
+    if labels is not None and (
+        not isinstance(labels, dict) or not all(isinstance(n, str) for n in labels.values())
+    ):
+        raise InevError(f"{network_file}: labels must map nodes to names")
+    return positions, labels
+
+
+@dataclass(frozen=True)
+class DrawOptions:
+    """What ``inev draw`` was asked to draw (one object passed whole to every mode)."""
+
+    file: str
+    network: str | None = None
+    plan: str | None = None
+    logical: bool = False
+    vs: str | None = None
+    queries: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()
+    around: str | None = None
+    hops: int = 2
+    group_above: int | None = None
+    """Group the picture's nodes above this many (None: :data:`~inev.experiments.
+    scene_scale.GROUP_ABOVE`; 0: never)."""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A drawing in its three forms, each made when asked for."""
+
+    kind: str
+    text: Callable[[], str]
+    page: Callable[[], str]
+    save: Callable[[str], Any]
+    """Write a ``.png``, ``.svg`` or ``.pdf`` file."""
 
 
 def build_scene(path: str, network_file: str | None, plan_file: str | None) -> Any:
     """The :class:`~inev.experiments.scene.Scene` of any drawable inev file."""
+    return _scene(DrawOptions(path, network_file, plan_file))[0]
+
+
+def _scene(options: DrawOptions) -> tuple[Any, Any]:
+    """The scene of ``options.file`` and, for a plan, the plan."""
     from inev.experiments.scene import network_scene, plan_scene, simulation_scene
     from inev.planner.inev_graph import load_plan
     from inev.topologies.io import load_network
 
+    path = options.file
     kind = KINDS.get(file_format(path))
     if kind is None:
         raise InevError(
             f"{path}: cannot draw {file_format(path)} files (plans, simulation "
             "results and networks can be drawn)"
         )
-    network = load_network(network_file) if network_file else None
-    positions = positions_of(network_file)
+    network = load_network(options.network) if options.network else None
+    positions, labels = drawing_keys_of(options.network)
     if kind == "network":
-        return network_scene(load_network(path), positions_of(path))
+        own_positions, own_labels = drawing_keys_of(path)
+        return network_scene(load_network(path), own_positions, own_labels), None
     if kind == "plan":
-        return plan_scene(load_plan(path), network, positions, title=os.path.basename(path))
+        plan = load_plan(path)
+        title = os.path.basename(path)
+        return plan_scene(plan, network, positions, title=title, labels=labels), plan
     if network is None:
         raise InevError("drawing a simulation result needs --network (the simulated network)")
     from inev.simulator.simulation_result import load_result
 
-    plan = load_plan(plan_file) if plan_file else None
-    return simulation_scene(
+    plan = load_plan(options.plan) if options.plan else None
+    scene = simulation_scene(
         load_result(path), network, plan, positions, title=os.path.basename(path)
     )
+    return scene, None
+
+
+def _pictured(scene: Any, plan: Any, options: DrawOptions) -> Any:
+    """The scene as pictures show it: filtered, and grouped above the size limit."""
+    from inev.experiments.scene_scale import GROUP_ABOVE, grouped_scene, groups_of
+
+    limit = GROUP_ABOVE if options.group_above is None else options.group_above
+    if limit and len(scene.nodes) > limit:
+        groups, how = groups_of(scene, plan)
+        return grouped_scene(scene, groups, how)
+    return scene
+
+
+def _filtered(scene: Any, options: DrawOptions) -> Any:
+    from inev.experiments.scene_scale import filter_scene
+
+    if not (options.queries or options.inputs or options.around is not None):
+        return scene
+    return filter_scene(scene, options.queries, options.inputs, options.around, options.hops)
+
+
+def draw_topology(options: DrawOptions) -> Drawn:
+    """A plan, a simulation or a network on its topology."""
+    from inev.experiments.scene_html import scene_html
+    from inev.experiments.scene_text import scene_text
+
+    scene, plan = _scene(options)
+    scene = _filtered(scene, options)
+    picture = _pictured(scene, plan, options)
+
+    def page() -> str:
+        if plan is None:
+            return scene_html(picture)
+        from inev.experiments.scene_logical import logical_scene
+
+        return scene_html(picture, logical_scene(plan, f"projection graph of {scene.title}"))
+
+    def save(out: str) -> Any:
+        from inev.experiments.scene_figure import save_scene
+
+        return save_scene(picture, out)
+
+    return Drawn(scene.kind, lambda: scene_text(scene), page, save)
+
+
+def draw_logical(options: DrawOptions) -> Drawn:
+    """A plan's projection graph."""
+    from inev.experiments.scene_html import logical_html
+    from inev.experiments.scene_logical import logical_scene, logical_text
+
+    if KINDS.get(file_format(options.file)) != "plan":
+        raise InevError(f"{options.file}: --logical draws plans (inev-plan/1 files)")
+    scene, plan = _scene(options)
+    view = logical_scene(plan, f"projection graph of {os.path.basename(options.file)}")
+
+    def save(out: str) -> Any:
+        from inev.experiments.scene_logical_figure import save_logical
+
+        return save_logical(view, out)
+
+    picture = _pictured(_filtered(scene, options), plan, options)
+    return Drawn(
+        "projection graph", lambda: logical_text(view), lambda: logical_html(view, picture), save
+    )
+
+
+def draw_comparison(options: DrawOptions) -> Drawn:
+    """Two plans: the difference, and side by side on the page."""
+    from inev.experiments.scene_diff import comparison_scenes, titles_of
+    from inev.experiments.scene_html import comparison_html
+    from inev.experiments.scene_text import scene_text
+    from inev.planner.inev_graph import load_plan
+    from inev.topologies.io import load_network
+
+    assert options.vs is not None
+    for path in (options.file, options.vs):
+        if KINDS.get(file_format(path)) != "plan":
+            raise InevError(f"{path}: --vs compares two plans (inev-plan/1 files)")
+    network = load_network(options.network) if options.network else None
+    positions, labels = drawing_keys_of(options.network)
+    difference, first, second = comparison_scenes(
+        load_plan(options.file),
+        load_plan(options.vs),
+        network,
+        positions,
+        labels,
+        titles_of(options.file, options.vs),
+    )
+    pictures = [_filtered(s, options) for s in (difference, first, second)]
+
+    def save(out: str) -> Any:
+        from inev.experiments.scene_figure import save_scene
+
+        return save_scene(pictures[0], out)
+
+    return Drawn(
+        "comparison", lambda: scene_text(difference), lambda: comparison_html(*pictures), save
+    )
+
+
+MODES: dict[str, Callable[[DrawOptions], Drawn]] = {
+    "topology": draw_topology,
+    "logical": draw_logical,
+    "vs": draw_comparison,
+}
+"""The drawing modes, by the option that picks them (``topology``: none)."""
+
+
+def mode_of(options: DrawOptions) -> str:
+    """Which of :data:`MODES` draws ``options``."""
+    if options.logical and options.vs:
+        raise InevError("give --logical or --vs, not both")
+    if options.vs:
+        return "vs"
+    return "logical" if options.logical else "topology"
 
 
 @click.command(
     "draw",
     epilog=examples(
         "inev draw plan.json --network net.json -o plan.html",
+        "inev draw plan.json --logical -o graph.png",
+        "inev draw repaired.json --vs plan.json --network net.json -o change.html",
+        "inev draw plan.json --network net.json --query q1 --around 7 -o q1.html",
         "inev draw sim.json --network net.json --plan plan.json -o sim.png",
         "inev draw plan.json --text",
     ),
@@ -93,7 +281,7 @@ def build_scene(path: str, network_file: str | None, plan_file: str | None) -> A
     "--network",
     "network_file",
     type=click.Path(dir_okay=False),
-    help="The event network (all links, and the layout's positions if the file has them).",
+    help="The event network (all links; the file's positions and labels place and name nodes).",
 )
 @click.option(
     "--plan",
@@ -105,34 +293,68 @@ def build_scene(path: str, network_file: str | None, plan_file: str | None) -> A
     "-o",
     "--out",
     type=click.Path(dir_okay=False),
-    help="Drawing: .png, .svg, .pdf or .html (one self-contained page).",
+    help="Drawing: .png, .svg, .pdf or .html (one self-contained, interactive page).",
 )
 @click.option("--text", is_flag=True, help="Print every placement and link as text instead.")
+@click.option(
+    "--logical",
+    is_flag=True,
+    help="Draw the plan's projection graph (which projection feeds which).",
+)
+@click.option(
+    "--vs",
+    "vs_file",
+    type=click.Path(dir_okay=False),
+    help="A second plan: draw what changes from FILE to it (and, in a page, both side by side).",
+)
+@click.option("--query", "queries", multiple=True, help="Keep what this query needs (repeatable).")
+@click.option(
+    "--input", "inputs", multiple=True, help="Keep this input, e.g. A or P2 (repeatable)."
+)
+@click.option("--around", default=None, help="Keep the nodes within --hops of this node.")
+@click.option(
+    "--hops", type=click.IntRange(min=1), default=2, show_default=True, help="Radius of --around."
+)
+@click.option(
+    "--group-above",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Draw groups of nodes above this many nodes (default 300; 0: never).",
+)
 def draw_command(
-    file: str, network_file: str | None, plan_file: str | None, out: str | None, text: bool
+    file: str,
+    network_file: str | None,
+    plan_file: str | None,
+    out: str | None,
+    text: bool,
+    logical: bool,
+    vs_file: str | None,
+    queries: tuple[str, ...],
+    inputs: tuple[str, ...],
+    around: str | None,
+    hops: int,
+    group_above: int | None,
 ) -> None:
-    """Draw a plan or a simulation result on its topology (PNG, SVG, HTML or --text)."""
+    """Draw a plan, its projection graph, two plans' difference or a simulation (PNG, SVG,
+    PDF, an interactive HTML page, or --text)."""
     if not out and not text:
         raise InevError("give -o FILE (.png, .svg, .pdf or .html) or --text")
-    if out and not out.lower().endswith((".png", ".svg", ".pdf", ".html")):
+    if out and not out.lower().endswith(FORMS):
         raise InevError(f"{out}: a drawing must end in .png, .svg, .pdf or .html")
-    check_paths({"drawn": file, "network": network_file, "plan": plan_file}, out or None)
-    scene = build_scene(file, network_file, plan_file)
+    check_paths({"drawn": file, "network": network_file, "plan": plan_file, "vs": vs_file}, out)
+    options = DrawOptions(
+        file, network_file, plan_file, logical, vs_file, queries, inputs, around, hops, group_above
+    )
+    drawn = MODES[mode_of(options)](options)
     if text:
-        from inev.experiments.scene_text import scene_text
-
-        click.echo(scene_text(scene))
+        click.echo(drawn.text())
     if not out:
         return
     if out.lower().endswith(".html"):
-        from inev.experiments.scene_html import scene_html
-
-        page = scene_html(scene)
+        page = drawn.page()
         with atomic_output(out) as handle:
             handle.write(page)
     else:
-        from inev.experiments.scene_figure import save_scene
-
-        save_scene(scene, out)
+        drawn.save(out)
     if not text:
-        click.echo(f"draw: {scene.kind} {file} -> {out}")
+        click.echo(f"draw: {drawn.kind} {file} -> {out}")

@@ -1,13 +1,16 @@
 """inev in Jupyter: plans drawn inline, simulations and sweeps as tables and DataFrames.
 
-Importing this module is all a notebook needs: from then on a :class:`~inev.planner.inev_graph.Plan`
-shows as its drawing (the plan's own links; :func:`draw` with the network shows the whole
-topology) above its figures (:mod:`inev.common.display` holds the registry, since the
-planner may not import the drawing code). A
+Importing this module (or using ``inev.experiments.drawing`` or ``sweep_results``, the
+facade's names for it) is all a notebook needs: from then on a
+:class:`~inev.planner.inev_graph.Plan` shows as its drawing (the plan's own links;
+:func:`drawing` with the network shows the whole topology, ``vs=`` what changes to a second
+plan, ``logical=True`` the projection graph) above its figures (:mod:`inev.common.display`
+holds the registry, since the planner may not import the drawing code). A
 :class:`~inev.simulator.simulation_result.SimulationResult` shows its figures, matches and
 latency per query and messages per type, and ``result.to_pandas()`` is one row per query.
+Every object also has a one-line text form (its ``repr``).
 
-Sweeps: :func:`results` wraps a results folder (or the outcome of
+Sweeps: :func:`sweep_results` wraps a results folder (or the outcome of
 :func:`~inev.experiments.sweep.run_sweep`) as :class:`SweepResults`: ``.frame`` is every row
 as a pandas DataFrame, ``.summary()`` the median and quartiles per grid point and method,
 ``.plot()`` the figure ``inev plot`` draws (inline, or saved with ``.save(path)``), and the
@@ -21,8 +24,10 @@ object itself shows as the summary table above the plot.
 >>> page = plan._repr_html_()
 >>> page.count("<svg") == 1 and "transmission cost" in page
 True
->>> draw(plan, net).svg().count('id="topology"')
+>>> drawing(plan, net).svg().count('id="topology"')
 1
+>>> drawing(plan, logical=True)
+<Drawing of a projection graph: 3 boxes>
 """
 
 from __future__ import annotations
@@ -42,16 +47,47 @@ from inev.planner.inev_graph import Plan
 
 @dataclass(frozen=True)
 class Drawing:
-    """A drawn :class:`~inev.experiments.scene.Scene`: inline in a notebook, or saved."""
+    """A drawn :class:`~inev.experiments.scene.Scene` (or projection graph): inline in a
+    notebook (SVG), or saved (``.html`` is the interactive page ``inev draw`` writes)."""
 
-    scene: Scene
+    scene: Scene | None = None
+    logical: Any = None
+    """A :class:`~inev.experiments.scene_logical.LogicalScene` (``logical=True``)."""
+    pair: tuple[Scene, Scene] | None = None
+    """The two plans of a comparison (``vs=``), drawn side by side on the page."""
 
     def svg(self) -> str:
         """The drawing as SVG text (no XML header, ready to inline)."""
-        from inev.experiments.scene_figure import scene_svg
         from inev.experiments.scene_html import inline_svg
 
+        if self.logical is not None:
+            import io
+
+            import matplotlib.pyplot as plt
+
+            from inev.experiments.scene_logical_figure import render_logical
+
+            with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+                figure = render_logical(self.logical)
+                buffer = io.StringIO()
+                figure.savefig(buffer, format="svg", metadata={"Date": None})
+                plt.close(figure)
+            return inline_svg(buffer.getvalue())
+        from inev.experiments.scene_figure import scene_svg
+
+        assert self.scene is not None
         return inline_svg(scene_svg(self.scene))
+
+    def page(self) -> str:
+        """The interactive page (what :meth:`save` writes to ``.html``)."""
+        from inev.experiments.scene_html import comparison_html, logical_html, scene_html
+
+        if self.logical is not None:
+            return logical_html(self.logical, self.scene)
+        assert self.scene is not None
+        if self.pair is not None:
+            return comparison_html(self.scene, *self.pair)
+        return scene_html(self.scene)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the drawing (.png, .svg, .pdf, or .html for the page ``inev draw`` writes)."""
@@ -59,40 +95,86 @@ class Drawing:
 
         target = Path(path)
         if target.suffix.lower() == ".html":
-            from inev.experiments.scene_html import scene_html
-
             with atomic_output(target, "w") as handle:
-                handle.write(scene_html(self.scene))
+                handle.write(self.page())
             return target
+        if self.logical is not None:
+            from inev.experiments.scene_logical_figure import save_logical
+
+            return save_logical(self.logical, target)
         from inev.experiments.scene_figure import save_scene
 
+        assert self.scene is not None
         return save_scene(self.scene, target)
+
+    def __repr__(self) -> str:
+        if self.logical is not None:
+            return f"<Drawing of a projection graph: {len(self.logical.boxes)} boxes>"
+        assert self.scene is not None
+        drawn = sum(1 for o in self.scene.overlays if o.links)
+        return (
+            f"<Drawing of a {self.scene.kind}: {len(self.scene.nodes)} nodes, "
+            f"{drawn} overlays drawn; .save('x.html') writes the interactive page>"
+        )
 
     def _repr_html_(self) -> str:
         return f'<div class="inev-drawing">{self.svg()}</div>'
 
 
-def draw(obj: Any, network: Any | None = None, plan: Plan | None = None) -> Drawing:
+def drawing(
+    obj: Any,
+    network: Any | None = None,
+    plan: Plan | None = None,
+    *,
+    vs: Plan | None = None,
+    logical: bool = False,
+) -> Drawing:
     """A drawing of a plan, a simulation result (needs ``network``; ``plan`` names its
-    projections and directions) or a network, as ``inev draw`` makes it."""
+    projections and directions) or a network, as ``inev draw`` makes it; ``vs`` (a second
+    plan) draws what changes from ``obj`` to it, ``logical`` the plan's projection graph.
+    Above 300 nodes the picture groups nodes (:mod:`inev.experiments.scene_scale`)."""
     from inev.simulator.simulation_result import SimulationResult
     from inev.topologies.network import Network
 
+    if (vs is not None or logical) and not isinstance(obj, Plan):
+        raise InevError("vs= and logical= draw plans")
+    if isinstance(obj, Plan) and vs is not None:
+        from inev.experiments.scene_diff import comparison_scenes
+
+        difference, first, second = comparison_scenes(obj, vs, network, titles=("before", "after"))
+        return Drawing(difference, pair=(first, second))
+    if isinstance(obj, Plan) and logical:
+        from inev.experiments.scene_logical import logical_scene
+
+        return Drawing(plan_scene(obj, network), logical=logical_scene(obj))
     if isinstance(obj, Plan):
-        return Drawing(plan_scene(obj, network))
+        return Drawing(_grouped(plan_scene(obj, network), obj))
     if isinstance(obj, SimulationResult):
         if network is None:
-            raise InevError("drawing a simulation needs its network: draw(result, network)")
-        return Drawing(simulation_scene(obj, network, plan))
+            raise InevError("drawing a simulation needs its network: drawing(result, network)")
+        return Drawing(_grouped(simulation_scene(obj, network, plan), plan))
     if isinstance(obj, Network):
-        return Drawing(network_scene(obj))
+        return Drawing(_grouped(network_scene(obj), None))
     raise InevError(f"cannot draw a {type(obj).__name__}: give a plan, a simulation or a network")
+
+
+draw = drawing
+"""The name of :func:`drawing` before issue 48 (the facade exports ``drawing``: ``draw`` is
+the command's module)."""
+
+
+def _grouped(scene: Scene, plan: Plan | None) -> Scene:
+    from inev.experiments.scene_scale import GROUP_ABOVE, grouped_scene, groups_of
+
+    if len(scene.nodes) <= GROUP_ABOVE:
+        return scene
+    return grouped_scene(scene, *groups_of(scene, plan))
 
 
 def _plan_html(plan: Plan) -> str:
     from inev.planner.figures import plan_figures
 
-    return draw(plan)._repr_html_() + figures_table(plan_figures(plan), f"plan ({plan.method})")
+    return drawing(plan)._repr_html_() + figures_table(plan_figures(plan), f"plan ({plan.method})")
 
 
 register(Plan, _plan_html)
@@ -119,6 +201,10 @@ class SweepResults:
         """The metrics the sweep plots (its ``[plot] y``; the ratio when it names none)."""
         y = self.plot_table.get("y", "ratio")
         return [y] if isinstance(y, str) else list(y)
+
+    def __repr__(self) -> str:
+        axes = ", ".join(self.axes) or "none"
+        return f"<SweepResults {self.name}: {self.table.num_rows} rows, axes {axes}>"
 
     def summary(self, metric: str | None = None) -> Any:
         """Median and quartiles of ``metric`` (the first plotted one by default) per grid
@@ -176,13 +262,16 @@ class Image:
             handle.write(self.text)
         return Path(path)
 
+    def __repr__(self) -> str:
+        return f"<Image: an SVG figure of {len(self.text):,} characters; .save('x.svg')>"
+
     def _repr_html_(self) -> str:
         from inev.experiments.scene_html import inline_svg
 
         return f'<div class="inev-plot">{inline_svg(self.text)}</div>'
 
 
-def results(source: Any) -> SweepResults:
+def sweep_results(source: Any) -> SweepResults:
     """:class:`SweepResults` of a results folder, a ``results.parquet`` file, or the outcome
     of :func:`~inev.experiments.sweep.run_sweep`.
 
@@ -202,3 +291,7 @@ def results(source: Any) -> SweepResults:
     return SweepResults(
         table, axes, dict(document.get("plot", {})), str(document.get("name", "sweep"))
     )
+
+
+results = sweep_results
+"""The name of :func:`sweep_results` before issue 48 (``results`` is a module's name)."""

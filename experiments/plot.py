@@ -1,9 +1,18 @@
-"""Plots of sweep results: the median per line with its inter-quartile range (matplotlib).
+"""Plots of sweep results: the median (or mean) per line with its spread (matplotlib).
 
 One line per value of ``lines`` (and per method when the results hold several, and per
 metric when ``y`` names several), ``x`` on the horizontal axis, the median of ``y`` over the
 seeds. The first two lines get a shaded band from the first to the third quartile; further
-lines get the same range as error bars, so that bands never pile up into one blur. Axis
+lines get the same range as error bars, so that bands never pile up into one blur.
+
+**Statistic.** ``stat = "mean"`` (``inev plot --stat mean``; the INEv paper reports means of
+50 runs, §7.1) draws the mean with its 95 % confidence interval (Student's t,
+:func:`inev.common.stats.mean_interval`); ``interval = "ci"`` gives the median its 95 %
+distribution-free interval instead of the quartiles (:func:`inev.common.stats.
+median_interval`). The legend's title says which. **The bound.** ``bound`` (``--bound``)
+adds the provable lower bound of the plotted ratio or cost, from every row's
+``lower_bound`` (ratio: ``lower_bound / centralized_cost``), as one more line per value of
+``lines``, whether or not the sweep ran ``lower_bound`` as a method. Axis
 labels, legend entries and method names come from :mod:`inev.experiments.columns` (human
 names with units); a subtitle gives the setup (the parameters that are the same in every
 row) and n, the seeds per point.
@@ -42,9 +51,18 @@ import pyarrow as pa
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
-from inev.common.stats import quantiles
-from inev.experiments.columns import axis_label, column, method_name
+from inev.experiments.columns import axis_label, column
+from inev.experiments.plot_data import _data, _kept, bound_series, scatter_series, series
 
+__all__ = [
+    "PlotOptions",
+    "bound_series",
+    "panels",
+    "plot",
+    "scatter_series",
+    "series",
+    "setup_text",
+]
 FORMATS = (".png", ".svg", ".pdf")
 BANDS = 2
 """Lines drawn with a shaded inter-quartile band (per panel); the others get error bars."""
@@ -103,6 +121,30 @@ class PlotOptions:
     """One marker per row (x may be a metric) instead of the median and quartiles per x."""
     title: str | None = None
     y_label: str | None = None
+    stat: str = "median"
+    """``median`` or ``mean`` (see the module docstring)."""
+    interval: str | None = None
+    """``iqr`` (quartiles) or ``ci`` (95 % confidence interval); ``None``: ``iqr`` for the
+    median, ``ci`` for the mean."""
+    bound: bool = False
+    """Add the provable lower bound of the plotted ratio or cost as a line."""
+
+    @property
+    def spread(self) -> str:
+        """``iqr`` or ``ci``: what the bands and bars show."""
+        return self.interval or ("ci" if self.stat == "mean" else "iqr")
+
+    @property
+    def legend_title(self) -> str:
+        """What the lines and bands are, for the legend.
+
+        >>> PlotOptions(stat="mean").legend_title
+        'mean, 95 % confidence interval'
+        """
+        if self.scatter:
+            return "one point per run"
+        spread = "95 % confidence interval" if self.spread == "ci" else "inter-quartile range"
+        return f"{self.stat}, {spread}"
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -120,116 +162,6 @@ class PlotOptions:
         if values.get("methods") is not None:
             values["methods"] = tuple(values["methods"]) or None
         return cls(**values)
-
-
-def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
-    """First quartile, median and third quartile (:func:`inev.common.stats.quantiles`)."""
-    q1, median, q3 = quantiles(values, (0.25, 0.5, 0.75))
-    return q1, median, q3
-
-
-def series(
-    table: pa.Table,
-    x: str,
-    y: str | Sequence[str],
-    lines: str | None = None,
-    methods: Sequence[str] | None = None,
-) -> dict[str, list[tuple[Any, float, float, float, int]]]:
-    """``{line label: [(x, q1, median, q3, n), …]}`` over the error-free rows with a value of
-    ``y``; ``n`` is the number of values behind the point.
-
-    ``y`` may name several metrics; each then gets its own lines. Labels are human names:
-    the metric (when there are several), the method (when there are several) and
-    ``<lines column> = <value>``.
-    """
-    metrics = [y] if isinstance(y, str) else list(y)
-    _check_columns(table, (x, *metrics, *([lines] if lines else [])))
-    groups = _groups(table, x, metrics, lines, methods)
-    several_methods = len({k[1] for k in groups}) > 1
-    out: dict[str, list[tuple[Any, float, float, float, int]]] = {}
-    for (metric, method, label), by_x in sorted(
-        groups.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])
-    ):
-        text = f"{column(lines).label} = {label[0]}" if label else ""
-        parts = [
-            column(metric).label if len(metrics) > 1 else "",
-            method_name(method) if several_methods or not (text or len(metrics) > 1) else "",
-            text,
-        ]
-        out[", ".join(p for p in parts if p)] = _summarised(by_x)
-    return out
-
-
-def _check_columns(table: pa.Table, names: Sequence[str]) -> None:
-    """Refuse results lacking one of the columns ``names``."""
-    for name in names:
-        if name not in table.column_names:
-            raise InevError(f"results have no column {name!r}")
-
-
-def _kept(row: Mapping[str, Any], methods: Sequence[str] | None) -> bool:
-    """Whether a results row is plotted: error-free and of one of ``methods`` (if given)."""
-    return row.get("error") is None and not (methods and row["method"] not in methods)
-
-
-def _groups(
-    table: pa.Table,
-    x: str,
-    metrics: Sequence[str],
-    lines: str | None,
-    methods: Sequence[str] | None,
-) -> dict[tuple[str, str, tuple], dict[Any, list[float]]]:
-    """The finite values of each metric per (metric, method, line value) and x."""
-    groups: dict[tuple[str, str, tuple], dict[Any, list[float]]] = {}
-    for row in table.to_pylist():
-        if not _kept(row, methods):
-            continue
-        label = (row[lines],) if lines else ()
-        for metric in metrics:
-            if row.get(metric) is None:
-                continue
-            value = float(row[metric])
-            if math.isfinite(value):
-                by_x = groups.setdefault((metric, row["method"], label), {})
-                by_x.setdefault(row[x], []).append(value)
-    return groups
-
-
-def _summarised(by_x: dict[Any, list[float]]) -> list[tuple[Any, float, float, float, int]]:
-    """``(x, q1, median, q3, n)`` per x, in order of x."""
-    points = []
-    for xv in sorted(by_x):
-        q1, median, q3 = _quartiles(by_x[xv])
-        points.append((xv, q1, median, q3, len(by_x[xv])))
-    return points
-
-
-def scatter_series(
-    table: pa.Table,
-    x: str,
-    y: str | Sequence[str],
-    lines: str | None = None,
-    methods: Sequence[str] | None = None,
-) -> dict[str, list[tuple[Any, float, float, float, int]]]:
-    """Like :func:`series`, but one point per error-free row (``q1 = median = q3`` = the value),
-    for plots whose horizontal axis is itself a measured quantity."""
-    metrics = [y] if isinstance(y, str) else list(y)
-    _check_columns(table, (x, *metrics, *([lines] if lines else [])))
-    out: dict[str, list[tuple[Any, float, float, float, int]]] = {}
-    for row in table.to_pylist():
-        if not _kept(row, methods) or row.get(x) is None:
-            continue
-        for metric in metrics:
-            value = row.get(metric)
-            if value is None or not math.isfinite(float(value)):
-                continue
-            parts = [column(metric).label if len(metrics) > 1 else ""]
-            if lines:
-                parts.append(f"{column(lines).label} = {row[lines]}")
-            label = ", ".join(p for p in parts if p) or column(metric).label
-            v = float(value)
-            out.setdefault(label, []).append((row[x], v, v, v, 1))
-    return {k: sorted(v, key=lambda p: p[0]) for k, v in sorted(out.items())}
 
 
 def _draw_points(axis: Any, data: dict[str, list], floor: float | None) -> int:
@@ -340,10 +272,7 @@ def plot(
         raise InevError(f"{out}: plot file must end in {', '.join(FORMATS)}")
     if not options.x:
         raise InevError("say which column goes on the horizontal axis (x)")
-    if options.scatter:
-        data = scatter_series(table, options.x, options.metrics, options.lines, options.methods)
-    else:
-        data = series(table, options.x, options.metrics, options.lines, options.methods)
+    data = _data(table, options)
     if not data:
         raise InevError(f"no error-free rows with a value of {', '.join(options.metrics)} to plot")
     import matplotlib
@@ -629,7 +558,7 @@ def _decorate(
         axis.set_title(title + "\n" * (1 + subtitle.count("\n")), fontsize=10.5, loc="left")
     axis.text(0, 1.015, subtitle, transform=axis.transAxes, fontsize=7, color="0.35", va="bottom")
     axis.grid(True, which="major", alpha=0.3)
-    legend_title = "one point per run" if options.scatter else "median, inter-quartile range"
+    legend_title = options.legend_title
     axis.legend(  # a light box: on crowded axes the text stays readable over lines and bands
         fontsize=7.5,
         frameon=True,

@@ -53,6 +53,7 @@ from typing import Any
 
 from inev.common.figures import Figure
 from inev.common.words import plural
+from inev.experiments.scene_layout import layout
 from inev.topologies.network import link_key
 
 Node = Hashable
@@ -75,6 +76,12 @@ class NodeMark:
     region: int | None = None
     """The region (0, 1, …) of the plan's first regional placement that the node's sources
     or site belong to (drawn as a ring of the region's colour); None: none."""
+    name: str = ""
+    """The node's name where the network file gives one (a city of a GraphML topology)."""
+    hosts: tuple[str, ...] = ()
+    """The aliases of the projections the node evaluates (``P1``, without the partition)."""
+    members: tuple[Node, ...] = ()
+    """For a node standing for a group of nodes (:mod:`inev.experiments.scene_scale`): them."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,11 @@ class Overlay:
     """``(a, b)``: the overlay flows from ``a`` to ``b`` over the link a-b (arrows)."""
     note: str = ""
     """Why the overlay has no links: an input used where it is made (module docstring)."""
+    forwarded: str = ""
+    """What travels: ``A events``, ``whole P1 matches`` or the types an output selector
+    sends (``A, C events of P1 matches``)."""
+    colour: str = ""
+    """A fixed colour (``#rrggbb``); empty: the renderers' palette, in overlay order."""
 
     @property
     def total(self) -> float:
@@ -124,6 +136,16 @@ def element_id(prefix: str, name: Hashable) -> str:
 
 
 @dataclass(frozen=True)
+class QueryView:
+    """What one query's matches depend on: the overlays (inputs) that carry its projections'
+    inputs, its projections' aliases and the nodes of its sink vertices."""
+
+    inputs: tuple[str, ...]
+    projections: tuple[str, ...]
+    sinks: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
 class Scene:
     """Everything a drawing shows (see the module docstring)."""
 
@@ -138,6 +160,10 @@ class Scene:
     figures: tuple[Figure, ...] = ()
     tables: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     """Further named tables for the text and HTML forms: a header row, then rows."""
+    queries: Mapping[str, QueryView] = field(default_factory=dict)
+    """Per query of a plan, what its matches depend on (highlighting, ``--query``)."""
+    notes: tuple[str, ...] = ()
+    """How the drawing was reduced: grouped nodes, filters (said under the picture)."""
 
     def mark(self, node: Node) -> NodeMark:
         """The mark of ``node``."""
@@ -147,34 +173,14 @@ class Scene:
         raise KeyError(node)
 
 
-# ---------------------------------------------------------------------- layout
-def layout(
-    nodes: Sequence[Node], links: Sequence[Link], positions: Mapping[str, Any] | None = None
-) -> dict[Node, tuple[float, float]]:
-    """Deterministic node positions: the given ones (keyed by ``str(node)``), else a spring
-    layout with a fixed seed, scaled into [-1, 1]."""
-    if positions:
-        out = {}
-        for n in nodes:
-            xy = positions.get(str(n))
-            if xy is None:
-                break
-            out[n] = (float(xy[0]), float(xy[1]))
-        else:
-            return out
-    import networkx as nx
-
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(links)
-    iterations = 100 if len(nodes) <= 500 else 30
-    spring = nx.spring_layout(graph, seed=1, iterations=iterations)
-    return {n: (float(spring[n][0]), float(spring[n][1])) for n in nodes}
-
-
 # ---------------------------------------------------------------------- networks
-def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> Scene:
-    """The topology alone: each node labelled with the event types it generates."""
+def network_scene(
+    network: Any,
+    positions: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Scene:
+    """The topology alone: each node labelled with the event types it generates (and named
+    by ``labels``, a network file's)."""
     links = tuple(link_key(u, v) for u, v, _ in network.links)
     where = layout(network.nodes, links, positions)
     marks = []
@@ -187,6 +193,7 @@ def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> S
                 label=",".join(types),
                 roles=frozenset({"source"} if types else ()),
                 detail=tuple(f"generates {t} at {network.rate(t):g} / time unit" for t in types),
+                name=(labels or {}).get(str(n), ""),
             )
         )
     s = network.summary()
@@ -202,13 +209,20 @@ def network_scene(network: Any, positions: Mapping[str, Any] | None = None) -> S
 
 
 # ---------------------------------------------------------------------- plans
-def aliases(plan: Any) -> dict[str, str]:
+def aliases(plan: Any, given: Mapping[str, str] | None = None) -> dict[str, str]:
     """``{projection key: "P1", …}`` for the composite projections that have vertices, in
-    the order of their first vertex (inputs first)."""
+    the order of their first vertex (inputs first); with ``given``, its aliases are kept
+    and new ones continue after the largest of them."""
     out: dict[str, str] = {}
+    given = given or {}
+    number = max((int(a[1:]) for a in given.values() if a[1:].isdigit()), default=0)
     for v in plan.vertices:
         if v.inputs and v.projection not in out:
-            out[v.projection] = f"P{len(out) + 1}"
+            if v.projection in given:
+                out[v.projection] = given[v.projection]
+            else:
+                number += 1
+                out[v.projection] = f"P{number}"
     return out
 
 
@@ -224,26 +238,22 @@ def plan_scene(
     network: Any | None = None,
     positions: Mapping[str, Any] | None = None,
     title: str = "plan",
+    labels: Mapping[str, str] | None = None,
+    alias: Mapping[str, str] | None = None,
 ) -> Scene:
     """The INEv graph on its topology (see the module docstring).
 
     Without ``network`` the topology is what the plan uses: its forwarding links and the
-    nodes of its vertices.
+    nodes of its vertices. ``labels`` (``{str(node): name}``, a network file's ``labels``)
+    name the nodes; ``alias`` fixes projections' aliases (two plans drawn side by side),
+    the others continue its numbering.
     """
     from inev.planner.figures import plan_figures
 
-    alias = aliases(plan)
+    alias = aliases(plan, alias)
     nodes, links = _topology(plan, network)
     where = layout(nodes, links, positions)
-    hosted: dict[Node, list[str]] = {}
-    detail: dict[Node, list[str]] = {}
-    for v in plan.vertices:
-        if not v.inputs:
-            continue
-        name = alias[v.projection] + (f"/{v.partition}" if v.partition else "")
-        if name not in hosted.setdefault(v.node, []):
-            hosted[v.node].append(name)
-            detail.setdefault(v.node, []).append(f"{name} = {v.projection}")
+    hosted, hosts, detail = _hosted(plan, alias)
     sink_of: dict[Node, list[str]] = {}
     for query, key in plan.sinks.items():
         for v in plan.vertices_of(key):
@@ -254,16 +264,16 @@ def plan_scene(
         detail.setdefault(n, []).extend(lines)
     marks = []
     for n in nodes:
-        roles = set()
-        if n in hosted:
-            roles.add("host")
-        if n in sink_of:
-            roles.add("sink")
-        if n == plan.centralized_node:
-            roles.add("centralized")
-        if n in sources:
-            roles.add("source")
-        label = ", ".join(hosted.get(n, []))
+        roles = {
+            role
+            for role, has in (
+                ("host", n in hosted),
+                ("sink", n in sink_of),
+                ("centralized", n == plan.centralized_node),
+                ("source", n in sources),
+            )
+            if has
+        }
         lines = list(detail.get(n, []))
         if n in sink_of:
             lines.append("sink of " + ", ".join(sorted(set(sink_of[n]))))
@@ -273,10 +283,12 @@ def plan_scene(
             NodeMark(
                 n,
                 *where[n],
-                label,
+                ", ".join(hosted.get(n, [])),
                 frozenset(roles),
                 detail=tuple(lines),
                 region=region_of.get(n),
+                name=(labels or {}).get(str(n), ""),
+                hosts=tuple(hosts.get(n, ())),
             )
         )
     overlays = _forwarding_overlays(plan, alias)
@@ -296,7 +308,44 @@ def plan_scene(
         tuple(legend),
         tuple(plan_figures(plan)),
         tables,
+        queries=query_views(plan, alias),
     )
+
+
+def _hosted(plan: Any, alias: Mapping[str, str]) -> tuple[dict, dict, dict]:
+    """Per node: the placements it hosts (``P1``, ``P2/A``), their aliases, and a detail
+    line each (``P2/A = AND(…)``)."""
+    hosted: dict[Node, list[str]] = {}
+    hosts: dict[Node, list[str]] = {}
+    detail: dict[Node, list[str]] = {}
+    for v in plan.vertices:
+        if not v.inputs:
+            continue
+        name = alias[v.projection] + (f"/{v.partition}" if v.partition else "")
+        if name not in hosted.setdefault(v.node, []):
+            hosted[v.node].append(name)
+            hosts.setdefault(v.node, []).append(alias[v.projection])
+            detail.setdefault(v.node, []).append(f"{name} = {v.projection}")
+    return hosted, hosts, detail
+
+
+def query_views(plan: Any, alias: Mapping[str, str]) -> dict[str, QueryView]:
+    """Per query: the overlays its matches depend on (the inputs of its sink projection and
+    of every projection upstream), those projections' aliases and its sinks' nodes."""
+    out = {}
+    for query, key in sorted(plan.sinks.items()):
+        upstream, stack = [], [key]
+        while stack:
+            k = stack.pop()
+            if k not in upstream:
+                upstream.append(k)
+                stack.extend(plan.combination.get(k, ()))
+        out[query] = QueryView(
+            tuple(alias.get(k, k) for k in upstream if k != key),
+            tuple(alias[k] for k in upstream if k in alias),
+            tuple(dict.fromkeys(v.node for v in plan.vertices_of(key))),
+        )
+    return out
 
 
 def _topology(plan: Any, network: Any | None) -> tuple[tuple[Node, ...], tuple[Link, ...]]:
@@ -336,12 +385,16 @@ def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
         if key not in rates:
             if key in used:
                 note = _local_note(plan, key, alias)
-                overlays.append(Overlay(short, name, (), "events / time unit", note=note))
+                forwarded = forwarded_text(plan, key, alias, plan.vertices_of(key))
+                overlays.append(
+                    Overlay(short, name, (), "events / time unit", note=note, forwarded=forwarded)
+                )
             continue
         links = tuple(
             (u, w, rate)
             for (u, w), rate in sorted(rates[key].items(), key=lambda i: _link_order(i[0]))
         )
+        vertices = plan.vertices_of(key)
         overlays.append(
             Overlay(
                 short,
@@ -349,7 +402,8 @@ def _forwarding_overlays(plan: Any, alias: Mapping[str, str]) -> list[Overlay]:
                 links,
                 "events / time unit",
                 senders=tuple(senders[key]),
-                directions=flow_directions(plan.vertices_of(key)),
+                directions=flow_directions(vertices),
+                forwarded=forwarded_text(plan, key, alias, vertices),
             )
         )
     return overlays
@@ -380,6 +434,17 @@ def flow_directions(vertices: Sequence[Any]) -> frozenset[tuple[Node, Node]]:
                         step.append(b)
             frontier = step
     return frozenset(out)
+
+
+def forwarded_text(plan: Any, key: str, alias: Mapping[str, str], vertices: list[Any]) -> str:
+    """What the vertices of ``key`` send: ``A events``, ``whole P1 matches`` or the types an
+    output selector lets through (``A, C events of P1 matches``)."""
+    if key not in alias:
+        return f"{key} events"
+    selected = next((v.output for v in vertices if v.output), None)
+    if selected:
+        return f"{', '.join(selected)} events of {alias[key]} matches"
+    return f"whole {alias[key]} matches"
 
 
 def _local_note(plan: Any, key: str, alias: Mapping[str, str]) -> str:

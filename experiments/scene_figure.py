@@ -78,11 +78,81 @@ def render(scene: Scene) -> Any:
     topology.set_gid("topology")
     axis.add_collection(topology)
 
-    handles = _draw_overlays(axis, scene, where, span)
+    if summary_mode(scene):
+        handles = _draw_summary(axis, scene, where)
+    else:
+        handles = _draw_overlays(axis, scene, where, span)
     _draw_nodes(axis, scene, many)
     handles += _role_handles(scene, Line2D)
     _legends(figure, scene, handles)
+    _place_labels(figure, axis, scene, many)
     return figure
+
+
+def summary_mode(scene: Scene) -> bool:
+    """Whether the drawing shows one line per link, every overlay added up, instead of one
+    line per overlay: with several overlays, above 60 nodes, 500 overlay segments, or 7
+    overlays on one link (the page's rule, :mod:`inev.experiments.scene_html`)."""
+    drawn = [o for o in scene.overlays if o.links]
+    if len(drawn) <= 1:
+        return False
+    sharing: dict[tuple, int] = {}
+    for o in drawn:
+        for u, v, _ in o.links:
+            key = link_key(u, v)
+            sharing[key] = sharing.get(key, 0) + 1
+    segments = sum(sharing.values())
+    return len(scene.nodes) > 60 or segments > 500 or max(sharing.values()) > 7
+
+
+def log_widths(values: list[float], thin: float, thick: float) -> Any:
+    """Line widths for ``values``: linear when they span less than 20x, else logarithmic.
+
+    >>> w = log_widths([1.0, 1000.0], 1.0, 4.0)
+    >>> w(1.0), w(1000.0), round(w(31.6227766), 3)
+    (1.0, 4.0, 2.5)
+    """
+    positive = [v for v in values if v > 0]
+    if not positive:
+        return lambda v: thin
+    lo, hi = min(positive), max(positive)
+    if hi / lo < 20:
+        return lambda v: thin + (thick - thin) * max(v, 0.0) / hi
+    span = math.log(hi / lo)
+    return lambda v: thin + (thick - thin) * math.log(v / lo) / span if v > 0 else thin
+
+
+def _draw_summary(axis: Any, scene: Scene, where: dict[Any, tuple[float, float]]) -> list[Any]:
+    """One dark line per link, its width by all overlays' values added up (logarithmic
+    above a 20x span); the legend names every overlay with its total."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    totals: dict[tuple, float] = {}
+    for o in scene.overlays:
+        for u, v, value in o.links:
+            key = link_key(u, v)
+            totals[key] = totals.get(key, 0.0) + value
+    width = log_widths(list(totals.values()), 0.8, 6.0)
+    drawn = [(key, value) for key, value in totals.items() if key[0] in where and key[1] in where]
+    lines = LineCollection(
+        [(where[u], where[v]) for (u, v), _ in drawn],
+        colors="#3d4b5c",
+        linewidths=[width(value) for _, value in drawn],
+        alpha=0.55,
+        zorder=2,
+    )
+    lines.set_gid("all-inputs")
+    axis.add_collection(lines)
+    total = math.fsum(totals.values())
+    handles = [
+        Line2D([], [], color="#3d4b5c", linewidth=3, label=f"all inputs added up: {total:.4g}")
+    ]
+    for o in scene.overlays:
+        text = f"{o.name}: {o.total:.4g}" if o.links else f"{o.name}: none sent"
+        handles.append(Line2D([], [], color="none", label=_wrapped(text)))
+    handles.append(Line2D([], [], color="none", label="one input at a time: --input NAME"))
+    return handles
 
 
 def _figure_lines(scene: Scene) -> list[str]:
@@ -138,7 +208,9 @@ def _draw_overlays(
         segments_in_all <= ARROW_LINKS,
     )
     handles = [
-        _draw_overlay(axis, overlay, i, colours(i % colours.N), where, sharing, style)
+        _draw_overlay(
+            axis, overlay, i, overlay.colour or colours(i % colours.N), where, sharing, style
+        )
         for i, overlay in enumerate(drawn)
     ]
     if style.labelled:
@@ -308,8 +380,15 @@ def _legends(figure: Any, scene: Scene, handles: list[Any]) -> None:
             title_fontsize=8,
             alignment="left",
         )
+    notes = [_wrapped(n) for n in scene.notes]
     figure.text(
-        0.66, 0.17, "\n".join(_figure_lines(scene)), fontsize=7.5, va="bottom", ha="left", wrap=True
+        0.66,
+        0.17,
+        "\n".join(_figure_lines(scene) + notes),
+        fontsize=7.5,
+        va="bottom",
+        ha="left",
+        wrap=True,
     )
     legend = list(scene.legend)
     if len(legend) > LEGEND_LINES:
@@ -344,7 +423,7 @@ def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
 
     halo = [patheffects.withStroke(linewidth=2.2, foreground="white")]
     for m in scene.nodes:
-        if not many or m.label:
+        if (not many or m.label) and not m.members:
             name = axis.text(
                 m.x,
                 m.y,
@@ -357,8 +436,6 @@ def _draw_nodes(axis: Any, scene: Scene, many: bool) -> None:
                 path_effects=halo,
             )
             name.set_gid(element_id("node", m.node))
-        if m.label:
-            _draw_label(axis, m)
 
 
 def _node_colour(roles: Any) -> str:
@@ -410,16 +487,100 @@ def _draw_centralized(axis: Any, scene: Scene) -> None:
     frame.set_gid("centralized")
 
 
-def _draw_label(axis: Any, m: NodeMark) -> None:
-    """Node ``m``'s label in a small box just above it."""
-    text = axis.annotate(
-        m.label,
+def label_text(m: NodeMark) -> str:
+    """What a node's label says: its name (a city), then what it hosts.
+
+    >>> label_text(NodeMark(3, 0, 0, "P1, P2/A", name="Denver")), label_text(NodeMark(3, 0, 0))
+    ('Denver: P1, P2/A', '')
+    """
+    return ": ".join(part for part in (m.name, m.label) if part)
+
+
+LABEL_PLACES = (
+    ((0, 9), "center", "bottom"),
+    ((9, 0), "left", "center"),
+    ((-9, 0), "right", "center"),
+    ((0, -9), "center", "top"),
+    ((7, 7), "left", "bottom"),
+    ((-7, 7), "right", "bottom"),
+    ((7, -7), "left", "top"),
+    ((-7, -7), "right", "top"),
+)
+"""Where a label may go: offset from its node (points) and alignment; the first that
+overlaps no marker and no label placed before wins."""
+
+
+def _place_labels(figure: Any, axis: Any, scene: Scene, many: bool) -> None:
+    """Each node's label beside its marker where it overlaps no marker (the centralized
+    node's frame included) and no label placed before: centralized node, sinks and hosts
+    first. With up to 60 nodes every label is drawn (where it overlaps least, never over
+    the centralized frame); above, a label with no free place is left out (``--text`` and
+    the page's hover have every one)."""
+    marked = [m for m in scene.nodes if label_text(m)]
+    if not marked:
+        return
+    axis.autoscale_view()
+    axis.apply_aspect()
+    to_pixels = axis.transData.transform
+    scale = figure.dpi / 72.0
+    obstacles = []
+    for m in scene.nodes:
+        x, y = to_pixels((m.x, m.y))
+        half = (9.0 if "centralized" in m.roles else 5.5) * scale  # the frame: 16 pt wide
+        obstacles.append((x - half, y - half, x + half, y + half, "centralized" in m.roles))
+    placed: list[tuple[float, float, float, float, bool]] = []
+    order = sorted(marked, key=lambda m: (_rank(m), scene.nodes.index(m)))
+    for m in order:
+        text = label_text(m)
+        box_w, box_h = (0.56 * 6.5 * len(text) + 4) * scale, 10.5 * scale
+        x, y = to_pixels((m.x, m.y))
+        best, best_cost = None, math.inf
+        away = 1.4 if "centralized" in m.roles else 1.0  # clear of the frame
+        for (ox, oy), ha, va in LABEL_PLACES:
+            dx, dy = round(ox * away), round(oy * away)
+            left = x + dx * scale - {"left": 0, "center": box_w / 2, "right": box_w}[ha]
+            bottom = y + dy * scale - {"bottom": 0, "center": box_h / 2, "top": box_h}[va]
+            box = (left, bottom, left + box_w, bottom + box_h)
+            cost = sum((100 if o[4] else 1) * _overlap(box, o) for o in [*obstacles, *placed])
+            if cost < best_cost:
+                best, best_cost = ((dx, dy), ha, va, box), cost
+            if cost == 0:
+                break
+        assert best is not None
+        frame_hit = any(o[4] and _overlap(best[3], o) for o in obstacles)
+        if (many and best_cost > 0) or frame_hit:
+            continue
+        placed.append((*best[3], False))
+        _draw_label(axis, m, text, *best[:3])
+
+
+def _rank(m: NodeMark) -> int:
+    if "centralized" in m.roles:
+        return 0
+    if "sink" in m.roles:
+        return 1
+    return 2 if m.label else 3
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    """The area two boxes ``(x0, y0, x1, y1, …)`` share."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _draw_label(
+    axis: Any, m: NodeMark, text: str, offset: tuple[int, int], ha: str, va: str
+) -> None:
+    """Node ``m``'s label in a small box at ``offset`` points from it."""
+    label = axis.annotate(
+        text,
         (m.x, m.y),
-        xytext=(0, 7),
+        xytext=offset,
         textcoords="offset points",
         fontsize=6.5,
-        ha="center",
-        va="bottom",
+        ha=ha,
+        va=va,
         zorder=8,
         bbox={
             "boxstyle": "round,pad=0.15",
@@ -429,14 +590,18 @@ def _draw_label(axis: Any, m: NodeMark) -> None:
             "alpha": 0.85,
         },
     )
-    text.set_gid(element_id("label", m.node))
+    label.set_gid(element_id("label", m.node))
 
 
 def _role_handles(scene: Scene, line: Any) -> list[Any]:
     roles = {r for m in scene.nodes for r in m.roles}
     out = []
     if "host" in roles:
-        what = "evaluates projections" if scene.kind == "plan" else "engines processed events"
+        what = (
+            "evaluates projections"
+            if scene.kind in ("plan", "diff")
+            else "engines processed events"
+        )
         out.append(line([], [], marker="o", ls="", mfc="#f6c445", mec="0.25", label=what))
     if "sink" in roles:
         out.append(

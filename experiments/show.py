@@ -117,7 +117,13 @@ def show_plan(path: str, given: Given) -> list[Any]:
     out: list[Any] = [summary_table(plan_figures(plan), title=f"{path}: plan")]
     scene = plan_scene(plan, title=path)
     placements = _table(
-        "alias", "projection", "nodes", "partitioned by", "cost", title="placements"
+        "alias",
+        "projection",
+        "nodes",
+        "partitioned by",
+        "cost",
+        title="placements",
+        caption="cost: the transmission cost of the projection's vertices, events per time unit",
     )
     for key, alias in _aliases(plan).items():
         vertices = plan.vertices_of(key)
@@ -174,13 +180,14 @@ def show_simulation(path: str, given: Given) -> list[Any]:
     """Figures, per query, per node, per link (busiest first), per type and, given the plan,
     per vertex (projection and node)."""
     from inev.common.figures import summary_table
-    from inev.simulator.figures import simulation_figures
+    from inev.simulator.figures import run_warnings, simulation_figures
     from inev.simulator.simulation_result import load_result
     from inev.simulator.tables import query_table
 
     result = load_result(path)
     out: list[Any] = [
         summary_table(simulation_figures(result), title=f"{path}: simulation"),
+        *(f"warning: {w}" for w in run_warnings(result)),
         query_table(result),
     ]
     nodes = sorted(
@@ -189,7 +196,12 @@ def show_simulation(path: str, given: Given) -> list[Any]:
     )
     if nodes:
         table = _table(
-            "node", "events processed", "partial matches", "re-optimisations", title="nodes"
+            "node",
+            "events processed",
+            "partial matches",
+            "re-optimisations",
+            title="nodes",
+            caption="counts over the whole run",
         )
         for n in nodes:
             table.add_row(
@@ -200,7 +212,7 @@ def show_simulation(path: str, given: Given) -> list[Any]:
             )
         out.append(table)
     if result.messages_by_link:
-        table = _table("link", "messages", title="links")
+        table = _table("link", "messages", title="links", caption="messages: both directions")
         for key, count in sorted(result.messages_by_link.items(), key=lambda kv: -kv[1]):
             table.add_row(key.replace(" ", "-"), str(count))
         out.append(table)
@@ -233,6 +245,7 @@ def show_simulation(path: str, given: Given) -> list[Any]:
             "after",
             "matches lost",
             title="changes at run time",
+            caption="time in time units; messages per epoch, before and after the change",
         )
         for change in result.changes:
             table.add_row(

@@ -25,7 +25,9 @@ shows them), ``methods`` a subset of the sweep's methods, ``log`` and ``log_x`` 
 for the vertical and horizontal axis, ``integer_x`` integer ticks on the horizontal axis
 (default: for count parameters such as ``nodes`` or ``queries``), ``scatter`` one point per
 row instead of medians (``x`` may then be a metric, as the INEv paper's Fig. 11 plots latency
-over the transmission ratio), ``title`` and ``y_label`` text.
+over the transmission ratio), ``title`` and ``y_label`` text, ``stat`` (``median`` or
+``mean``), ``interval`` (``iqr`` or ``ci``) and ``bound`` (the provable lower bound as a line;
+:mod:`inev.experiments.plot`).
 
 Every task is one grid point and one seed; the network and the workload of a task are
 generated from that seed alone, so a row can be reproduced with ``inev network generate
@@ -198,6 +200,9 @@ PLOT_KEYS = {
     "scatter": "true or false",
     "title": "text",
     "y_label": "text",
+    "stat": "median or mean",
+    "interval": "iqr or ci",
+    "bound": "true or false",
 }
 """The keys of the ``[plot]`` table and what each takes."""
 MAX_PLOT_TEXT = 200
@@ -563,6 +568,8 @@ def _check_plot_kind(key: Any, value: Any, origin: str) -> None:
         raise InevError(f"{origin}: [plot] {key} must be true or false, got {_clipped(value)}")
     if wanted == "text" and not isinstance(value, str):
         raise InevError(f"{origin}: [plot] {key} must be text, got {_clipped(value)}")
+    if key in ("stat", "interval") and value not in wanted.split(" or "):
+        raise InevError(f"{origin}: [plot] {key} must be {wanted}, got {_clipped(value)}")
     if key == "methods" and not isinstance(value, list):
         raise InevError(f"{origin}: [plot] methods must be a list, got {_clipped(value)}")
     if key == "y" and value == []:

@@ -117,12 +117,20 @@ class SweepOutcome:
         """Every row as a pandas DataFrame."""
         return self.table.to_pandas()
 
+    def __repr__(self) -> str:
+        """A short text form (the dataclass's own would print the table's whole schema)."""
+        state = ", interrupted" if self.interrupted else ""
+        return (
+            f"<SweepOutcome {self.tasks} tasks ({self.ran} run, {self.skipped} already done"
+            f"{state}), {self.table.num_rows} rows, {self.seconds:.1f} s -> {self.path}>"
+        )
+
     def _repr_html_(self) -> str:
         """A notebook's view: the summary table and the plot
         (:class:`inev.experiments.notebook.SweepResults`)."""
-        from inev.experiments.notebook import results
+        from inev.experiments.notebook import sweep_results
 
-        return results(self)._repr_html_()
+        return sweep_results(self)._repr_html_()
 
 
 def run_sweep(

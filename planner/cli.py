@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
-from inev.common.figures import echo_summary
+from inev.common.figures import echo_summary, unit_token
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import listing, plural
 from inev.planner import progress
-from inev.planner.figures import plan_figures
+from inev.planner.figures import RATE, plan_figures
 from inev.planner.fingerprint import check_plan_for, stamp
 from inev.planner.inev_graph import Plan, save_plan
 from inev.planner.latency_model import DEFAULT_XI
@@ -129,7 +129,7 @@ def plan_command(
         plan = plan_workload(network, workload, method, PlanOptions(**knobs))
     plan = stamp(plan, network, workload)
     save_plan(plan, out)
-    echo_summary(plan_figures(plan), title=f"plan -> {out}")
+    echo_summary(plan_figures(plan, network), title=f"plan -> {out}")
     if explain:
         for line in explain_lines(plan):
             click.echo(f"  {line}")
@@ -252,4 +252,4 @@ def repair_command(
     apply_changes(network, changes, changes_file)  # a bad entry is refused naming the file
     result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs), replan=replan)
     save_plan(stamp(result.result, result.network, workload), out)
-    click.echo(result.summary())
+    click.echo(f"{result.summary()} rate_unit={unit_token(RATE)}")  # every figure is a ψ

@@ -230,6 +230,22 @@ class Plan:
 
         return summary_line(plan_figures(self))
 
+    def __repr__(self) -> str:
+        """A short text form (the dataclass's own would print every vertex).
+
+        >>> Plan("inev", (), {}, {}, {}, {"q": "A"}, {}, psi=2.0, centralized_cost=8.0)
+        <Plan inev: ψ 2 events / time unit, ratio 0.25, 0 projections on 0 nodes, 1 query>
+        """
+        from inev.common.words import plural
+
+        placed = {v.projection for v in self.vertices if v.inputs}
+        nodes = {v.node for v in self.vertices if v.inputs}
+        return (
+            f"<Plan {self.method}: ψ {self.psi:.6g} events / time unit, ratio {self.ratio:.3g}, "
+            f"{plural(len(placed), 'projection')} on {plural(len(nodes), 'node')}, "
+            f"{plural(len(self.sinks), 'query', 'queries')}>"
+        )
+
     def _repr_html_(self) -> str:
         """A notebook's view: the drawing when :mod:`inev.experiments.notebook` is imported,
         else the plan's figures as a table (:mod:`inev.common.display`)."""

@@ -102,6 +102,34 @@ class RepairResult:
             f"written={self.written}{offer}"
         )
 
+    def __repr__(self) -> str:
+        """A short text form: the costs the summary line gives (the dataclass's own would
+        print four plans and the network)."""
+        return (
+            f"<RepairResult broken ψ {self.broken.psi:.6g}, repaired {self.repaired.psi:.6g}, "
+            f"re-planned {self.replanned.psi:.6g} events / time unit; wrote {self.written}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: each plan's ψ and ratio, and what was invalid."""
+        from inev.common.display import table
+
+        rows = [
+            (name, f"{plan.psi:.6g}", f"{plan.ratio:.4g}", plan.kept or plan.method)
+            for name, plan in (
+                ("broken (the old plan after the changes)", self.broken),
+                ("repaired", self.repaired),
+                ("re-planned", self.replanned),
+            )
+        ]
+        rows.append(("written", f"{self.result.psi:.6g}", f"{self.result.ratio:.4g}", self.written))
+        return table(
+            rows, ("plan", "ψ (events / time unit)", "ratio", "kept"), "repair (§6.6)"
+        ) + table(
+            [(", ".join(self.harmful) or "none", ", ".join(self.invalid_multi_node) or "none")],
+            ("harmful changes", "invalid multi-node placements"),
+        )
+
 
 def load_changes(path: str) -> list[dict[str, Any]]:
     """The entries of an ``inev-changes/1`` file (checked when applied)."""

@@ -21,7 +21,7 @@ from inev.simulator.engine.cli import (
     shedding_options,
     size_check_option,
 )
-from inev.simulator.figures import simulation_figures
+from inev.simulator.figures import run_warnings, simulation_figures
 from inev.simulator.simulate_job import open_simulation, simulate_request
 from inev.simulator.tables import query_table
 
@@ -134,3 +134,5 @@ def simulate_command(
     echo_summary(
         simulation_figures(result), title=f"simulation -> {out}", extra=[query_table(result)]
     )
+    for warning in run_warnings(result):
+        click.echo(f"warning: {warning}", err=True)

@@ -2,8 +2,18 @@
 
 The simulator measures **detection latency** in time units (a match's detection time minus
 the time of its last event); the planner's ``model_latency`` is a different, unit-less model
-score (:mod:`inev.planner.figures`). The one-line form keeps the keys scripts read; the
-table adds counts that only people look at.
+score (:mod:`inev.planner.figures`). The one-line form keeps the keys scripts read (and
+``latency_unit``); the table adds counts that only people look at. Every figure has its
+unit: counts name what they count (messages, matches, events), ratios and shares say so.
+
+A run that measures no match at all checks nothing: ``equal=true`` then only says that both
+sides found none. :func:`run_warnings` says so, and ``inev simulate`` and ``inev show`` print it.
+
+>>> from inev.simulator.simulation_result import SimulationResult
+>>> empty = SimulationResult("inev", 5.0, 3, 4, {}, {}, {}, 8, 4.0, {"q": 0}, {"q": 0}, 0, 0,
+...                          {}, {}, {}, {})
+>>> run_warnings(empty)[0][:60]
+'the run measured 0 matches at the sinks and 0 at the central'
 """
 
 from __future__ import annotations
@@ -16,6 +26,8 @@ if TYPE_CHECKING:
     from inev.simulator.simulation_result import SimulationResult
 
 TIME = "time units"
+RATIO = "ratio"
+SHARE = "fraction"
 
 
 def _worst(latency: dict[str, dict[str, Any]], key: str) -> float | None:
@@ -37,14 +49,17 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
     deviation = result.model_deviation
     figures = [
         Figure("method", "method", result.method),
-        Figure("messages", "messages (events sent, per link crossed)", result.messages),
-        Figure("ratio", "ratio to gathering at the centralized node", result.ratio, digits=4),
+        Figure("messages", "messages (events sent, per link crossed)", result.messages, "messages"),
+        Figure(
+            "ratio", "ratio to gathering at the centralized node", result.ratio, RATIO, digits=4
+        ),
         Figure(
             "model_deviation",
             "deviation from the model (ψ × duration)",
             None if deviation is None else round(deviation, 3),
+            "fraction of the model",
         ),
-        Figure("matches", "matches at the sinks", sum(result.matches.values())),
+        Figure("matches", "matches at the sinks", sum(result.matches.values()), "matches"),
         Figure("equal", "equal to centralized evaluation", result.equal_to_centralized),
         Figure(
             "detection_latency_p99",
@@ -52,18 +67,26 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
             _worst(latency, "p99"),
             TIME,
             digits=4,
+            unit_key="latency_unit",
         ),
         Figure("duration", "simulated duration", result.duration, TIME, in_line=False),
-        Figure("events", "events generated", result.events, in_line=False),
+        Figure("events", "events generated", result.events, "events", in_line=False),
         Figure(
             "centralized_messages",
             "messages to gather at the centralized node",
             result.centralized_messages,
+            "messages",
             in_line=False,
         ),
-        Figure("model_messages", "model: ψ × duration", result.model_messages, in_line=False),
-        Figure("missing", "matches missing", result.missing, in_line=False),
-        Figure("extra", "matches extra", result.extra, in_line=False),
+        Figure(
+            "model_messages",
+            "model: ψ × duration",
+            result.model_messages,
+            "messages",
+            in_line=False,
+        ),
+        Figure("missing", "matches missing", result.missing, "matches", in_line=False),
+        Figure("extra", "matches extra", result.extra, "matches", in_line=False),
         Figure(
             "detection_latency_mean",
             "detection latency mean",
@@ -80,24 +103,27 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
             digits=4,
             in_line=False,
         ),
-        Figure("late", "items refused as late", result.late, in_line=False),
+        Figure("late", "items refused as late", result.late, "items", in_line=False),
         Figure(
             "reoptimizations",
             "engine re-optimisations",
             sum(result.reoptimizations.values()),
+            "re-optimisations",
             in_line=False,
         ),
-        Figure("changes", "changes at run time", len(result.changes), in_line=False),
+        Figure("changes", "changes at run time", len(result.changes), "changes", in_line=False),
     ]
     if result.trace_ignored or result.trace_skipped:
         figures += [
-            Figure("ignored", "trace events of types no query uses", result.trace_ignored),
-            Figure("skipped_lines", "empty trace lines skipped", result.trace_skipped),
+            Figure(
+                "ignored", "trace events of types no query uses", result.trace_ignored, "events"
+            ),
+            Figure("skipped_lines", "empty trace lines skipped", result.trace_skipped, "lines"),
         ]
     if result.aggregation:
         cells = sum(len(rows) for rows in result.aggregates.values())
         figures += [
-            Figure("aggregates", "aggregate cells", cells),
+            Figure("aggregates", "aggregate cells", cells, "cells"),
             Figure(
                 "aggregates_equal",
                 "aggregates equal to centralized GRETA",
@@ -113,27 +139,55 @@ def shedding_figures(s: dict[str, Any] | None) -> list[Figure]:
         return []
     figures = [
         Figure("shed", "shedding strategy", s["strategy"]),
-        Figure("load", "load of the busiest node (needed / capacity)", s["load"], digits=3),
+        Figure("load", "load of the busiest node (needed / capacity)", s["load"], RATIO, digits=3),
         Figure(
-            "max_utilisation", "utilisation of the busiest node", s["max_utilisation"], digits=3
+            "max_utilisation",
+            "utilisation of the busiest node",
+            s["max_utilisation"],
+            SHARE,
+            digits=3,
         ),
-        Figure("false_negatives", "false negatives", s["false_negatives"]),
+        Figure("false_negatives", "false negatives", s["false_negatives"], "matches"),
         Figure(
             "false_negative_share",
             "false negatives (weighted share)",
             s["false_negative_share"],
+            SHARE,
             digits=3,
         ),
-        Figure("false_positives", "false positives", s["false_positives"]),
-        Figure("bound_violations", "latency-bound violations", s["bound_violations"]),
+        Figure("false_positives", "false positives", s["false_positives"], "matches"),
+        Figure("bound_violations", "latency-bound violations", s["bound_violations"], "matches"),
     ]
     if s.get("bound_forced"):
         figures.append(
-            Figure("bound_forced", "negated events forced past the bound", s["bound_forced"])
+            Figure(
+                "bound_forced", "negated events forced past the bound", s["bound_forced"], "events"
+            )
         )
     figures += [
-        Figure("shed_partial_matches", "partial matches shed", s["shed_partial_matches"]),
-        Figure("shed_events", "events shed", s["shed_events"]),
-        Figure("late", "items refused as late (shedding run)", s["late"]),
+        Figure(
+            "shed_partial_matches",
+            "partial matches shed",
+            s["shed_partial_matches"],
+            "partial matches",
+        ),
+        Figure("shed_events", "events shed", s["shed_events"], "events"),
+        Figure("late", "items refused as late (shedding run)", s["late"], "items"),
     ]
     return figures
+
+
+def run_warnings(result: SimulationResult) -> list[str]:
+    """What a reader of the figures must not miss (module docstring): today, a run that
+    measured no match, at the sinks or centrally, for any query without a ``return``."""
+    found = sum(result.matches.values())
+    central = sum(result.centralized_matches.values())
+    if found or central or result.aggregation or not result.centralized_matches:
+        if found == 0 and central > 0:
+            return [f"the sinks measured 0 matches where centralized evaluation found {central}"]
+        return []
+    return [
+        "the run measured 0 matches at the sinks and 0 at the centralized check, so "
+        "equal=true compares nothing; a longer --duration, higher rates (--total-rate) or "
+        "larger selectivities give the queries matches"
+    ]

@@ -210,18 +210,42 @@ class SimulationResult:
 
         return pd.DataFrame(self.query_rows())
 
-    def _repr_html_(self) -> str:
-        """A notebook's view: the figures, then matches and latency per query, then messages
-        per type (:mod:`inev.common.display`)."""
-        from inev.common.display import figures_table, table
-        from inev.simulator.figures import simulation_figures
+    def __repr__(self) -> str:
+        """A short text form (the dataclass's own would print every per-link count).
 
-        rows = [[r[k] for k in r] for r in self.query_rows()]
+        >>> SimulationResult("inev", 1.0, 3, 4, {}, {}, {}, 8, 4.0, {"q": 2}, {"q": 2}, 0, 0,
+        ...                  {}, {}, {}, {})
+        <SimulationResult inev: 4 messages (ratio 0.5), 2 matches, equal to centralized, 1 time unit>
+        """
+        from inev.common.words import plural
+
+        equal = "equal to centralized" if self.equal_to_centralized else "NOT equal to centralized"
+        return (
+            f"<SimulationResult {self.method}: {plural(self.messages, 'message')} "
+            f"(ratio {self.ratio:.4g}), {plural(sum(self.matches.values()), 'match', 'matches')}, "
+            f"{equal}, {self.duration:g} time unit{'' if self.duration == 1 else 's'}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the figures (and a warning when the run measured no match),
+        then matches and latency per query (4 significant digits, time units), then messages
+        per type (:mod:`inev.common.display`)."""
+        from inev.common.display import escape, figures_table, table
+        from inev.simulator.figures import run_warnings, simulation_figures
+
+        def shown(value: Any) -> Any:
+            return (
+                f"{value:.4g}" if isinstance(value, float) else ("n/a" if value is None else value)
+            )
+
+        rows = [[shown(r[k]) for k in r] for r in self.query_rows()]
         header = ("query", "matches", "centralized", "latency p50", "p99", "mean")
         by_type = sorted(self.messages_by_type.items(), key=lambda kv: -kv[1])
+        warned = "".join(f"<p><b>warning:</b> {escape(w)}</p>" for w in run_warnings(self))
         return (
             figures_table(simulation_figures(self), f"simulation ({self.method})")
-            + table(rows, header, "per query")
+            + warned
+            + table(rows, header, "per query (detection latency in time units)")
             + table(by_type, ("type or projection", "messages"), "messages")
         )
 

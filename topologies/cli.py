@@ -15,7 +15,13 @@ from inev.topologies.generate import (
     generate_network,
     network_from_topology,
 )
-from inev.topologies.io import connected_part, load_network, read_topology, save_network
+from inev.topologies.io import (
+    connected_part,
+    drawing_keys,
+    load_network,
+    read_topology,
+    save_network,
+)
 from inev.topologies.tables import distances_text, network_table
 from inev.topologies.trace_cli import from_trace_command
 
@@ -83,17 +89,19 @@ def generate_command(
     """Generate a synthetic event network as in the INEv paper (section 7.1)."""
     check_paths({"topology": from_file}, out)
     left_out = 0
+    drawing = None
     if from_file:
         import numpy as np
 
         rng = np.random.default_rng(seed)
         graph, left_out = connected_part(read_topology(from_file), from_file, largest_component)
         network = network_from_topology(graph, event_types, skew, node_ratio, rng)
+        drawing = drawing_keys(graph.subgraph(network.nodes))
     else:
         if largest_component:
             raise InevError("--largest-component applies to --from-file topologies only")
         network = generate_network(nodes, out_degree, event_types, skew, node_ratio, seed, topology)
-    save_network(network, out)
+    save_network(network, out, drawing)
     s = network.summary()
     kept = f" (largest component; {plural(left_out, 'node')} left out)" if left_out else ""
     click.echo(

@@ -105,9 +105,55 @@ def load_network(path: str | os.PathLike[str]) -> Network:
     return network_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))
 
 
-def save_network(network: Network, path: str | os.PathLike[str]) -> None:
-    """Write ``network`` as ``inev-network/1`` JSON, atomically."""
-    write_json_document(path, network_to_dict(network))
+def save_network(
+    network: Network, path: str | os.PathLike[str], drawing: dict[str, Any] | None = None
+) -> None:
+    """Write ``network`` as ``inev-network/1`` JSON, atomically; ``drawing`` adds the
+    optional ``positions`` and ``labels`` keys (:func:`drawing_keys`)."""
+    write_json_document(path, {**network_to_dict(network), **(drawing or {})})
+
+
+def drawing_keys(graph: nx.Graph) -> dict[str, Any]:
+    """The optional keys ``inev draw`` uses, from a topology read by :func:`read_topology`:
+    ``positions`` when every node has a ``Latitude`` and a ``Longitude`` (the Internet
+    Topology Zoo's attributes), ``labels`` for the nodes whose ``label`` differs from their id.
+
+    Positions are an equirectangular projection, x = longitude × cos(mean latitude) and
+    y = latitude (degrees), so that distances east-west are not stretched against
+    north-south ones at the network's latitude; keys are node ids as strings.
+
+    >>> g = nx.Graph([(1, 2)])
+    >>> g.nodes[1].update(Latitude=60.0, Longitude=10.0, label="Oslo")
+    >>> g.nodes[2].update(Latitude=60.0, Longitude=20.0, label="2")
+    >>> keys = drawing_keys(g)
+    >>> keys["labels"], [round(c, 3) for c in keys["positions"]["2"]]
+    ({'1': 'Oslo'}, [10.0, 60.0])
+    """
+    out: dict[str, Any] = {}
+    located = [(n, d) for n, d in graph.nodes(data=True) if _number(d.get("Latitude")) is not None]
+    if graph.number_of_nodes() and len(located) == graph.number_of_nodes():
+        coords = {n: (_number(d.get("Longitude")), _number(d["Latitude"])) for n, d in located}
+        if all(lon is not None for lon, _ in coords.values()):
+            mean = math.fsum(lat for _, lat in coords.values()) / len(coords)
+            scale = math.cos(math.radians(mean))
+            out["positions"] = {str(n): [lon * scale, lat] for n, (lon, lat) in coords.items()}
+    labels = {
+        str(n): str(d["label"]).strip()
+        for n, d in graph.nodes(data=True)
+        if str(d.get("label", "")).strip() not in ("", str(n))
+    }
+    if labels:
+        out["labels"] = labels
+    return out
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float, else None."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def read_topology(path: str | os.PathLike[str]) -> nx.Graph:
@@ -169,7 +215,9 @@ def _read_graphml(name: str) -> nx.Graph:
         raise InevError(f"{name}: not a readable GraphML file ({exc})") from None
     graph = nx.Graph()
     relabel = {node: _as_node(node) for node in raw.nodes}
-    graph.add_nodes_from(relabel.values())
+    for node, data in raw.nodes(data=True):  # what a drawing can use (drawing_keys)
+        kept = {k: data[k] for k in ("label", "Latitude", "Longitude") if k in data}
+        graph.add_node(relabel[node], **kept)
     for u, v, data in raw.edges(data=True):
         if u != v:
             try:

@@ -5,7 +5,7 @@ The paper builds one INEv graph in one pass: Alg. 1 per query in the workload's 
 starts there and judges everything by the exact ψ of the placed graph:
 
 1. **Query orders.** Alg. 1 runs over a few canonical orders of the queries (by rate, both
-   ways; :func:`query_orders`), each placed by Alg. 2 and with its single-node projections
+   ways; :func:`inev.planner.paper_designs.query_orders`), each placed by Alg. 2 and with its single-node projections
    pinned at the centralized node. The canonical orders depend on the queries, not on the
    order a file lists them in, so the plan does not either (with ``effort`` 0 the paper's
    single pass in the given order is kept, as Fig. 10b's experiment needs).
@@ -36,27 +36,31 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from inev.common.errors import InevError
 from inev.planner import progress, regional
-from inev.planner.alg1_combination import Choice, Params, SharingState, combine_query
+from inev.planner.alg1_combination import Choice
 from inev.planner.alg2_placement import PlanTooLarge, place
 from inev.planner.assemble import build_plan, explain_lines
 from inev.planner.baselines import (
     centralized_plan,
     push_pull_floor,
     push_pull_plan,
-    sink_projection,
 )
-from inev.planner.combination_model import Combination
 from inev.planner.dominant_pairs import dominance, dominance_lines
 from inev.planner.exact import exact_steps, with_exact_search
 from inev.planner.improve import Budget, Design, Evaluator, improve
-from inev.planner.inev_graph import Node, Plan
+from inev.planner.inev_graph import Plan
 from inev.planner.isolated import side_by_side
 from inev.planner.options import PlanOptions
+from inev.planner.paper_designs import (
+    Space,
+    Work,
+    canonical_key,
+    paper_designs,
+)
 from inev.planner.projections import Projection
 from inev.planner.rate_chains import chain_design, chain_orders
 from inev.topologies.network import Network
@@ -68,8 +72,6 @@ EVALUATIONS = 60
 """Designs the local search may place at effort 1, plus :data:`PER_PROJECTION` per composite
 projection of the starting design (a count, not seconds, so that plans are reproducible)."""
 PER_PROJECTION = 12
-SUITABLE_SLACK = 4.0
-"""The search looks at projections up to this factor above §6.1's suitability rule."""
 WORK = 400_000
 """At effort 1 one local search places at most this many vertices in all (evaluations times
 the vertices of a plan), so that searches on large networks stay bounded."""
@@ -97,163 +99,8 @@ new source sets, which on 20 nodes made the search half again as slow. Like the 
 pass it is beyond the paper: ``PlanOptions(regional=False)`` leaves both out."""
 
 
-@dataclass
-class Work:
-    """What the whole search may still spend: vertex placements and a deadline (shared by
-    the search and the per-query searches of the isolated candidate)."""
-
-    left: float
-    deadline: float = math.inf
-    skipped: list[str] = field(default_factory=list)
-
-    def evaluations(self, wanted: int, vertices: int) -> int:
-        """``wanted`` evaluations of designs of ``vertices`` vertices, as far as work allows."""
-        if math.isinf(self.left):
-            return wanted
-        return max(0, min(wanted, int(self.left // max(vertices, 1))))
-
-    def spend(self, evaluations: int, vertices: int) -> None:
-        """Charge ``evaluations`` placements of ``vertices`` vertices."""
-        self.left -= evaluations * vertices
-
-    def out_of_time(self) -> bool:
-        """Whether the deadline has passed."""
-        return time.perf_counter() >= self.deadline
-
-
-def run_alg1(
-    network: Network,
-    workload: Workload,
-    *,
-    tau: float = math.inf,
-    xi: float = 1.0,
-    order: Sequence[str] | None = None,
-    known: Mapping[str, Projection] | None = None,
-    slack: float = 1.0,
-) -> SharingState:
-    """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3).
-
-    ``known`` holds projections of earlier runs, so that a key means the same projection in
-    every run (see :func:`inev.planner.projections.own_key`).
-    """
-    glob = network.global_rates()
-    state = SharingState(pool=dict(known or {}))
-    params = Params(delta=network.mean_hops, tau=tau, xi=xi, slack=slack)
-    names = list(order) if order is not None else [q.name for q in workload.queries]
-    for name in names:
-        q = workload.query(name)
-        sink = sink_projection(q, glob, workload.window)
-        combine_query(network, q, state, params, sink, workload.window)
-    return state
-
-
-def combine_workload(
-    network: Network,
-    workload: Workload,
-    *,
-    tau: float = math.inf,
-    xi: float = 1.0,
-    order: Sequence[str] | None = None,
-) -> tuple[Combination, dict[str, Choice]]:
-    """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3): combination, choices."""
-    state = run_alg1(network, workload, tau=tau, xi=xi, order=order)
-    return state.combination(), dict(state.choices)
-
-
-def canonical_key(query: Query, network: Network) -> tuple:
-    """A sort key of a query that depends on its content only (rate, pattern, predicates)."""
-    return (query.log2_rate(network.global_rates()), str(query.pattern), query.selectivities)
-
-
-def query_orders(network: Network, wl: Workload, options: PlanOptions) -> list[tuple[str, ...]]:
-    """The query orders Alg. 1 runs over (see the module docstring)."""
-    if options.effort == 0:
-        return [options.order or tuple(q.name for q in wl.queries)]
-    ranked = tuple(
-        q.name for q in sorted(wl.queries, key=lambda q: (canonical_key(q, network), q.name))
-    )
-    orders = [ranked, ranked[::-1]]
-    return list(dict.fromkeys(orders))
-
-
-def _gathering_sinks(combination: Combination, node: Node | None) -> dict[str, Node]:
-    """Single-node projections whose inputs are all event types, to pin at ``node``."""
-    if node is None:
-        return {}
-    return {
-        key: node
-        for key, ins in combination.inputs.items()
-        if key not in combination.multi_node
-        and all(combination.projections[i].is_primitive for i in ins)
-    }
-
-
-@dataclass
-class _Space:
-    """What Alg. 1 evaluated over all orders: projections and options per projection."""
-
-    pool: dict[str, Projection] = field(default_factory=dict)
-    options: dict[str, list[Choice]] = field(default_factory=dict)
-
-    def absorb(self, state: SharingState) -> None:
-        """Add a run's projections and options (options told apart by inputs and partition)."""
-        for key, p in state.pool.items():
-            self.pool.setdefault(key, p)
-        for key, found in state.options.items():
-            known = self.options.setdefault(key, [])
-            seen = {(c.inputs, c.partition) for c in known}
-            known.extend(c for c in found if (c.inputs, c.partition) not in seen)
-
-    def design(self, state: SharingState, pinned: dict[str, Node] | None = None) -> Design:
-        """The design of one Alg. 1 run, with a default choice for every other projection."""
-        choices: dict[str, Choice] = {k: found[0] for k, found in self.options.items()}
-        for key, p in self.pool.items():
-            if p.is_primitive:
-                choices[key] = Choice(key, (), None, {}, 0.0)
-        choices.update(state.choices)
-        return Design(choices, dict(state.sinks), dict(pinned or {}))
-
-
-def _paper_designs(
-    network: Network,
-    wl: Workload,
-    tau: float,
-    options: PlanOptions,
-    central_node: Node,
-    space: _Space,
-    deadline: float = math.inf,
-) -> list[Design]:
-    """Alg. 1 per query order, each with Alg. 2's own nodes and with two pinned variants; past
-    the ``deadline`` (a time budget) no further order is tried after the first."""
-    states = []
-    orders = query_orders(network, wl, options)
-    for i, order in enumerate(orders):
-        if states and time.perf_counter() >= deadline:
-            break
-        progress.stage(f"Alg. 1, query order {i + 1}/{len(orders)}", 0)
-        slack = SUITABLE_SLACK if options.effort > 0 else 1.0
-        state = run_alg1(
-            network, wl, tau=tau, xi=options.xi, order=order, known=space.pool, slack=slack
-        )
-        space.absorb(state)
-        states.append(state)
-    designs = []
-    for state in states:
-        designs.append(space.design(state))
-        if options.effort == 0:
-            continue
-        comb = state.combination()
-        for pinned in (
-            _gathering_sinks(comb, central_node),
-            {k: central_node for k in comb.inputs if k not in comb.multi_node},
-        ):
-            if pinned:
-                designs.append(space.design(state, pinned))
-    return designs
-
-
 def _realise(
-    network: Network, space: _Space, design: Design, options: PlanOptions, method: str = "inev"
+    network: Network, space: Space, design: Design, options: PlanOptions, method: str = "inev"
 ) -> Plan:
     combination = design.combination(space.pool)
     placement = place(network, combination, design.pinned, frozenset(design.keep_matches))
@@ -332,8 +179,8 @@ def search(
     # first, so that the budget bounds the whole plan and not the search alone
     timed = push_pull and options.time_budget is not None and options.effort > 0
     ppop = _push_pull(network, wl, central, options) if timed else None
-    space = _Space()
-    designs = _paper_designs(network, wl, tau, options, central.centralized_node, space, deadline)
+    space = Space()
+    designs = paper_designs(network, wl, tau, options, central.centralized_node, space, deadline)
     evaluate = Evaluator(network, space.pool)
     progress.stage("placing Alg. 1's designs (Alg. 2)", len(designs))
     scored = [(evaluate(d), i, evaluate.variant(d)) for i, d in enumerate(designs)]
@@ -373,7 +220,7 @@ def _chosen(
     wl: Workload,
     central: Plan,
     best: _Best,
-    found: tuple[_Space, Design, float],
+    found: tuple[Space, Design, float],
     parts: list[SearchResult],
     push_pull: bool,
     options: PlanOptions,
@@ -435,7 +282,7 @@ class _LastPasses:
     tau: float
     central: Plan
     evaluate: Evaluator
-    space: _Space
+    space: Space
     options: PlanOptions
     work: Work
 
@@ -671,9 +518,9 @@ def _kicks_pay(network: Network, wl: Workload, tau: float, options: PlanOptions)
 def _kicked_design(last: _LastPasses, kicked: Network) -> Design | None:
     """The design Alg. 1 and the local search reach on the ``kicked`` network, in the
     search's projections (None when it uses one that the true-rate runs never evaluated)."""
-    other = _Space()
+    other = Space()
     options, work = last.options, last.work
-    starts = _paper_designs(kicked, last.wl, last.tau, options, last.central.centralized_node,
+    starts = paper_designs(kicked, last.wl, last.tau, options, last.central.centralized_node,
                             other)  # fmt: skip
     judge = Evaluator(kicked, other.pool)
     scored = sorted((judge(d), i, judge.variant(d)) for i, d in enumerate(starts))
@@ -686,7 +533,7 @@ def _kicked_design(last: _LastPasses, kicked: Network) -> Design | None:
     return _translate(start, other, last.space)
 
 
-def _translate(design: Design, other: _Space, space: _Space) -> Design | None:
+def _translate(design: Design, other: Space, space: Space) -> Design | None:
     """``design`` of ``other`` (the same workload under other rates) in ``space``'s
     projections: a key means the same pattern and predicates in both (as in :func:`_merge`);
     a choice Alg. 1 never made under the true rates has no estimate (``cost`` NaN)."""
@@ -704,7 +551,7 @@ def _translate(design: Design, other: _Space, space: _Space) -> Design | None:
     return Design(choices, dict(design.sinks), dict(design.pinned), design.keep_matches)
 
 
-def _vertices(design: Design, space: _Space, network: Network) -> int:
+def _vertices(design: Design, space: Space, network: Network) -> int:
     """The number of vertices Alg. 2 places for ``design``."""
     reached = design.reached()
     combination = design.combination(space.pool)
@@ -721,7 +568,7 @@ def _vertices(design: Design, space: _Space, network: Network) -> int:
     return vertices
 
 
-def _evaluations(design: Design, space: _Space, options: PlanOptions, network: Network) -> int:
+def _evaluations(design: Design, space: Space, options: PlanOptions, network: Network) -> int:
     """The search's budget: a count of placed designs, smaller for larger plans."""
     composite = sum(1 for k in design.reached() if not space.pool[k].is_primitive)
     vertices = _vertices(design, space, network)
@@ -760,7 +607,7 @@ def _singles(
     return parts
 
 
-def _merge(parts: list[SearchResult], space: _Space) -> Design | None:
+def _merge(parts: list[SearchResult], space: Space) -> Design | None:
     """The queries' own designs side by side in one combination (shared where keys agree).
 
     A part's projection is matched to the workload's by key and predicates (another query's

@@ -382,7 +382,7 @@ def test_equal_patterns_with_other_predicates_are_not_shared():
     )
     q0 = Query.build("q0", "SEQ(C, B, E, D)")
     q1 = Query.build("q1", "NSEQ(B, E, D)", where="D.w > 30")
-    from inev.planner.search import run_alg1
+    from inev.planner.paper_designs import run_alg1
 
     for order in (["q0", "q1"], ["q1", "q0"]):
         state = run_alg1(net, Workload.build(1.0, [q0, q1]), order=order)

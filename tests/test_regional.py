@@ -23,11 +23,11 @@ from inev.planner.checks import check_plan
 from inev.planner.cost_model import vertex_cost_from_plan
 from inev.planner.inev_graph import plan_from_dict, plan_to_dict
 from inev.planner.options import PlanOptions
+from inev.planner.paper_designs import combine_workload
 from inev.planner.planning import plan_workload
 from inev.planner.regional import estimates, listed_destinations
 from inev.planner.regions import ladder, most_sites, regions
 from inev.planner.repair import repair_plan
-from inev.planner.search import combine_workload
 from inev.simulator.run import simulate
 from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network

@@ -168,20 +168,7 @@ def estimate_from_scan(
         types = [t for t in q.types if t not in negated_types(q.pattern)]
         # a variable's events are its type's (a leaf reads its stream)
         busiest = {t: float(scan.busiest.get(q.stream_of(t), 0)) for t in types}
-        classes = []
-        for members in _classes(q):
-            per_type: dict[str, Mapping[Any, float]] = {}
-            for a in members:
-                if a.type in per_type or a.type not in busiest:
-                    continue
-                counts = scan.keys.get((q.stream_of(a.type), a.name))
-                total = scan.counts.get(q.stream_of(a.type), 0)
-                if counts is None or not total:
-                    continue
-                scale = busiest[a.type] / total
-                per_type[a.type] = {k: n * scale for k, n in counts.items()}
-            if len(per_type) > 1:
-                classes.append((members, per_type))
+        classes = _key_classes(q, scan, busiest)
         used: set[str] = set()
         # 2^c trends of a Kleene type in a window holding c of its events
         log2_counts = {t: c if t in kleene else _log2(c) for t, c in busiest.items()}
@@ -196,6 +183,26 @@ def estimate_from_scan(
         matches[q.name] = exp2(whole)
         keyed[q.name] = tuple(sorted(used))
     return TraceSize(partial, matches, keyed)
+
+
+def _key_classes(q: Query, scan: TraceScan, busiest: Mapping[str, float]) -> list[tuple]:
+    """The equality classes of ``q`` that join two or more of its types, each with its
+    types' key counts scaled to their busiest window (from the scanned key histograms)."""
+    classes = []
+    for members in _classes(q):
+        per_type: dict[str, Mapping[Any, float]] = {}
+        for a in members:
+            if a.type in per_type or a.type not in busiest:
+                continue
+            counts = scan.keys.get((q.stream_of(a.type), a.name))
+            total = scan.counts.get(q.stream_of(a.type), 0)
+            if counts is None or not total:
+                continue
+            scale = busiest[a.type] / total
+            per_type[a.type] = {k: n * scale for k, n in counts.items()}
+        if len(per_type) > 1:
+            classes.append((members, per_type))
+    return classes
 
 
 def _bindings(q: Query, types: Sequence[str], scan: TraceScan, strict: bool) -> Bindings:

@@ -255,11 +255,48 @@ def extend_all(network: Network, where: Sites, reaches: Iterable[Reach], node: N
             continue
         if row is None:
             row = _hop_row(network, where, node)
-        nearest = _nearest_by_row(network, row, reach, node)
-        if where.dense:
-            path_links, path_nodes = _path(network, node, nearest)
-        else:  # the search from ``node`` (a site, few of them) gives every path to it
-            path_links, path_nodes = _path(network, nearest, node)
+        path_links, path_nodes = _path_from(network, where, row, reach, node)
         reach.own_links = reach.own_links | path_links
         reach.own_nodes = reach.own_nodes.union(path_nodes)
         reach.dist = None
+
+
+def _path_from(
+    network: Network, where: Sites, row: np.ndarray, reach: Reach, node: Node
+) -> tuple[frozenset[Link], tuple[Node, ...]]:
+    """The shortest path joining ``node`` (hops ``row``) to the forwarding graph ``reach``."""
+    nearest = _nearest_by_row(network, row, reach, node)
+    if where.dense:
+        return _path(network, node, nearest)
+    return _path(network, nearest, node)  # the search from ``node`` (a site) gives every path
+
+
+def grown(
+    network: Network,
+    where: Sites,
+    reaches: tuple[Reach, ...],
+    node: Node,
+    only: frozenset[int] | None = None,
+) -> tuple[Reach, ...] | None:
+    """What :func:`extend_all` makes of ``reaches`` (with ``only``, of those at these
+    positions) for a consumer at ``node``, as new graphs, leaving ``reaches`` as they are;
+    None if no graph grows. The graphs' consumer nodes (``targets``) are not kept: a
+    placement's ψ does not depend on them (:mod:`inev.planner.incremental`)."""
+    row = None
+    out = list(reaches)
+    for i, reach in enumerate(reaches):
+        if (only is not None and i not in only) or reach.holds(node):
+            continue
+        if row is None:
+            row = _hop_row(network, where, node)
+        path_links, path_nodes = _path_from(network, where, row, reach, node)
+        out[i] = Reach(
+            reach.base,
+            reach.tree,
+            reach.own_links | path_links,
+            reach.own_nodes.union(path_nodes),
+            set(),
+            reach.path,
+            reach.shared_targets,
+        )
+    return None if row is None else tuple(out)

@@ -53,12 +53,17 @@ from inev.planner.alg1_combination import Choice
 from inev.planner.alg2_placement import placement_cost, uses_selectors
 from inev.planner.baselines import centralized_node
 from inev.planner.combination_model import Combination
+from inev.planner.incremental import Placer
 from inev.planner.inev_graph import Node
 from inev.planner.projections import Projection, restrict
 from inev.planner.regions import Regions
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
 from inev.workloads.rates import strip_kleene
+
+INCREMENTAL = True
+"""Whether evaluators place designs incrementally (:mod:`inev.planner.incremental`: the same
+ψ and nodes as Alg. 2 from scratch, bit for bit; off only to compare the two)."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,8 @@ class Evaluator:
         self.median_memo: dict[tuple, list[Node]] = {}
         self.variants: dict[tuple, Design] = {}
         """Per design, the cheaper of it and its selector-free twin (when that is cheaper)."""
+        self.placer = Placer(network) if INCREMENTAL else None
+        """Alg. 2 re-placing only what a design changes (:mod:`inev.planner.incremental`)."""
 
     def __call__(self, design: Design, budget: Budget | None = None) -> float:
         """ψ of ``design`` (a new design uses one evaluation of ``budget``)."""
@@ -186,14 +193,20 @@ class Evaluator:
             if budget is not None:
                 budget.used += 1
             progress.advance()
-            found, nodes = placement_cost(
-                self.network,
-                design.combination(self.pool),
-                design.pinned,
-                frozenset(design.keep_matches),
-                with_nodes=True,
-                tight=False,
-            )
+            combination = design.combination(self.pool)
+            if self.placer is not None:
+                found, nodes = self.placer(
+                    combination, design.pinned, frozenset(design.keep_matches)
+                )
+            else:
+                found, nodes = placement_cost(
+                    self.network,
+                    combination,
+                    design.pinned,
+                    frozenset(design.keep_matches),
+                    with_nodes=True,
+                    tight=False,
+                )
             self.memo[key] = found
             self.nodes[key] = nodes
         return found

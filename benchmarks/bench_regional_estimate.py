@@ -1,27 +1,28 @@
-"""How low can regional placements take the scale instance? A per-seed floor (issue 28).
+"""An estimate of the best regional plan of one family, per seed (issue 28; renamed, issue 45).
 
 For the instances of ``bench_planner_scale.py`` (20 event types, skew 1.3, out-degree 3; 20
 queries of length 5, selectivity 0.1) it prints, per seed, the dominant type a of the
-centralized plan and, for every query holding a, the cheapest regional design of a *for that
-query alone*: a partitioned at the k sites of :mod:`inev.planner.regions` (k on the count
-ladder, 1 … |f(a)|), every other type of the query sent over the tree spanning the sites
-(:func:`inev.planner.regional.estimates`), or all of them sent to the best single node
-(``k`` 0). Every query holding a needs all of a's events to meet its other types, so a's
-events can be kept no nearer their sources than the costliest of these designs allows; that
-cost over ψ_central is the line's ``floor``. A query in which some projection holding a is
-rarer than a is left out (a's events can be thinned near their sources first). The floor is
-not a proof over every conceivable plan (the sites are the greedy ladder's, the trees
-estimated), but it is what the placements the planner searches can reach: a ratio above it
-is the search's shortfall, a ratio near it the instance's.
+centralized plan and, for every query holding a, the *estimated* cost of the cheapest design
+of one family *for that query alone*: a partitioned at the k sites of the greedy k-median
+ladder of :mod:`inev.planner.regions` (k on the count ladder, 1 … |f(a)|), every other type of
+the query sent over the tree spanning the sites (:func:`inev.planner.regional.estimates`), or
+all of them sent to the best single node of the candidate sites (``k`` 0). The largest of
+these costs over ψ_central is the line's ``estimate``. A query in which some projection
+holding a is rarer than a is left out.
 
-    nodes ratio seed  type share  binding-query partner a/partner  k  floor
+**This is not a floor.** It is an upper estimate of the minimum of one family (the ladder's
+sites, k on the ladder only, trees by a heuristic, the one-node option over candidate sites
+only on large networks), so plans of that family can beat it (moving sites, other k, better
+trees), and it says nothing about plans outside the family (partitioning by another type,
+multi-level designs). A ratio above it says the planner misses plans of this family; a ratio
+below it says nothing about how far the plan is from the best one.
+
+    nodes ratio seed  type share  binding-query partner a/partner  k  estimate
 
 ``share``: a's share of ψ_central; ``partner``: the heaviest other type of the binding query
-and a's rate over its rate (a partner within ~30× of a keeps k small: its events must reach
-every site). The types other than a cost at least nothing, so ``floor`` bounds the ratio from
-below only loosely where a carries little of ψ_central.
+and a's rate over its rate.
 
-Run: ``python benchmarks/bench_regional_floor.py --sizes 1000:0.5 --seeds 10`` (seconds per
+Run: ``python benchmarks/bench_regional_estimate.py --sizes 1000:0.5 --seeds 10`` (seconds per
 seed at 1,000 nodes, about a minute at 10,000).
 """
 
@@ -58,8 +59,9 @@ def instance(nodes: int, ratio: float, seed: int, work: Path) -> tuple[Path, Pat
     return net, wl
 
 
-def floor(net_path: Path, wl_path: Path) -> dict:
-    """The dominant type, its binding query, the best k there and the floor (module docstring)."""
+def estimate(net_path: Path, wl_path: Path) -> dict:
+    """The dominant type, its binding query, the best k there and the estimate (module
+    docstring)."""
     network, workload = load_network(net_path), load_workload(wl_path)
     central = centralized_plan(network, workload)
     costs: dict[str, float] = {}
@@ -84,7 +86,7 @@ def floor(net_path: Path, wl_path: Path) -> dict:
             worst = {"cost": cost, "query": q.name, "k": k, "partner": heavy[0],
                      "times": total / heavy[1]}  # fmt: skip
     return {"type": a, "share": costs[a] / central.psi, **worst,
-            "floor": worst["cost"] / central.psi}  # fmt: skip
+            "estimate": worst["cost"] / central.psi}  # fmt: skip
 
 
 def _thins(query: Query, a: str, rates: dict[str, float], window: float) -> bool:
@@ -100,20 +102,20 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10, help="Seeds 1..K per size")
     args = parser.parse_args()
     print(
-        f"{'nodes':>6} {'ratio':>5} {'seed':>4}  type  share  query partner a/partner    k  floor"
+        f"{'nodes':>6} {'ratio':>5} {'seed':>4}  type  share  query partner a/partner    k  estimate"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             nodes, ratio = int(size.split(":")[0]), float(size.split(":")[1])
-            floors = []
+            estimates = []
             for seed in range(1, args.seeds + 1):
-                row = floor(*instance(nodes, ratio, seed, Path(tmp)))
-                floors.append(row["floor"])
+                row = estimate(*instance(nodes, ratio, seed, Path(tmp)))
+                estimates.append(row["estimate"])
                 print(f"{nodes:>6} {ratio:>5g} {seed:>4}  {row['type']:>4} {row['share']:6.3f}  "
                       f"{row['query']:>5} {row['partner']:>7} {row['times']:9.3g} {row['k']:>4} "
-                      f"{row['floor']:6.3f}", flush=True)  # fmt: skip
-            print(f"{nodes:>6} {ratio:>5g} median floor over {len(floors)} seeds: "
-                  f"{statistics.median(floors):.3f}", flush=True)  # fmt: skip
+                      f"{row['estimate']:6.3f}", flush=True)  # fmt: skip
+            print(f"{nodes:>6} {ratio:>5g} median estimate over {len(estimates)} seeds: "
+                  f"{statistics.median(estimates):.3f}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

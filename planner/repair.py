@@ -58,7 +58,7 @@ from inev.planner.assemble import build_plan
 from inev.planner.baselines import centralized_plan, push_pull_cost, sink_projection
 from inev.planner.checks import check_fits
 from inev.planner.combination_model import Combination
-from inev.planner.inev_graph import Node, Plan, Vertex, link, pulled_types
+from inev.planner.inev_graph import Node, Plan, Vertex, pulled_types
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
@@ -494,8 +494,3 @@ def _replan_baseline(
         local=result,
         written="replanned",
     )
-
-
-def link_set(plan: Plan) -> set[tuple[Node, Node]]:
-    """Every topology link some forwarding graph of the plan uses."""
-    return {link(a, b) for v in plan.vertices for a, b in v.forwarding}

@@ -50,12 +50,11 @@ TOPOLOGIES_KEPT = 8
 
 
 class _Trees:
-    """The trees of one topology: Steiner links, their nodes, searches inside them."""
+    """The trees of one topology: Steiner links and their nodes."""
 
     def __init__(self) -> None:
         self.links: dict[frozenset, frozenset[Link]] = {}
         self.nodes: dict[frozenset, tuple] = {}
-        self.bfs: dict[tuple[frozenset, Node], dict[Node, int]] = {}
 
 
 _BY_NETWORK: weakref.WeakKeyDictionary[Network, _Trees] = weakref.WeakKeyDictionary()
@@ -521,27 +520,6 @@ def tree_with(network: Network, terminals: Iterable[Node], node: Node) -> frozen
     """A tree spanning ``terminals`` and ``node``: ST(terminals) plus a shortest path to ``node``."""
     base, _, path = attach(network, terminals, node)
     return base | frozenset(link(u, v) for u, v in itertools.pairwise(path))
-
-
-def tree_distances(network: Network, terminals: Iterable[Node], node: Node) -> dict[Node, int]:
-    """Hop distances from ``node`` inside :func:`tree_with` to every node of the tree.
-
-    The breadth-first search runs once per Steiner tree and attachment node (cached), so the
-    many sources of one type that share a tree cost one search each at most.
-    """
-    terms = frozenset(terminals)
-    base, nearest, path = attach(network, terms, node)
-    cache = trees_of(network).bfs
-    key = (terms, nearest)
-    found = cache.get(key)
-    if found is None:
-        found = bfs(base, nearest)
-        cache[key] = found
-    offset = len(path) - 1
-    out = {n: d + offset for n, d in found.items()}
-    for i, n in enumerate(path):
-        out[n] = min(out.get(n, i), i)
-    return out
 
 
 def bfs(links: Iterable[Link], source: Node) -> dict[Node, int]:

@@ -117,17 +117,33 @@ def test_theorem_1_fires_on_a_swap():
         assert generate(swapped)[0] != plan
 
 
-def test_distance_auto_is_the_mean_relative_gap():
+def test_distance_average_is_the_mean_relative_gap():
     # greedy over rates 1, 2, 4: conditions 1<=2 (gap 1), 1<=4 (gap 3), 2<=4 (gap 1)
     stats = Stats((1.0, 2.0, 4.0), ((1, 1, 1),) * 3)
     _, conditions = greedy_plan(stats)
     assert average_distance(conditions, stats) == (1 + 3 + 1) / 3
-    decision = InvariantDecision(1, "auto")
+    decision = InvariantDecision(1, "average")
     decision.reset(conditions, stats)
     # unit 0 at rate 1 grows to 4: 4 > (1 + 5/3) * 2 = 5.33 is false, so no violation;
     # at 6 it is one
     assert not decision(Stats((4.0, 2.0, 4.0), stats.sel))
     assert decision(Stats((6.0, 2.0, 4.0), stats.sel))
+
+
+def test_distance_auto_needs_three_noise_deviations_and_ten_percent():
+    # greedy over rates 1, 2: invariant unit 0 before unit 1. Counted 160 and 40 times the
+    # log-ratio has sigma sqrt(1/160 + 1/40) = 0.1768, so a violation needs
+    # ln(r0 / r1) > 3 * 0.1768 = 0.530 (ratio 1.70): 4 / 2 (ln 2 = 0.69) is one, 3 / 2
+    # (0.405) is not; without variances only the 10 % floor applies
+    stats = Stats((1.0, 2.0), ((1, 1), (1, 1)))
+    _, conditions = greedy_plan(stats)
+    decision = InvariantDecision(1, "auto")
+    decision.reset(conditions, stats)
+    var = (1 / 160, 1 / 40, 0.0)
+    assert decision(Stats((4.0, 2.0), stats.sel, var))
+    assert not decision(Stats((3.0, 2.0), stats.sel, var))
+    assert decision(Stats((2.3, 2.0), stats.sel))
+    assert not decision(Stats((2.1, 2.0), stats.sel))
 
 
 def test_k_invariant_keeps_the_k_tightest_per_block():

@@ -82,7 +82,7 @@ class Branch:
         self.statistics: Statistics | None = None
         self.monitored: list[tuple[tuple[str, str], Any]] = []
         self.decision: Any = None
-        self.since_check = 0
+        self.counts: list[int] = []  # the statistics' arrival counters (engine increments)
         try:
             checks_for(
                 self.gen,

@@ -37,6 +37,7 @@ def add_branch(engine: Engine, variant: Pattern) -> Branch:
         engine.adaptation.span or 10.0 * engine.window,
         engine.adaptation.sample_every,
     )
+    branch.counts = branch.statistics.counts
     branch.monitored = monitored_pairs(branch, engine.selectivity_seed)
     return branch
 

@@ -72,10 +72,10 @@ from inev.simulator.engine.kleene import iteration
 from inev.simulator.engine.outputs import final, release_held
 from inev.simulator.engine.reoptimization import (
     current_stats,
-    observe,
     replace_plan,
-    sample,
+    sample_routes,
     start_plan,
+    tick,
 )
 from inev.simulator.engine.selection import Selection, Selector, next_match_check
 from inev.simulator.engine.statistics import Stats
@@ -164,7 +164,6 @@ class Engine:
         self.where = parse_condition(where) if isinstance(where, str) else where
         self.adaptation = Adaptation(adaptation) if isinstance(adaptation, str) else adaptation
         self._adaptive = self.adaptation.kind != "off"
-        self._sample_every = self.adaptation.sample_every
         try:
             make_decision(self.adaptation.kind)  # validates the name
         except ValueError as exc:
@@ -197,12 +196,14 @@ class Engine:
         self.pending: list[tuple[float, int, Branch, Any]] = []
         self.deferred = any(b.deferred for b in self.branches)
         self.last_event: dict[str, Event] = {}
-        self.type_counts: dict[str, int] = {}
+        self.next_check = self.adaptation.check_every
+        self.next_tick = self.adaptation.sample_every
         self.counters: dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self.last_work = 0
         self.last_cost = 0
         for branch in self.branches:
             start_plan(self, branch, explicit)
+        self.sample_routes = sample_routes(self)
 
     def _selector(self, selection: Selection | None) -> Selector | None:
         """The selection state (None for skip-till-any-match): see :mod:`.selection`."""
@@ -381,13 +382,6 @@ class Engine:
                 nb[0].append(t)
                 nb[1].append(item)
             routes = self.routes.get(typ, ())
-            if adaptive and routes:
-                # sample's bookkeeping inlined (it runs for every event)
-                self.last_event[typ] = item
-                n = self.type_counts.get(typ, 0) + 1
-                self.type_counts[typ] = n
-                if not n % self._sample_every:
-                    sample(self, item, typ, t)
         else:
             routes = self._match_routes(item)
         for branch, unit in routes:
@@ -407,7 +401,9 @@ class Engine:
             work += fed[0]
             checked += fed[1]
             if adaptive:
-                observe(self, branch, unit, t)
+                branch.counts[unit] += 1
+        if adaptive and seq >= self.next_tick:
+            tick(self, item, t)
         self.last_work = work
         self.last_cost = 1 + checked
         self.counters["partial_matches"] += work
@@ -511,6 +507,8 @@ class Engine:
         for branch in self.branches:
             for r in branch.runners:
                 r.purge(cutoff)
+            if self._adaptive:
+                branch.statistics.mark(t)
         # a held match (a negation past its last event) checks negated events back to its
         # latest event minus the window when it is released, up to a window after its start
         negation_cutoff = cutoff - self.window if self.deferred else cutoff

@@ -44,9 +44,11 @@ def output_selector(output: str | Iterable[str] | None, tree: Pattern) -> frozen
 @dataclass(frozen=True)
 class Adaptation:
     """How the engine re-optimises: decision ``kind`` (off, invariant, always, threshold),
-    K and distance d of the invariant method, the threshold baseline's relative t, the
-    number of processed items between checks, the statistics span (default: 10 windows)
-    and the sampling period of predicate selectivities."""
+    K and distance d of the invariant method (a number, ``"auto"`` or ``"average"``:
+    :class:`~inev.simulator.engine.invariants.InvariantDecision`), the threshold baseline's
+    relative t, the number of processed items between checks, the statistics span
+    (default: 10 windows), the sampling period of predicate selectivities and the
+    invariant selection (``auto``, ``gap`` or ``probability``, §3.5)."""
 
     kind: str = "off"
     k: int = 1
@@ -55,6 +57,7 @@ class Adaptation:
     check_every: int = 256
     span: float | None = None
     sample_every: int = 4
+    selection: str = "auto"
 
 
 def selectivity_pairs(selectivities: Mapping[Any, float] | None) -> dict[tuple[str, str], float]:

@@ -2,19 +2,24 @@
 
 Per branch: a first plan from the initial statistics, sampling of the monitored pairwise
 predicates, a check of the decision function (:mod:`.invariants`) every ``check_every``
-items and, on a violation, a new plan deployed from the next item on while the old one
+items of the engine (every branch at once) and, on a violation, a new plan deployed from the next item on while the old one
 finishes the partial matches it holds and retires one window later.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inev.simulator.engine.branch import Branch, initial_stats, unit_stats
 from inev.simulator.engine.evaluation_plans import Plan
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.invariants import make_decision
-from inev.simulator.engine.statistics import Stats
+from inev.simulator.engine.statistics import (
+    Stats,
+    pass_rate_variance,
+    rate_variance,
+    unit_variances,
+)
 
 if TYPE_CHECKING:
     from inev.simulator.engine.engine import Engine
@@ -33,44 +38,79 @@ def start_plan(engine: Engine, branch: Branch, explicit: Plan | None) -> None:
     branch.runners = [branch.runner(plan_now, 0)]
     adaptation = engine.adaptation
     branch.decision = make_decision(
-        adaptation.kind, adaptation.k, adaptation.distance, adaptation.threshold
+        adaptation.kind,
+        adaptation.k,
+        adaptation.distance,
+        adaptation.threshold,
+        adaptation.selection,
     )
     branch.decision.reset(conditions, stats)
-    branch.since_check = 0
+
+
+def sample_routes(
+    engine: Engine,
+) -> dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]]:
+    """For each event type, the sampled predicates it takes part in: the pass counters of the
+    branch's statistics, the pair's index, the other type, the check and whether the type is
+    the check's first argument (built once, so that :func:`sample` only looks up)."""
+    out: dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]] = {}
+    for branch in engine.branches:
+        statistics = branch.statistics
+        for (a, b), check in branch.monitored:
+            i = statistics.pair_index((a, b))
+            out.setdefault(a, []).append((statistics.sampled, statistics.passed, i, b, check, True))
+            out.setdefault(b, []).append(
+                (statistics.sampled, statistics.passed, i, a, check, False)
+            )
+    return out
 
 
 def sample(engine: Engine, event: Event, typ: str, t: float) -> None:
-    """Sample the monitored predicates on ``event`` (every ``sample_every``-th of a type)
-    against the latest event of the other type of each pair."""
+    """Sample the monitored predicates on ``event`` against the latest sampled event of the
+    other type of each pair (hash predicates pair any two events alike, so the latest
+    *sampled* one serves as well as the latest, and the engine records an event only when it
+    samples)."""
     last_event = engine.last_event
-    for branch in engine.branches:
-        for (a, b), check in branch.monitored:
-            if typ == a:
-                other = last_event.get(b)
-                if other is not None:
-                    branch.statistics.sample((a, b), t, bool(check(event, other)))
-            elif typ == b:
-                other = last_event.get(a)
-                if other is not None:
-                    branch.statistics.sample((a, b), t, bool(check(other, event)))
+    for sampled, passed, i, other_type, check, first in engine.sample_routes.get(typ, ()):
+        other = last_event.get(other_type)
+        if other is not None:
+            sampled[i] += 1
+            if check(event, other) if first else check(other, event):
+                passed[i] += 1
 
 
 def current_stats(engine: Engine, branch: Branch) -> Stats:
-    """The branch's statistics at ``engine.now``, at unit level."""
-    rates = branch.statistics.rates(engine.now)
+    """The branch's statistics at ``engine.now``, at unit level, with the relative variance
+    of every value (:mod:`.statistics`)."""
+    statistics = branch.statistics
+    rates = statistics.rates(engine.now)
     declared = {(a, b): s for a, b, s in branch.c.pairs}
-    sel = {p: branch.statistics.selectivity(p, declared.get(p, 1.0)) for p, _ in branch.monitored}
-    return unit_stats(branch, rates, sel)
+    sel = {}
+    sel_var = {}
+    for p, _ in branch.monitored:
+        m, k = statistics.samples_since(p)
+        sel[p] = declared.get(p, 1.0) if m <= 0 else k / m
+        sel_var[p] = pass_rate_variance(m, k)
+    stats = unit_stats(branch, rates, sel)
+    rate_var = [rate_variance(n) for n in statistics.arrivals_since()]
+    types = [u.types for u in branch.units]
+    return Stats(stats.rates, stats.sel, unit_variances(types, rate_var, sel_var))
 
 
-def observe(engine: Engine, branch: Branch, unit: int, t: float) -> None:
-    """Count an item of ``unit`` arriving at ``t`` in the branch's statistics; check the
-    decision function every ``check_every`` items."""
-    branch.statistics.arrival(unit, t)
-    branch.since_check += 1
-    if branch.since_check >= engine.adaptation.check_every:
-        branch.since_check = 0
-        check(engine, branch)
+def tick(engine: Engine, item: Any, t: float) -> None:
+    """The adaptation's work every ``sample_every`` items of the engine (one comparison per
+    item in the engine's path): sample the predicates on an event, and check every branch's
+    decision function once ``check_every`` items have passed since the last check."""
+    adaptation = engine.adaptation
+    engine.next_tick = engine.seq + adaptation.sample_every
+    if type(item) is Event:
+        typ = item[1]
+        engine.last_event[typ] = item
+        sample(engine, item, typ, t)
+    if engine.seq >= engine.next_check:
+        engine.next_check = engine.seq + adaptation.check_every
+        for branch in engine.branches:
+            check(engine, branch)
 
 
 def check(engine: Engine, branch: Branch) -> None:

@@ -1,0 +1,144 @@
+"""Streams whose statistics drift, for the adaptive engine's benchmarks and gates (papers 000/001, §5.1).
+
+The invariant paper evaluates on two real datasets that are not available here; these
+generators have the properties the paper states for them, on Poisson arrivals with
+piecewise-constant rates and hash-realised pairwise selectivities
+(:func:`~inev.simulator.engine.events.pair_holds`):
+
+* :func:`rate_swap` — ``benchmarks/bench_engine.py``'s stream: AND(A, B, C, D), rates
+  A 0.2, B 0.5, C 2, D 8, reversed half way.
+* :func:`traffic_like` — "highly skewed and stable, with few on-the-fly changes; the changes
+  that did occur were mostly very extreme" (Aarhus traffic): SEQ of five types whose rates
+  are a factor 3 apart (0.1 … 8.1) and whose chain selectivities range from 0.1 to 0.8;
+  two extreme changes, at a third (the rates reverse) and at two thirds of the stream (a
+  seeded permutation of the rates). Unlike the real data, the selectivities do not change.
+* :func:`stocks_like` — "low skew, the initial values nearly identical for all event types;
+  the changes were highly frequent, but mostly minor" (NASDAQ): SEQ of five types, every
+  rate starting at 1 ± 2 %, and every 100 events each rate multiplied by a factor drawn
+  uniformly from [0.85, 1.15] (kept within [0.5, 2]); chain selectivities 0.28-0.32.
+  Unlike the real data, the selectivities do not drift.
+
+>>> s = rate_swap(1000, seed=1)
+>>> s.pattern, len(s.events), s.events[0].type in "ABCD"
+('AND(A, B, C, D)', 1000, True)
+>>> all(a.time < b.time for a, b in zip(s.events, s.events[1:]))
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from inev.simulator.engine.events import Event, make_event
+
+
+@dataclass(frozen=True)
+class DriftStream:
+    """A pattern, its window and pairwise selectivities, the rates its first plan is built
+    on, and the events (in time order)."""
+
+    name: str
+    pattern: str
+    window: float
+    selectivities: dict[tuple[str, str], float]
+    initial_rates: dict[str, float]
+    events: list[Event]
+
+
+def piecewise_poisson(
+    n: int, rates_at: Callable[[int], dict[str, float]], seed: int
+) -> list[Event]:
+    """``n`` events of a Poisson stream whose per-type rates are ``rates_at(i)`` for the
+    ``i``-th event (one attribute ``v``, uniform in 0..9).
+
+    >>> evs = piecewise_poisson(3, lambda i: {"A": 1.0}, seed=0)
+    >>> [e.type for e in evs], [e.id for e in evs]
+    (['A', 'A', 'A'], [0, 1, 2])
+    """
+    rng = random.Random(seed)
+    t = 0.0
+    out = []
+    for i in range(n):
+        rates = rates_at(i)
+        types = list(rates)
+        weights = [rates[k] for k in types]
+        t += rng.expovariate(sum(weights))
+        typ = rng.choices(types, weights)[0]
+        out.append(make_event(t, typ, 0, i, {"v": rng.randint(0, 9)}))
+    return out
+
+
+def rate_swap(n: int = 20_000, seed: int = 1) -> DriftStream:
+    """AND(A, B, C, D), window 2, chain selectivities 0.5; rates A 0.2, B 0.5, C 2, D 8 for
+    the first half, reversed for the second (bench_engine's swapping benchmark)."""
+    first = {"A": 0.2, "B": 0.5, "C": 2.0, "D": 8.0}
+    second = dict(zip(first, reversed(first.values()), strict=True))
+    events = piecewise_poisson(n, lambda i: first if i < n // 2 else second, seed)
+    sel = {("A", "B"): 0.5, ("B", "C"): 0.5, ("C", "D"): 0.5}
+    return DriftStream("rate-swap", "AND(A, B, C, D)", 2.0, sel, first, events)
+
+
+TYPES5 = ("A", "B", "C", "D", "E")
+
+
+def traffic_like(n: int = 20_000, seed: int = 1) -> DriftStream:
+    """Skewed, stable rates with two extreme changes (see the module docstring).
+
+    >>> s = traffic_like(3000, seed=2)
+    >>> s.initial_rates["A"], s.initial_rates["E"]
+    (0.1, 8.1)
+    """
+    base = [0.1 * 3**i for i in range(5)]
+    first = dict(zip(TYPES5, [round(r, 6) for r in base], strict=True))
+    second = dict(zip(TYPES5, reversed(first.values()), strict=True))
+    rng = random.Random(seed)
+    values = list(first.values())
+    rng.shuffle(values)
+    third = dict(zip(TYPES5, values, strict=True))
+
+    def rates_at(i: int) -> dict[str, float]:
+        return first if i < n // 3 else second if i < 2 * n // 3 else third
+
+    events = piecewise_poisson(n, rates_at, seed)
+    sel = {("A", "B"): 0.1, ("B", "C"): 0.5, ("C", "D"): 0.2, ("D", "E"): 0.8}
+    return DriftStream("traffic-like", "SEQ(A, B, C, D, E)", 1.0, sel, first, events)
+
+
+def stocks_like(n: int = 20_000, seed: int = 1, every: int = 100) -> DriftStream:
+    """Near-uniform rates with frequent minor changes (see the module docstring).
+
+    >>> s = stocks_like(2000, seed=3)
+    >>> all(0.97 < r < 1.03 for r in s.initial_rates.values())
+    True
+    """
+    rng = random.Random(seed + 7919)
+    first = {t: round(rng.uniform(0.98, 1.02), 6) for t in TYPES5}
+    schedule = [dict(first)]
+    for _ in range(n // every):
+        prev = schedule[-1]
+        schedule.append(
+            {t: min(2.0, max(0.5, r * rng.uniform(0.85, 1.15))) for t, r in prev.items()}
+        )
+    events = piecewise_poisson(n, lambda i: schedule[i // every], seed)
+    sel = {("A", "B"): 0.3, ("B", "C"): 0.32, ("C", "D"): 0.28, ("D", "E"): 0.31}
+    return DriftStream("stocks-like", "SEQ(A, B, C, D, E)", 2.0, sel, first, events)
+
+
+def stationary(n: int = 20_000, seed: int = 1) -> DriftStream:
+    """bench_engine's stationary stream: SEQ(A, B, C, D), every rate 1, selectivities A-B
+    and C-D 0.2, window 5 (the adaptive engine's checking overhead against the static plan)."""
+    rates = dict.fromkeys("ABCD", 1.0)
+    events = piecewise_poisson(n, lambda i: rates, seed)
+    sel = {("A", "B"): 0.2, ("C", "D"): 0.2}
+    return DriftStream("stationary", "SEQ(A, B, C, D)", 5.0, sel, rates, events)
+
+
+STREAMS: dict[str, Callable[..., DriftStream]] = {
+    "rate-swap": rate_swap,
+    "traffic-like": traffic_like,
+    "stocks-like": stocks_like,
+    "stationary": stationary,
+}
+"""The generators by name."""

@@ -6,7 +6,7 @@ Run: ``python benchmarks/bench_engine.py [--events 100000] [--seed 1]``
    units at 1 event per type and time unit (about 20 events, 5 per type, in a window);
    greedy and ZStream plans, static and adaptive (invariant).
 2. A stream whose rates swap half-way (A rare and D frequent, then the reverse), with the
-   static plan (built for the first half), and invariant (d from the average relative gap,
+   static plan (built for the first half), and invariant (d = auto: per invariant from the statistics' noise,
    and d = 0.5), always and threshold adaptation: events/s, matches and re-optimisations.
    Each figure is the best of three runs (the machine is shared).
 """

@@ -124,7 +124,10 @@ def capacity_option(every_node: bool) -> Any:
     "--distance",
     default="auto",
     show_default=True,
-    help="Invariant distance d: a number, or 'auto' (average relative gap).",
+    help=(
+        "Invariant distance d: a number; 'auto' (per invariant, from the statistics' noise); "
+        "or 'average' (the mean relative gap at creation)"
+    ),
 )
 @click.option(
     "--check-every", default=256, show_default=True, help="Processed events between checks."

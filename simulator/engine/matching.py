@@ -66,14 +66,16 @@ def adaptation_of(
     0.5
     >>> adaptation_of("invariant", distance="far")
     Traceback (most recent call last):
-    inev.common.errors.InevError: --distance must be a number or 'auto', got 'far'
+    inev.common.errors.InevError: --distance must be a number, 'auto' or 'average', got 'far'
     """
-    d: float | str = "auto"
-    if distance != "auto":
+    d: float | str = distance
+    if distance not in ("auto", "average"):
         try:
             d = float(distance)
         except ValueError:
-            raise InevError(f"--distance must be a number or 'auto', got {distance!r}") from None
+            raise InevError(
+                f"--distance must be a number, 'auto' or 'average', got {distance!r}"
+            ) from None
         if d < 0:
             raise InevError(f"--distance must not be negative, got {distance}")
     if k < 1 or check_every < 1:

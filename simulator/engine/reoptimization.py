@@ -2,8 +2,9 @@
 
 Per branch: a first plan from the initial statistics, sampling of the monitored pairwise
 predicates, a check of the decision function (:mod:`.invariants`) every ``check_every``
-items of the engine (every branch at once) and, on a violation, a new plan deployed from the next item on while the old one
-finishes the partial matches it holds and retires one window later.
+items of the engine (every branch at once) and, on a violation, a new plan deployed from
+the next item on while the old one finishes the partial matches it holds and retires one
+window later.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Arrival rates per unit and pass rates of the sampled pairwise predicates are kept as
 cumulative counters that the engine's per-item path only increments (one list element per
 item, one per sample), and a *mark* (the time and every counter) taken at the engine's
-purges (every half window), at most every tenth of the span. The estimate at time ``now`` is the difference of the
-counters since the oldest mark within the last ``span``, divided by the time elapsed since
-it: a sliding window of buckets, like the histograms of the paper's reference [27], exact
+purges (every half window), at most every tenth of the span. The estimate at time ``now``
+is the difference of the counters since the oldest mark within the last ``span``, divided
+by the time elapsed since it: a sliding window of buckets, like the histograms of the paper's reference [27], exact
 up to one bucket. It replaced a deque of arrival times per unit, which cost the engine
 12-15 % of its throughput on a stationary stream (``benchmarks/bench_invariant_paper.py``).
 
@@ -69,10 +69,6 @@ class Statistics:
             None
         )
 
-    def arrival(self, unit: int, time: float) -> None:
-        """Record an item of ``unit`` (the engine increments ``counts`` itself)."""
-        self.counts[unit] += 1
-
     def pair_index(self, pair: tuple[str, str]) -> int:
         """The counter index of a sampled type pair (registered on first use)."""
         if pair not in self.pairs:
@@ -80,12 +76,6 @@ class Statistics:
             self.sampled.append(0)
             self.passed.append(0)
         return self.pairs.index(pair)
-
-    def sample(self, pair: tuple[str, str], time: float, ok: bool) -> None:
-        """Record one sampled predicate outcome for a type pair."""
-        i = self.pair_index(pair)
-        self.sampled[i] += 1
-        self.passed[i] += ok
 
     def mark(self, time: float) -> None:
         """Remember every counter at ``time``, at most every tenth of the span (marks older
@@ -127,12 +117,6 @@ class Statistics:
         ref = self.reference
         old = (ref[1] if ref else ()) or (0,) * len(self.counts)
         return [c - o for c, o in zip(self.counts, old, strict=False)]
-
-    def selectivity(self, pair: tuple[str, str], declared: float) -> float:
-        """The sampled pass rate of a type pair since the last :meth:`rates` reference, or
-        ``declared`` without samples."""
-        m, k = self.samples_since(pair)
-        return declared if m <= 0 else k / m
 
     def samples_since(self, pair: tuple[str, str]) -> tuple[int, int]:
         """``(samples, passed)`` of a type pair since the last :meth:`rates` reference."""

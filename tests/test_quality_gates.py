@@ -210,9 +210,11 @@ def test_simulated_matches_equal_centralized_on_every_operator_and_method():
 
 # ------------------------------------------------------------------------------- adaptivity
 # python tests/gate_figures.py adaptivity  (AND(A, B, C, D), 12,000 events, the rates reverse
-# half way): the invariant method re-optimised twice and did 0.939 of the work of the best
-# of the 24 static order-based plans (it follows the swap; no static plan can). Floor: 1.
-ADAPTIVE_SHARE_OF_BEST_STATIC = 1.0
+# half way): the invariant method with its default distance (auto: per invariant, from the
+# statistics' noise) re-optimised once and did 0.700 of the work of the best of the 24 static
+# order-based plans (it follows the swap; no static plan can); with the mean-gap distance it
+# re-optimised twice for 0.939. Floor: 0.75.
+ADAPTIVE_SHARE_OF_BEST_STATIC = 0.75
 
 
 def test_invariant_adaptation_beats_every_static_plan_under_drift():

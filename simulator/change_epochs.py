@@ -7,7 +7,7 @@ matches around each change.
 
 from __future__ import annotations
 
-from collections import Counter
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import groupby
 from typing import Any
@@ -18,7 +18,6 @@ from inev.planner.repair import apply_changes, repair_plan
 from inev.simulator.engine.events import Event
 from inev.simulator.execution import PlanExecution
 from inev.simulator.simpy_network import SimNetwork
-from inev.simulator.tally import Tally
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
 
@@ -74,8 +73,9 @@ def _used(repair: Any) -> str:
 def schedule_changes(
     sim: SimNetwork, epochs: list[Epoch], executions: list[PlanExecution]
 ) -> list[int]:
-    """At each epoch's start: links and nodes go down or up, executions reroute. Returns the
-    list that will hold the message count at each change."""
+    """At each epoch's start: links and nodes go down or up, executions reroute (around
+    lost links and dead nodes) and lose what dead nodes held (:meth:`PlanExecution.node_down`).
+    Returns the list that will hold the message count at each change."""
     marks: list[int] = []
 
     def change_at(k: int) -> None:
@@ -83,29 +83,52 @@ def schedule_changes(
         previous, current = epochs[k - 1][2], epochs[k][2]
         old = {link_key(u, v) for u, v, _ in previous.links}
         new = {link_key(u, v) for u, v, _ in current.links}
+        for key in old - new - sim.down:
+            sim.down_by[key] = k - 1
         sim.down |= old - new
         sim.down -= new
         lost = set(previous.nodes) - set(current.nodes)
+        for node in lost:
+            sim.down_by[node] = k - 1
+        sim.dead |= lost
         for execution in executions:
-            execution.dead |= lost
+            if execution.losses is not None:
+                execution.losses.current = k - 1
+            if lost:
+                execution.node_down(lost, k - 1)
             if sim.down:
-                execution.reroute(sim.link_latency)
+                execution.reroute(sim.reach)
 
     for k in range(1, len(epochs)):
         sim.env.timeout(epochs[k][0]).callbacks.append(lambda _e, k=k: change_at(k))
     return marks
 
 
+def alive_events(epochs: list[Epoch], events: Sequence[Event]) -> list[Event]:
+    """The events of nodes that are up at their time (a node that is down generates nothing,
+    for the centralized reference as for the run; a replayed trace may hold such events).
+
+    >>> from inev.simulator.engine.events import make_event
+    >>> a = Network.build([0, 1], [(0, 1)], {"A": (1.0, [0, 1])})
+    >>> epochs = [(0.0, 5.0, a, None, {}), (5.0, 9.0, a.without(nodes=[1]), None, {})]
+    >>> [e.id for e in alive_events(epochs, [make_event(t, "A", 1, t) for t in (4.0, 6.0)])]
+    [4.0]
+    """
+    if len(epochs) == 1:
+        return list(events)
+    starts = [start for start, *_ in epochs]
+    nodes = [set(net.nodes) for _, _, net, _, _ in epochs]
+    return [e for e in events if e.node in nodes[max(bisect_right(starts, e.time) - 1, 0)]]
+
+
 def change_report(
     epochs: list[Epoch],
-    events: Sequence[Event],
     marks: list[int],
     total: int,
-    workload: Workload,
-    tally: Tally,
-    central: Mapping[str, Counter],
+    lost_by_cause: Sequence[Mapping[str, int]],
 ) -> list[dict[str, Any]]:
-    """Messages and ratio before and after each change, repairs, and matches lost near it."""
+    """Messages and ratio before and after each change, repairs, and the matches lost to it
+    by cause (:func:`inev.simulator.losses.attribute`; ``lost`` is their sum)."""
     counts = []
     bounds = [*marks, total]
     previous = 0
@@ -116,21 +139,15 @@ def change_report(
     for k in range(1, len(epochs)):
         when = epochs[k][0]
         before_start, after_stop = epochs[k - 1][0], epochs[k][1]
-        lost = 0
-        for q, expected in central.items():
-            found = tally.sink_found.get(q, Counter())
-            for ids, count in expected.items():
-                if found.get(ids, 0) < count:
-                    first = min(e.time for e in events if e.id in set(ids))
-                    if when - workload.window <= first < when + workload.window:
-                        lost += count - found.get(ids, 0)
+        causes = dict(sorted(lost_by_cause[k - 1].items())) if lost_by_cause else {}
         entry = dict(epochs[k][4])
         entry.update(
             messages_before=counts[k - 1],
             messages_after=counts[k],
             rate_before=counts[k - 1] / max(when - before_start, 1e-12),
             rate_after=counts[k] / max(after_stop - when, 1e-12),
-            lost=lost,
+            lost=sum(causes.values()),
+            lost_by_cause=causes,
         )
         report.append(entry)
     return report

@@ -21,6 +21,7 @@ from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.size import SizeGuard
 from inev.simulator.execution import PlanExecution
+from inev.simulator.losses import LossLog
 from inev.simulator.options import SimulationOptions
 from inev.simulator.simpy_network import SimNetwork
 from inev.simulator.tally import Tally
@@ -105,6 +106,13 @@ def execute_epochs(
     for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
         sim.on_receive(
             node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
+        )
+    if len(epochs) > 1:  # changes: every loss is recorded (inev.simulator.losses)
+        losses = LossLog()
+        for execution in executions:
+            execution.losses = losses
+        sim.on_drop = lambda nodes, payload, cause, change: executions[payload[0]].dropped(
+            nodes, payload[1], payload[2], cause, change
         )
     if installed is not None:
         installed(executions)

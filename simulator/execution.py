@@ -58,6 +58,7 @@ from typing import Any
 from inev.planner.inev_graph import Plan, Vertex
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.events import Event
+from inev.simulator.losses import LossLog
 from inev.simulator.pull import PullRequest, PullStage, pull_stages
 from inev.simulator.simpy_network import SimNetwork, forwarding_tree
 from inev.simulator.tally import Tally, per_node
@@ -107,6 +108,7 @@ class PlanExecution:
         self.feed = feed
         self.record = record
         self.dead: set[Hashable] = set()
+        self.losses: LossLog | None = None  # what changes drop (inev.simulator.losses)
         self.local_runs: dict[int, list[VertexRun]] = {}  # event vertex -> runs at its node
         layout = plan_layout(network, plan)
         self.by_id = layout.by_id
@@ -175,20 +177,58 @@ class PlanExecution:
         # an event nothing uses is handed over within a window, keeping the clock finite
         return min(slack, self.workload.window)
 
-    def reroute(self, latency: Callable[[Hashable, Hashable], float]) -> None:
-        """Links now take ``latency(u, v)`` (detours): widen every D to the slower paths.
+    def reroute(self, latency: Callable[[dict, Hashable], dict[Hashable, float]]) -> None:
+        """Trees now take ``latency(tree, root)`` to each node (detours around down links
+        and dead nodes, :meth:`SimNetwork.reach`): widen every D to the slower paths.
 
         D never shrinks, and a release already scheduled under the old D is postponed
         (:meth:`_release`), so items still on a detour are not late.
         """
         reach = {
-            vid: tree_latency(self.network, tree, self.by_id[vid].node, latency)
+            vid: {**tree_latency(self.network, tree, self.by_id[vid].node), **latency(tree, v)}
             for vid, tree in self.trees.items()
+            for v in (self.by_id[vid].node,)
         }
         delays, horizon = watermark_delays(self.runs, self.stages, reach, self.workload.window)
         for vid, run in self.runs.items():
             run.delay = max(run.delay, delays[vid] + run.slack)
         self.horizon = max(self.horizon, horizon)
+
+    def node_down(self, nodes: set[Hashable], change: int) -> None:
+        """``nodes`` went down (change ``change``): their engines lose what they hold
+        (``state-at-down-node``), their pull buffers the events kept there
+        (``event-at-down-node``); nothing at them takes, evaluates or sends anything more."""
+        self.dead |= nodes
+        for run in self.runs.values():
+            if run.vertex.node in nodes:
+                engine = run.engine
+                state = [engine.heap, engine.pending, list(engine.neg_buffers.values())]
+                state += [(r.buffers, list(r.growing.values())) for b in engine.branches for r in b.runners]
+                self.lose(state, "state-at-down-node", change)
+                engine.release()
+        for vid, buffer in self.buffers.items():
+            if self.by_id[vid].node in nodes:
+                self.lose(buffer, "event-at-down-node", change)
+                buffer.clear()
+
+    def lose(self, item: Any, cause: str, change: int) -> None:
+        """Record that ``item`` (its events) was lost to ``cause`` (see :mod:`.losses`)."""
+        if self.losses is not None:
+            self.losses.drop(self.index, item, cause, change)
+
+    def dropped(
+        self, nodes: list[Hashable], sender: int, item: Any, cause: str, change: int
+    ) -> None:
+        """The network will not bring ``item`` of vertex ``sender`` to ``nodes``: a loss if a
+        vertex there consumes it (a pull request: its answer, the buffered events asked for)."""
+        if isinstance(item, PullRequest):
+            if item.node in nodes:
+                buffer = self.buffers.get(item.vertex, [])
+                self.lose([e for e in buffer if item.low <= e.time <= item.high], cause, change)
+            return
+        consumers = self.consumers.get(sender, {})
+        if any(consumers.get(n) for n in nodes):
+            self.lose(item, cause, change)
 
     def _install_pulls(self, engine_plan: str, adapt: Adaptation) -> None:
         """Push-pull plans: prefix engines at m, buffers at the pulled sources (:mod:`.pull`)."""
@@ -223,7 +263,10 @@ class PlanExecution:
     # ------------------------------------------------------------------ dynamics
     def source(self, event: Event) -> None:
         """A new event at its source node (ignored outside the ``feed`` interval)."""
-        if not self.feed[0] <= event.time < self.feed[1] or event.node in self.dead:
+        if not self.feed[0] <= event.time < self.feed[1]:
+            return
+        if event.node in self.dead:
+            self.lose(event, "event-at-down-node", self.sim.down_by.get(event.node, 0))
             return
         senders = self.event_vertex.get((event.type, event.node))
         if not senders:
@@ -287,6 +330,8 @@ class PlanExecution:
 
     def _forward(self, v: Vertex, item: Any, at: float | None = None) -> None:
         """Send ``item`` of vertex ``v`` over its forwarding tree, sent at ``at`` if given."""
+        if self.dead and v.node in self.dead:
+            return
         behind = self.env.now - at if self.batched and at is not None else 0.0
         self.sim.send(
             v.node,
@@ -353,6 +398,8 @@ class PlanExecution:
         if t < engine.watermark:  # the engine would refuse it: count it as late
             engine.counters["late"] += 1
             self.tally.late += 1
+            if self.losses is not None:
+                self.lose(item, "late", self.losses.current)
             return
         engine.enqueue(item, t)
         if run.lag:

@@ -56,13 +56,14 @@ from inev.simulator.capacity import (
     resolve_capacities,
     shedding_report,
 )
-from inev.simulator.change_epochs import Epoch, change_epochs, change_report
+from inev.simulator.change_epochs import Epoch, alive_events, change_epochs, change_report
 from inev.simulator.engine.engine import Adaptation
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.epoch_execution import Feed, RunGuard, execute_epochs
 from inev.simulator.estimate import check_size
 from inev.simulator.execution import PlanExecution
+from inev.simulator.losses import attribute
 from inev.simulator.measurement import (
     centralized_gathering,
     deviation,
@@ -208,7 +209,7 @@ def simulate(
             return replay_stream(
                 network, wl, plan, epochs[0], trace, filtered, options, progress, started
             )
-        events = replayed_events(trace, filtered, bool(changes), options)
+        events = alive_events(epochs, replayed_events(trace, filtered, bool(changes), options))
         if events:
             options = replace(options, duration=max(options.duration, events[-1].time))
     run = _run(network, wl, plan, epochs, events, options, progress, aggregate_only)
@@ -299,6 +300,24 @@ def _run(
     return run
 
 
+def _loss_causes(
+    run: _Run,
+    tally: Tally,
+    central: Mapping[str, Counter],
+    epochs: list[Epoch],
+    events: list[Event],
+) -> tuple[dict[str, int], list[dict[str, int]]]:
+    """The run's missing matches by cause, and per change (:mod:`inev.simulator.losses`);
+    without changes, none. With a capacity, what no change explains is ``shedding``."""
+    log = run.executions[0].losses if run.executions else None
+    if log is None:
+        return {}, []
+    times = {e.id: e.time for e in events}
+    fallback = "unexplained" if run.capacity is None else "shedding"
+    starts = [start for start, *_ in epochs]
+    return attribute(tally.sink_found, central, times, starts, log, fallback)
+
+
 def _measure(
     run: _Run,
     plan: Plan,
@@ -327,7 +346,8 @@ def _measure(
         centralized_gathering(net_k, wl, plan_k, [e for e in events if start <= e.time < stop])
         for start, stop, net_k, plan_k, _ in epochs
     )
-    report = change_report(epochs, events, run.marks, sim.messages, wl, tally, central)
+    loss_causes, by_change = _loss_causes(run, tally, central, epochs, events)
+    report = change_report(epochs, run.marks, sim.messages, by_change)
     model = sum(plan_k.psi * (min(stop, duration) - start) for start, stop, _, plan_k, _ in epochs)
     shedding = None
     if run.capacity is not None and run.reference is not None:
@@ -357,6 +377,7 @@ def _measure(
         wall_seconds=time.perf_counter() - started,
         check_seconds=check_seconds,
         changes=report,
+        loss_causes=loss_causes,
         trace_ignored=filtered.ignored if filtered is not None else 0,
         trace_skipped=trace.skipped if isinstance(trace, TraceStream) else 0,
         shedding=shedding,

@@ -54,6 +54,7 @@ class AppliedChange(Open):
     rate_before: Number | None = None
     rate_after: Number | None = None
     lost: Count | None = None
+    lost_by_cause: Counts | None = None
 
 
 class Shedding(Open):
@@ -109,6 +110,7 @@ class SimulationDocument(Open):
     trace_ignored: Count | None = None
     trace_skipped: Count | None = None
     messages_by_link_and_type: dict[Text, Counts] | None = None
+    loss_causes: Counts | None = None
 
 
 def _cell_value(value: Any) -> int | float:

@@ -42,6 +42,8 @@ from inev.topologies.network import Network, link_key
 Node = Hashable
 Tree = Mapping[Node, tuple[Node, ...]]
 Handler = Callable[[Node, Any, Hashable], None]
+Dropper = Callable[[list[Node], Any, str, int], None]
+"""``on_drop(nodes, payload, cause, change)``: ``payload`` will not reach ``nodes``."""
 
 
 def forwarding_tree(root: Node, links: Iterable[tuple[Node, Node]]) -> dict[Node, tuple[Node, ...]]:
@@ -94,6 +96,10 @@ class SimNetwork:
         self.detoured = 0
         self._detours_for: frozenset[tuple[Node, Node]] = frozenset()
         self._detours: dict[tuple[Node, Node], list[Node] | None] = {}
+        # nodes that are down, and the change (its index) that took each node or link down
+        self.dead: set[Node] = set()
+        self.down_by: dict[Any, int] = {}
+        self.on_drop: Dropper | None = None
 
     @property
     def messages(self) -> int:
@@ -138,10 +144,14 @@ class SimNetwork:
         latency = self.latency.get(key)
         if latency is None:
             raise InevError(f"forwarding uses {list(key)!r}, which is not a link of the topology")
+        if v in self.dead:
+            self._around(u, v, tree, payload, kind, sender, behind)
+            return
         if key in self.down:
             detour = self._detour(u, v)
             if detour is None:
                 self.dropped += 1
+                self._drop(self.below(tree, v), payload, "in-flight-on-down-link", key)
                 return
             self.detoured += 1
             self._relay(detour, tree, payload, kind, sender, behind)
@@ -164,6 +174,9 @@ class SimNetwork:
         behind: float = 0.0,
     ) -> None:
         """Carry a message along ``path`` (a detour): intermediate nodes only relay it."""
+        if path[0] in self.dead:  # a relay went down while the message was under way
+            self._drop(self.below(tree, path[-1]), payload, "in-flight-to-down-node", path[0])
+            return
         if len(path) == 2:
             self._hop(path[0], path[1], tree, payload, kind, sender, behind)
             return
@@ -178,6 +191,66 @@ class SimNetwork:
             self._relay(path[1:], tree, payload, kind, sender)
 
         self.env.timeout(max(self.latency[key] - behind, 0.0)).callbacks.append(onward)
+
+    def _around(
+        self,
+        u: Node,
+        v: Node,
+        tree: Tree,
+        payload: Any,
+        kind: Hashable,
+        sender: Hashable,
+        behind: float = 0.0,
+    ) -> None:
+        """``v`` is down: route from ``u`` to the nearest live nodes of ``v``'s subtree, each
+        over a hop-shortest path of links that are up (as a network layer would route
+        around a dead router; the extra links are counted), and on down their subtrees.
+        ``v`` and the dead nodes passed over lose the message (``sent-to-down-node``)."""
+        lost = []
+        stack = [v]
+        while stack:
+            node = stack.pop()
+            if node in self.dead:
+                lost.append(node)
+                stack.extend(tree.get(node, ()))
+                continue
+            path = self._detour(u, node)
+            if path is None:
+                self.dropped += 1
+                self._drop(self.below(tree, node), payload, "in-flight-on-down-link", v)
+                continue
+            self.detoured += 1
+            self._relay(path, tree, payload, kind, sender, behind)
+        self._drop(lost, payload, "sent-to-down-node", v)
+
+    def below(self, tree: Tree, node: Node) -> list[Node]:
+        """``node`` and every node below it in ``tree``."""
+        out, stack = [], [node]
+        while stack:
+            out.append(stack.pop())
+            stack.extend(tree.get(out[-1], ()))
+        return out
+
+    def _drop(self, nodes: list[Node], payload: Any, cause: str, by: Any) -> None:
+        """Tell ``on_drop`` that ``payload`` will not reach ``nodes``, lost to ``cause`` (the
+        change that took node or link ``by`` down is named by its index)."""
+        if self.on_drop is not None and nodes:
+            self.on_drop(nodes, payload, cause, self.down_by.get(by, 0))
+
+    def reach(self, tree: Tree, root: Node) -> dict[Node, float]:
+        """Latency from ``root`` to every live node of ``tree`` as a message sent now takes it:
+        detours around down links, routes around dead nodes (:meth:`_around`)."""
+        out = {root: 0.0}
+        stack = [(root, root)]  # (node, the live node the message leaves from)
+        while stack:
+            node, live = stack.pop()
+            for child in tree.get(node, ()):
+                if child in self.dead:
+                    stack.append((child, live))
+                    continue
+                out[child] = out[live] + self.link_latency(live, child)
+                stack.append((child, child))
+        return out
 
     def _detour(self, u: Node, v: Node) -> list[Node] | None:
         """A hop-shortest path from ``u`` to ``v`` over links that are up (None if there is none).
@@ -203,14 +276,15 @@ class SimNetwork:
     def link_latency(self, u: Node, v: Node) -> float:
         """Latency from ``u`` to its neighbour ``v`` now: the link's, or its detour's if it is down.
 
+        ``u`` and ``v`` need not be neighbours when one between them is down (:meth:`reach`).
         A link down without a detour counts as its own latency (its messages are dropped).
         """
         key = link_key(u, v)
-        if key not in self.down:
+        if key not in self.down and key in self.latency:
             return self.latency[key]
         path = self._detour(u, v)
         if path is None:
-            return self.latency[key]
+            return self.latency.get(key, 0.0)
         return sum(self.latency[link_key(a, b)] for a, b in itertools.pairwise(path))
 
     def _queued(self, key, u, v, tree, payload, kind, sender, latency):  # type: ignore[no-untyped-def]
@@ -238,6 +312,9 @@ class SimNetwork:
         self.by_kind[kind] += 1
         self.by_sender[sender] += 1
         self.by_link_kind[crossed, kind] += 1
+        if v in self.dead:  # it went down while the message was under way
+            self._drop(self.below(tree, v), payload, "in-flight-to-down-node", v)
+            return
         handler = self.handlers.get(v)
         if handler is not None:
             handler(v, payload, kind)

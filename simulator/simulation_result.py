@@ -125,6 +125,9 @@ class SimulationResult:
     """Empty lines of a CSV trace."""
     messages_by_link_and_type: dict[str, dict[str, int]] = field(default_factory=dict)
     """``messages_by_link`` split by the type or projection sent (what the drawing colours)."""
+    loss_causes: dict[str, int] = field(default_factory=dict)
+    """With changes: the ``missing`` matches by cause (:mod:`inev.simulator.losses`), summing
+    to ``missing``; each ``changes`` entry has its share as ``lost_by_cause``."""
 
     @property
     def aggregates_equal_to_centralized(self) -> bool | None:

@@ -47,6 +47,7 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
     and shedding when they apply."""
     latency = result.latency
     deviation = result.model_deviation
+    changed = bool(result.changes)
     figures = [
         Figure("method", "method", result.method),
         Figure("messages", "messages (events sent, per link crossed)", result.messages, "messages"),
@@ -85,7 +86,8 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
             "messages",
             in_line=False,
         ),
-        Figure("missing", "matches missing", result.missing, "matches", in_line=False),
+        Figure("missing", "matches missing", result.missing, "matches", in_line=changed),
+        *_missing_by(result, changed),
         Figure("extra", "matches extra", result.extra, "matches", in_line=False),
         Figure(
             "detection_latency_mean",
@@ -131,6 +133,26 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
             ),
         ]
     return figures + shedding_figures(result.shedding)
+
+
+def _missing_by(result: SimulationResult, changed: bool) -> list[Figure]:
+    """With changes: the missing matches by cause, grouped as ``node-down:27,link:5``
+    (:data:`inev.simulator.losses.GROUPS`; ``none`` when nothing is missing)."""
+    if not changed:
+        return []
+    from inev.simulator.losses import GROUPS
+
+    groups: dict[str, int] = {}
+    for cause, count in sorted(result.loss_causes.items()):
+        if count:
+            group = GROUPS.get(cause, cause)
+            groups[group] = groups.get(group, 0) + count
+    text = ",".join(f"{g}:{n}" for g, n in sorted(groups.items(), key=lambda x: -x[1])) or "none"
+    causes = ",".join(f"{c}:{n}" for c, n in sorted(result.loss_causes.items()) if n) or "none"
+    return [
+        Figure("missing_by", "matches missing by kind of cause", text),
+        Figure("loss_causes", "matches missing by cause", causes, in_line=False),
+    ]
 
 
 def shedding_figures(s: dict[str, Any] | None) -> list[Figure]:

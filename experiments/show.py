@@ -254,10 +254,17 @@ def show_simulation(path: str, given: Given) -> list[Any]:
                 str(change.get("used", "")),
                 str(change.get("messages_before", "")),
                 str(change.get("messages_after", "")),
-                str(change.get("lost", "")),
+                _lost(change),
             )
         out.append(table)
     return out
+
+
+def _lost(change: dict[str, Any]) -> str:
+    """Matches lost to a change, with their causes: ``23 (state-at-down-node 17, …)``."""
+    causes = change.get("lost_by_cause") or {}
+    detail = ", ".join(f"{c} {n}" for c, n in sorted(causes.items(), key=lambda x: -x[1]) if n)
+    return f"{change.get('lost', '')}" + (f" ({detail})" if detail else "")
 
 
 def show_changes(path: str, given: Given) -> list[Any]:

@@ -203,7 +203,11 @@ class PlanExecution:
             if run.vertex.node in nodes:
                 engine = run.engine
                 state = [engine.heap, engine.pending, list(engine.neg_buffers.values())]
-                state += [(r.buffers, list(r.growing.values())) for b in engine.branches for r in b.runners]
+                state += [
+                    (r.buffers, list(r.growing.values()))
+                    for b in engine.branches
+                    for r in b.runners
+                ]
                 self.lose(state, "state-at-down-node", change)
                 engine.release()
         for vid, buffer in self.buffers.items():

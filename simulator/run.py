@@ -19,8 +19,10 @@ graphs are re-routed, or the workload is re-planned when that is cheaper). We as
 change is detected at once (no monitoring delay). The repaired plan takes the matches whose
 first event comes after the change; the old plan keeps running for one more window to finish
 the matches that started before it (as an engine retires a replaced plan), so no match is
-counted twice. A match that needed a message over a lost link or node is lost and reported
-(``missing`` and, per change, ``lost``); nothing re-routes messages already under way.
+counted twice and a switch drops no state. Messages detour around lost links and around dead
+nodes (to the live nodes below them in a forwarding tree); what a dead node held or was sent
+is lost, and every missing match is attributed to a recorded loss
+(:mod:`inev.simulator.losses`: ``loss_causes`` and, per change, ``lost_by_cause``).
 
 >>> from inev.topologies.network import Network
 >>> from inev.workloads.workload import Query, Workload

@@ -144,7 +144,7 @@ class SimNetwork:
         latency = self.latency.get(key)
         if latency is None:
             raise InevError(f"forwarding uses {list(key)!r}, which is not a link of the topology")
-        if v in self.dead:
+        if self.dead and v in self.dead:
             self._around(u, v, tree, payload, kind, sender, behind)
             return
         if key in self.down:
@@ -312,7 +312,7 @@ class SimNetwork:
         self.by_kind[kind] += 1
         self.by_sender[sender] += 1
         self.by_link_kind[crossed, kind] += 1
-        if v in self.dead:  # it went down while the message was under way
+        if self.dead and v in self.dead:  # it went down while the message was under way
             self._drop(self.below(tree, v), payload, "in-flight-to-down-node", v)
             return
         handler = self.handlers.get(v)

@@ -484,6 +484,8 @@ class PlanExecution:
 
     def _emit(self, run: VertexRun, outputs: list[Any], at: float | None = None) -> None:
         v = run.vertex
+        if self.dead and self._at_dead_node(v, outputs):
+            return
         now = self.env.now if at is None else at
         tally = self.tally
         low, high = self.record
@@ -492,7 +494,7 @@ class PlanExecution:
                 self._request(run.stage, match)
             return
         for match in outputs:
-            recorded = run.queries and run.vertex.node not in self.dead
+            recorded = run.queries
             if recorded and low <= min(e.time for e in match) < high:
                 tally.record(run.queries, match, now)
             if not self.consumers.get(v.id):
@@ -511,6 +513,15 @@ class PlanExecution:
                     horizon = max(e.time for e in match) - self.workload.window
                     run.emitted = {k: t for k, t in emitted.items() if t >= horizon}
                     run.emitted_at = max(1024, 2 * len(run.emitted))
+
+    def _at_dead_node(self, v: Vertex, outputs: list[Any]) -> bool:
+        """Whether ``v`` is at a dead node; then its outputs (what a capacity queue there still
+        held) are lost with its state."""
+        if v.node not in self.dead:
+            return False
+        if outputs:
+            self.lose(outputs, "state-at-down-node", self.sim.down_by.get(v.node, 0))
+        return True
 
     def flush(self) -> None:
         """End of the run: release whatever an engine still holds (nothing, normally)."""

@@ -100,6 +100,7 @@ class SimNetwork:
         self.dead: set[Node] = set()
         self.down_by: dict[Any, int] = {}
         self.on_drop: Dropper | None = None
+        self.worst: dict[tuple[Node, Node], float] = {}  # the longest latency of each hop
 
     @property
     def messages(self) -> int:
@@ -177,6 +178,17 @@ class SimNetwork:
         if path[0] in self.dead:  # a relay went down while the message was under way
             self._drop(self.below(tree, path[-1]), payload, "in-flight-to-down-node", path[0])
             return
+        if len(path) > 2 and (link_key(path[0], path[1]) in self.down or path[1] in self.dead):
+            # the detour's next link or relay went down too: route again from here
+            if path[-1] in self.dead:
+                self._around(path[0], path[-1], tree, payload, kind, sender, behind)
+                return
+            detour = self._detour(path[0], path[-1])
+            if detour is None:
+                self.dropped += 1
+                self._drop(self.below(tree, path[-1]), payload, "in-flight-on-down-link", path[1])
+                return
+            path = detour
         if len(path) == 2:
             self._hop(path[0], path[1], tree, payload, kind, sender, behind)
             return
@@ -239,7 +251,10 @@ class SimNetwork:
 
     def reach(self, tree: Tree, root: Node) -> dict[Node, float]:
         """Latency from ``root`` to every live node of ``tree`` as a message sent now takes it:
-        detours around down links, routes around dead nodes (:meth:`_around`)."""
+        detours around down links, routes around dead nodes (:meth:`_around`).
+
+        Each hop counts the longest latency it has had so far (``worst``): a message can
+        cross a link before it went down, still slow, and meet a detour at the next hop."""
         out = {root: 0.0}
         stack = [(root, root)]  # (node, the live node the message leaves from)
         while stack:
@@ -248,7 +263,12 @@ class SimNetwork:
                 if child in self.dead:
                     stack.append((child, live))
                     continue
-                out[child] = out[live] + self.link_latency(live, child)
+                key = link_key(live, child)
+                worst = max(
+                    self.worst.get(key, self.latency.get(key, 0.0)), self.link_latency(live, child)
+                )
+                self.worst[key] = worst
+                out[child] = out[live] + worst
                 stack.append((child, child))
         return out
 

@@ -101,6 +101,7 @@ class SimNetwork:
         self.down_by: dict[Any, int] = {}
         self.on_drop: Dropper | None = None
         self.worst: dict[tuple[Node, Node], float] = {}  # the longest latency of each hop
+        self._history: dict[tuple[Node, Node], set[tuple[Node, ...]]] = {}  # detours taken
 
     @property
     def messages(self) -> int:
@@ -265,12 +266,26 @@ class SimNetwork:
                     continue
                 key = link_key(live, child)
                 worst = max(
-                    self.worst.get(key, self.latency.get(key, 0.0)), self.link_latency(live, child)
+                    self.worst.get(key, self.latency.get(key, 0.0)), self._bound(live, child)
                 )
                 self.worst[key] = worst
                 out[child] = out[live] + worst
                 stack.append((child, child))
         return out
+
+    def _bound(self, u: Node, v: Node, depth: int = 0) -> float:
+        """The longest latency a message for hop ``u`` -> ``v`` can take now: the current
+        route, or a detour taken earlier up to any of its relays and routed again from there
+        (:meth:`_relay`; three reroutes deep)."""
+        best = self.link_latency(u, v)
+        for path in self._history.get((u, v), ()):
+            done = 0.0
+            for a, b in itertools.pairwise(path):
+                if a != u and depth < 3:
+                    best = max(best, done + self._bound(a, v, depth + 1))
+                done += self.latency[link_key(a, b)]
+            best = max(best, done)
+        return best
 
     def _detour(self, u: Node, v: Node) -> list[Node] | None:
         """A hop-shortest path from ``u`` to ``v`` over links that are up (None if there is none).
@@ -291,6 +306,8 @@ class SimNetwork:
                 with contextlib.suppress(nx.NetworkXNoPath):
                     path = nx.shortest_path(graph, u, v)
             self._detours[(u, v)] = path
+            if path is not None:
+                self._history.setdefault((u, v), set()).add(tuple(path))
         return self._detours[(u, v)]
 
     def link_latency(self, u: Node, v: Node) -> float:

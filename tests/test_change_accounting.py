@@ -172,6 +172,8 @@ def random_case(seed: int, kinds: list[str], method: str):
 # an E crossed link 0-4 (latency 2.5) as it went down, then met link 0-1 down: old latency plus
 # the detour exceeded both D's, it came late (the watermark now counts each hop's worst latency)
 @example(seed=34, kinds=["link-down", "link-down", "set-rate"], method="inev")
+# a C detoured around link 3-4 met link 4-6 down mid-way and was routed again from node 6
+@example(seed=68, kinds=["link-down", "link-down", "link-down"], method="ppop")
 def test_links_lost_in_a_connected_network_lose_no_match(seed, kinds, method):
     net, wl, plan, changes = random_case(seed, kinds, method)
     result = simulate(net, wl, plan, duration=12.0, seed=seed, changes=changes)

@@ -184,9 +184,7 @@ class Timeline:
             "latency_p99": list(self.latency_p99),
             "matches_by_event_time": _listed(self.matches_by_event_time),
             "missing": _listed(self.missing),
-            "changes": [
-                {"time": c.time, "kind": c.kind, "label": c.label} for c in self.changes
-            ],
+            "changes": [{"time": c.time, "kind": c.kind, "label": c.label} for c in self.changes],
         }
 
     @classmethod

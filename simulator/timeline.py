@@ -260,6 +260,11 @@ def _factor(bins: int) -> int:
     return max(1, math.ceil(bins / MAX_BINS))
 
 
+def _rounded(value: float | None) -> float | None:
+    """A latency to 10 significant digits (the file stays short; 89.00000016200002 is noise)."""
+    return None if value is None else float(f"{value:.10g}")
+
+
 def _binned(counts: Mapping[int, int], factor: int, count: int) -> tuple[int, ...]:
     """``counts`` per bin, ``factor`` neighbouring bins merged, ``count`` bins."""
     out = [0] * count
@@ -302,8 +307,8 @@ def build_timeline(
         duration=duration,
         messages=_binned(messages, factor, count),
         matches=tuple(len(v) for v in latencies),
-        latency_mean=tuple(s["mean"] for s in summaries),
-        latency_p99=tuple(s["p99"] for s in summaries),
+        latency_mean=tuple(_rounded(s["mean"]) for s in summaries),
+        latency_p99=tuple(_rounded(s["p99"]) for s in summaries),
         missing=None if missed is None else _binned(missed_bins, factor, count),
         changes=tuple(changes),
         factor=factor,

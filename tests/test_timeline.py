@@ -169,11 +169,9 @@ def test_the_timeline_adds_up_to_the_result(seed, kind, width):
     for k, n in enumerate(t.matches):  # latencies where matches were detected, and only there
         assert (t.latency_mean[k] is None) == (n == 0)
         if n:
-            assert 0 <= t.latency_mean[k] <= t.latency_p99[k] + 1e-9
-            assert (
-                max(v["max"] for v in result.latency.values() if v["count"])
-                >= t.latency_p99[k] - 1e-9
-            )
+            assert 0 <= t.latency_mean[k] <= t.latency_p99[k] * (1 + 1e-9)
+            largest = max(v["max"] for v in result.latency.values() if v["count"])
+            assert t.latency_p99[k] <= largest * (1 + 1e-9)
 
 
 def test_draw_timeline_writes_a_picture_text_and_a_page(run_cli, tmp_path):

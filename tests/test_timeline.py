@@ -166,12 +166,16 @@ def test_the_timeline_adds_up_to_the_result(seed, kind, width):
     assert sum(t.missing) == result.missing
     assert len(t) <= MAX_BINS and len(t) * t.bin >= result.duration - 1e-9
     assert [(m.time, m.kind) for m in t.changes] == [(c["time"], c["kind"]) for c in changes]
+    largest = max((v["max"] for v in result.latency.values() if v["count"]), default=0.0)
     for k, n in enumerate(t.matches):  # latencies where matches were detected, and only there
-        assert (t.latency_mean[k] is None) == (n == 0)
+        assert (t.latency_mean[k] is None) == (t.latency_p99[k] is None) == (n == 0)
         if n:
-            assert 0 <= t.latency_mean[k] <= t.latency_p99[k] * (1 + 1e-9)
-            largest = max(v["max"] for v in result.latency.values() if v["count"])
-            assert t.latency_p99[k] <= largest * (1 + 1e-9)
+            assert 0 <= t.latency_mean[k] <= largest * (1 + 1e-9)
+            assert 0 <= t.latency_p99[k] <= largest * (1 + 1e-9)
+    # the bins regroup the run's latencies: the total over the bins is the total per query
+    total = sum(m * n for m, n in zip(t.latency_mean, t.matches, strict=True) if n)
+    expected = sum(v["mean"] * v["count"] for v in result.latency.values() if v["count"])
+    assert total == pytest.approx(expected, rel=1e-8, abs=1e-9)
 
 
 def test_draw_timeline_writes_a_picture_text_and_a_page(run_cli, tmp_path):

@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def _latencies() -> array:
+    """An empty bin of detection latencies (a function, so that a tally pickles)."""
+    return array("d")
+
+
 @dataclass
 class Tally:
     """What every execution of a run adds to: matches at sinks, latencies, counters.
@@ -36,7 +41,7 @@ class Tally:
     unused: Counter = field(default_factory=Counter)
     late: int = 0
     bin: float = 1.0
-    detected: defaultdict = field(default_factory=lambda: defaultdict(lambda: array("d")))
+    detected: defaultdict = field(default_factory=lambda: defaultdict(_latencies))
     occurred: Counter = field(default_factory=Counter)
 
     def expect(self, queries: Iterable[str]) -> None:

@@ -22,8 +22,8 @@ fall into the bins after the duration and are kept, so the timeline can extend p
 duration (its sums equal the result's ``messages`` and ``matches``), and ``duration`` tells
 where the sources stopped. A timeline of more than :data:`MAX_BINS` bins (a given ``bin``
 much smaller than the run, or a tail of long latencies) is coarsened: ``factor`` neighbouring
-bins are merged, the smallest factor that leaves at most :data:`MAX_BINS` bins, so the file
-stays small.
+bins are merged, the smallest factor that leaves at most :data:`MAX_BINS` bins (or a larger
+one that makes the merged width round), so the file stays small.
 
 **Missed matches.** ``missing[k]`` counts the centralized matches that the sinks did not find,
 by the time of their latest event (they were never detected, so they have no detection time;
@@ -57,6 +57,20 @@ TARGET_BINS = 100
 """About how many bins the default width gives over the run's duration."""
 
 
+def round_up(value: float) -> float:
+    """The smallest 1, 2 or 5 × 10^k at least ``value`` (> 0).
+
+    >>> round_up(0.3), round_up(0.012), round_up(7.0), round_up(10.0)
+    (0.5, 0.02, 10.0, 10.0)
+    """
+    power = 10.0 ** math.floor(math.log10(value))
+    for step in (1.0, 2.0, 5.0):
+        width = step * power
+        if width >= value * (1.0 - 1e-12):
+            return float(f"{width:.12g}")  # 0.30000000000000004 -> 0.3
+    return float(f"{10.0 * power:.12g}")
+
+
 def default_bin(duration: float) -> float:
     """The smallest 1, 2 or 5 × 10^k at least ``duration / 100`` (module docstring).
 
@@ -65,13 +79,7 @@ def default_bin(duration: float) -> float:
     """
     if not duration > 0 or not math.isfinite(duration):
         return 1.0
-    target = duration / TARGET_BINS
-    power = 10.0 ** math.floor(math.log10(target))
-    for step in (1.0, 2.0, 5.0, 10.0):
-        width = step * power
-        if width >= target * (1.0 - 1e-12):
-            return float(f"{width:.12g}")  # 0.30000000000000004 -> 0.3
-    return 10.0 * power  # pragma: no cover (the loop always returns)
+    return round_up(duration / TARGET_BINS)
 
 
 def bin_width(duration: float, given: float | None = None) -> float:
@@ -255,9 +263,19 @@ def missed_times(
     return out
 
 
-def _factor(bins: int) -> int:
-    """The smallest number of bins to merge so that at most :data:`MAX_BINS` remain."""
-    return max(1, math.ceil(bins / MAX_BINS))
+def _factor(bins: int, width: float) -> int:
+    """How many neighbouring bins to merge so that at most :data:`MAX_BINS` remain: the
+    smallest number that does, made larger if that gives a round merged width (1, 2 or
+    5 × 10^k; a bin of 0.02 reads better than one of 0.012) and the factor stays whole.
+
+    >>> _factor(900, 0.5), _factor(12_000, 0.001), _factor(2500, 0.3)
+    (1, 20, 3)
+    """
+    least = max(1, math.ceil(bins / MAX_BINS))
+    if least == 1:
+        return 1
+    rounder = round_up(width * least) / width
+    return round(rounder) if abs(rounder - round(rounder)) < 1e-9 * rounder else least
 
 
 def _rounded(value: float | None) -> float | None:
@@ -296,7 +314,7 @@ def build_timeline(
     used = [*messages.items(), *(occurred or {}).items(), *missed_bins.items()]
     last = [k for k, n in used if n] + [k for k, v in detected.items() if len(v)]
     bins = max([math.ceil(duration / width - 1e-9), *(k + 1 for k in last), 1])
-    factor = _factor(bins)
+    factor = _factor(bins, width)
     count = math.ceil(bins / factor)
     latencies: list[list[float]] = [[] for _ in range(count)]
     for k, values in detected.items():

@@ -84,12 +84,13 @@ def test_the_default_bin_is_a_round_hundredth_of_the_duration():
 
 
 def test_more_bins_than_the_limit_are_merged_and_their_latencies_recomputed():
-    # 2,500 bins of 0.01 over a duration of 25: merged by 3 into 834 bins of 0.03
+    # 2,500 bins of 0.01 over a duration of 25: at least 3 must merge (0.03), and 5 make a
+    # round width: 500 bins of 0.05
     messages = {k: 1 for k in range(2500)}
     detected = {0: [1.0], 1: [2.0], 2: [3.0, 10.0], 2499: [4.0]}
     t = build_timeline(0.01, 25.0, messages, detected, {0: 5}, [0.005, 24.999])
-    assert t.factor == 3 and t.bin == pytest.approx(0.03) and len(t) == 834 <= MAX_BINS
-    assert t.messages[0] == 3 and t.messages[-1] == 1 and sum(t.messages) == 2500
+    assert t.factor == 5 and t.bin == pytest.approx(0.05) and len(t) == 500 <= MAX_BINS
+    assert t.messages[0] == t.messages[-1] == 5 and sum(t.messages) == 2500
     assert t.matches[0] == 4 and t.latency_mean[0] == pytest.approx(4.0)
     assert t.latency_p99[0] == pytest.approx(np.quantile([1.0, 2.0, 3.0, 10.0], 0.99))
     assert t.matches[-1] == 1 and t.missing[0] == 1 and t.missing[-1] == 1

@@ -13,7 +13,8 @@ the page adds the topology as a second tab), ``--vs B.json`` compares two plans
 (:mod:`inev.experiments.scene_diff`), ``--timeline`` a simulation result's messages, matches
 and latency over time (:mod:`inev.experiments.timeline_figure`). Filters (``--query``,
 ``--input``, ``--around NODE --hops K``) keep part of a drawing, and above ``--group-above``
-nodes the picture shows groups of nodes (:mod:`inev.experiments.scene_scale`; the text form is never grouped).
+nodes the picture shows groups of nodes (:mod:`inev.experiments.scene_scale`; the text form
+is never grouped).
 
 Each mode is a function from :class:`DrawOptions` to a :class:`Drawn` (its text, page and
 figure, each made only when asked for), so another mode is one more function in

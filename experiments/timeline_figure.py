@@ -64,7 +64,8 @@ def _title(result: Any, name: str) -> tuple[str, str]:
         head += f" ({result.missing:,} missed)"
     end = len(timeline) * timeline.bin
     sub = (
-        f"bins of {timeline.bin:g} time units; sources stopped at t = {timeline.duration:g}"
+        f"bins of {timeline.bin:g} time unit{'' if timeline.bin == 1 else 's'}; "
+        f"sources stopped at t = {timeline.duration:g}"
         + (f", what was in flight arrived by t = {end:g}" if end > timeline.duration else "")
         + (f"; {plural(len(timeline.changes), 'change')}" if timeline.changes else "")
     )
@@ -141,27 +142,25 @@ def _messages_panel(axis: Any, timeline: Any, times: list[float]) -> None:
     _headroom(axis, rates)
 
 
+FOUND = "found, by the time\nof their latest event"
+MISSED = "missed (centralized\nevaluation found them),\nby their latest event"
+
+
 def _matches_panel(axis: Any, timeline: Any, times: list[float]) -> None:
     width = timeline.bin
+    zeros = [0] * len(times)
+    found = [n / width for n in timeline.matches_by_event_time or zeros]
+    missed = [n / width for n in timeline.missing or zeros]
     if timeline.matches_by_event_time is not None:
-        found = [n / width for n in timeline.matches_by_event_time]
         axis.bar(times, found, width=width, align="edge", color="#55a868", alpha=0.8, lw=0,
-                 label="found, by the time\nof their latest event")  # fmt: skip
-        if timeline.missing is not None and any(timeline.missing):
-            missed = [n / width for n in timeline.missing]
-            axis.bar(times, missed, width=width, align="edge", bottom=found, color="#c44e52",
-                     alpha=0.85, lw=0, hatch="///", edgecolor="white",
-                     label="missed (centralized\nevaluation found them),\nby their latest event")  # fmt: skip
+                 label=FOUND)  # fmt: skip
+    if any(missed):
+        axis.bar(times, missed, width=width, align="edge", bottom=found, color="#c44e52",
+                 alpha=0.85, lw=0, hatch="///", edgecolor="white", label=MISSED)  # fmt: skip
     detected = [n / width for n in timeline.matches]
     axis.step(times, detected, where="post", color="black", lw=1.2, label="detected at the sinks")
     axis.set_ylabel("matches\nper time unit")
-    stacked = [
-        (found or 0) + (missed or 0) for found, missed in zip(
-            timeline.matches_by_event_time or [0] * len(times),
-            timeline.missing or [0] * len(times), strict=True,
-        )
-    ]  # fmt: skip
-    _headroom(axis, [n / width for n in stacked] + detected)
+    _headroom(axis, [f + m for f, m in zip(found, missed, strict=True)] + detected)
 
 
 def _latency_panel(axis: Any, timeline: Any, times: list[float]) -> None:
@@ -252,7 +251,8 @@ def timeline_text(result: Any) -> str:
     """The timeline as text: the changes, then one line per bin that holds something."""
     timeline = result.timeline
     lines = [
-        f"timeline: bins of {timeline.bin:g} time units, sources stopped at {timeline.duration:g}"
+        f"timeline: bins of {timeline.bin:g} time unit{'' if timeline.bin == 1 else 's'}, "
+        f"sources stopped at {timeline.duration:g}"
     ]
     lines += [f"change at {m.time:g}: {m.label}" for m in timeline.changes]
     lines.append("start  messages  detected  mean_latency  p99_latency  by_event_time  missed")

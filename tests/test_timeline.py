@@ -102,6 +102,9 @@ def test_the_timeline_survives_the_result_file_and_a_bad_one_is_refused(tmp_path
     path = tmp_path / "sim.json"
     save_result(result, path)
     assert load_result(path).timeline == result.timeline
+    frame = result.timeline.to_pandas()
+    assert list(frame["messages"]) == list(result.timeline.messages)
+    assert list(frame["start"][:3]) == [0.0, 1.0, 2.0] and frame["messages_per_time"].sum() == 4
     document = json.loads(path.read_text())
     assert len(document["timeline"]["messages"]) == 12
     document["timeline"]["matches"] = [0, 1]
@@ -186,6 +189,8 @@ def test_draw_timeline_writes_a_picture_text_and_a_page(run_cli, tmp_path):
     code, out, err = run_cli("draw", sim, "--timeline", "-o", tmp_path / "t.png")
     assert (code, err) == (0, "") and out.strip() == f"draw: timeline {sim} -> {tmp_path / 't.png'}"
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, _ = run_cli("show", sim)
+    assert code == 0 and "timeline: 12 bins of 1 time unit to t = 12" in out
     code, out, _ = run_cli("draw", sim, "--timeline", "--text")
     # the bins that hold something (the hand-checked case above): start, messages, detected
     rows = [line.split()[:3] for line in out.splitlines()[2:]]

@@ -79,8 +79,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "draw": (
         "inev.experiments.draw:draw_command",
-        "Draw a plan, its projection graph, two plans' difference or a simulation (PNG, SVG, "
-        "PDF, an interactive HTML page, or --text).",
+        "Draw a plan, its projection graph, two plans' difference, a simulation or its timeline "
+        "(PNG, SVG, PDF, an interactive HTML page, or --text).",
     ),
     "sweep": (
         "inev.experiments.commands:sweep_command",

@@ -217,6 +217,7 @@ def execute(
             progress=start,
             document=document,
             force=force,
+            estimate=lambda e: console.print(e.line(), markup=False, highlight=False),
         )
     finally:
         stop()
@@ -510,6 +511,7 @@ def reproduce_command(
         force=force,
         command=" ".join(words),
         echo=click.echo,
+        estimates=True,
         progress=(lambda label: _progress_factory(console, label, transient=True))
         if bars
         else None,

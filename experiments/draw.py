@@ -10,9 +10,11 @@ instead.
 
 Modes: ``--logical`` draws a plan's projection graph (:mod:`inev.experiments.scene_logical`;
 the page adds the topology as a second tab), ``--vs B.json`` compares two plans
-(:mod:`inev.experiments.scene_diff`). Filters (``--query``, ``--input``, ``--around NODE
---hops K``) keep part of a drawing, and above ``--group-above`` nodes the picture shows
-groups of nodes (:mod:`inev.experiments.scene_scale`; the text form is never grouped).
+(:mod:`inev.experiments.scene_diff`), ``--timeline`` a simulation result's messages, matches
+and latency over time (:mod:`inev.experiments.timeline_figure`). Filters (``--query``,
+``--input``, ``--around NODE --hops K``) keep part of a drawing, and above ``--group-above``
+nodes the picture shows groups of nodes (:mod:`inev.experiments.scene_scale`; the text form
+is never grouped).
 
 Each mode is a function from :class:`DrawOptions` to a :class:`Drawn` (its text, page and
 figure, each made only when asked for), so another mode is one more function in
@@ -99,6 +101,8 @@ class DrawOptions:
     group_above: int | None = None
     """Group the picture's nodes above this many (None: :data:`~inev.experiments.
     scene_scale.GROUP_ABOVE`; 0: never)."""
+    timeline: bool = False
+    """Draw a simulation result's time series (:mod:`inev.experiments.timeline_figure`)."""
 
 
 @dataclass(frozen=True)
@@ -248,18 +252,42 @@ def draw_comparison(options: DrawOptions) -> Drawn:
     )
 
 
+def draw_timeline(options: DrawOptions) -> Drawn:
+    """A simulation result's messages, matches and latency over time, changes marked."""
+    from inev.experiments.timeline_figure import (
+        load_timeline,
+        save_timeline,
+        timeline_page,
+        timeline_text,
+    )
+
+    if KINDS.get(file_format(options.file)) != "simulation":
+        raise InevError(f"{options.file}: --timeline draws simulation results (inev-sim/1 files)")
+    result, _ = load_timeline(options.file)
+    name = os.path.basename(options.file)
+    return Drawn(
+        "timeline",
+        lambda: timeline_text(result),
+        lambda: timeline_page(result, name),
+        lambda out: save_timeline(result, out, name),
+    )
+
+
 MODES: dict[str, Callable[[DrawOptions], Drawn]] = {
     "topology": draw_topology,
     "logical": draw_logical,
     "vs": draw_comparison,
+    "timeline": draw_timeline,
 }
 """The drawing modes, by the option that picks them (``topology``: none)."""
 
 
 def mode_of(options: DrawOptions) -> str:
     """Which of :data:`MODES` draws ``options``."""
-    if options.logical and options.vs:
-        raise InevError("give --logical or --vs, not both")
+    if sum((options.logical, options.vs is not None, options.timeline)) > 1:
+        raise InevError("give one of --logical, --vs and --timeline")
+    if options.timeline:
+        return "timeline"
     if options.vs:
         return "vs"
     return "logical" if options.logical else "topology"
@@ -273,6 +301,7 @@ def mode_of(options: DrawOptions) -> str:
         "inev draw repaired.json --vs plan.json --network net.json -o change.html",
         "inev draw plan.json --network net.json --query q1 --around 7 -o q1.html",
         "inev draw sim.json --network net.json --plan plan.json -o sim.png",
+        "inev draw sim.json --timeline -o timeline.png",
         "inev draw plan.json --text",
     ),
 )
@@ -307,6 +336,12 @@ def mode_of(options: DrawOptions) -> str:
     type=click.Path(dir_okay=False),
     help="A second plan: draw what changes from FILE to it (and, in a page, both side by side).",
 )
+@click.option(
+    "--timeline",
+    is_flag=True,
+    help="With a simulation result: messages, matches and detection latency over time, "
+    "changes marked (no --network needed).",
+)
 @click.option("--query", "queries", multiple=True, help="Keep what this query needs (repeatable).")
 @click.option(
     "--input", "inputs", multiple=True, help="Keep this input, e.g. A or P2 (repeatable)."
@@ -334,16 +369,27 @@ def draw_command(
     around: str | None,
     hops: int,
     group_above: int | None,
+    timeline: bool,
 ) -> None:
-    """Draw a plan, its projection graph, two plans' difference or a simulation (PNG, SVG,
-    PDF, an interactive HTML page, or --text)."""
+    """Draw a plan, its projection graph, two plans' difference, a simulation or its
+    timeline (PNG, SVG, PDF, an interactive HTML page, or --text)."""
     if not out and not text:
         raise InevError("give -o FILE (.png, .svg, .pdf or .html) or --text")
     if out and not out.lower().endswith(FORMS):
         raise InevError(f"{out}: a drawing must end in .png, .svg, .pdf or .html")
     check_paths({"drawn": file, "network": network_file, "plan": plan_file, "vs": vs_file}, out)
     options = DrawOptions(
-        file, network_file, plan_file, logical, vs_file, queries, inputs, around, hops, group_above
+        file,
+        network_file,
+        plan_file,
+        logical,
+        vs_file,
+        queries,
+        inputs,
+        around,
+        hops,
+        group_above,
+        timeline,
     )
     drawn = MODES[mode_of(options)](options)
     if text:

@@ -179,6 +179,9 @@ class RunOptions:
     progress: Callable[[str], tuple[Progress, Callable[[], None]]] | None = None
     """Given a figure's label, a ``(start, stop)`` pair: ``start`` goes to the figure's sweep,
     ``stop`` is called when the sweep ends (a progress bar per figure)."""
+    estimates: bool = False
+    """Each figure's sweep first runs one task and echoes what the rest will cost
+    (:mod:`inev.experiments.cost_estimate`)."""
 
 
 def kept_figures(folder: Path, chosen: Sequence[Figure]) -> dict[str, dict[str, Any]]:
@@ -319,8 +322,16 @@ def _run(
     from inev.experiments.sweep import run_sweep
 
     start, stop = options.progress(label) if options.progress else (None, None)
+    estimate = (lambda e: options.echo(f"{label}: {e.line()}")) if options.estimates else None
     try:
-        return run_sweep(spec, runs, master=options.master, document=document, progress=start)
+        return run_sweep(
+            spec,
+            runs,
+            master=options.master,
+            document=document,
+            progress=start,
+            estimate=estimate,
+        )
     finally:
         if stop is not None:
             stop()

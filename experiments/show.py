@@ -176,6 +176,19 @@ def _aliases(plan: Any) -> dict[str, str]:
     return aliases(plan)
 
 
+def _timeline_note(result: Any, path: str) -> list[str]:
+    """One line saying what the result's timeline holds and how to draw it (none: nothing)."""
+    timeline = result.timeline
+    if timeline is None:
+        return []
+    end = len(timeline) * timeline.bin
+    return [
+        f"timeline: {len(timeline)} bins of {timeline.bin:g} "
+        f"time unit{'' if timeline.bin == 1 else 's'} to t = {end:g} "
+        f"(`inev draw {path} --timeline -o timeline.png` draws it)"
+    ]
+
+
 def show_simulation(path: str, given: Given) -> list[Any]:
     """Figures, per query, per node, per link (busiest first), per type and, given the plan,
     per vertex (projection and node)."""
@@ -189,6 +202,7 @@ def show_simulation(path: str, given: Given) -> list[Any]:
         summary_table(simulation_figures(result), title=f"{path}: simulation"),
         *(f"warning: {w}" for w in run_warnings(result)),
         query_table(result),
+        *_timeline_note(result, path),
     ]
     nodes = sorted(
         set(result.events_processed) | set(result.partial_matches) | set(result.reoptimizations),

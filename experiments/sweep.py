@@ -24,6 +24,7 @@ from inev.common.errors import InevError
 from inev.common.files import remove_stale_temporaries
 from inev.common.interrupts import Terminated
 from inev.common.locks import folder_lock
+from inev.experiments.cost_estimate import SweepEstimate, workers_of
 from inev.experiments.provenance import code_version, record_run
 from inev.experiments.results import (
     finished_task_ids,
@@ -142,6 +143,7 @@ def run_sweep(
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
     document: dict[str, Any] | None = None,
     force: bool = False,
+    estimate: Callable[[SweepEstimate], None] | None = None,
 ) -> SweepOutcome:
     """Run the pending tasks of ``spec`` into ``folder`` and write ``results.parquet``.
 
@@ -151,6 +153,10 @@ def run_sweep(
     (``document``, the spec as written, or one rebuilt from ``spec``); a folder of another
     sweep is refused unless ``force`` starts it over
     (:func:`inev.experiments.sweep_folder.claim_folder`).
+    With ``estimate``, the first pending task runs in this process before the others fan
+    out, and ``estimate`` hears what the rest will cost at its pace
+    (:class:`~inev.experiments.cost_estimate.SweepEstimate`; its rows are kept as any
+    task's).
     A folder this run made is removed again when the run ends with nothing finished in it
     (refused, Spark did not start, interrupted before the first task finished).
     """
@@ -163,7 +169,9 @@ def run_sweep(
     try:
         with folder_lock(out, "sweep"):  # a second sweep into the folder stops at once
             claim_folder(out, spec, document, force)  # under the lock: --force removes parts
-            outcome = _run_locked(spec, out, master, parallelism, measure, progress, started)
+            outcome = _run_locked(
+                spec, out, master, parallelism, measure, progress, started, estimate
+            )
     except (InevError, Terminated):
         _remove_if_unused(out, created)
         raise
@@ -188,6 +196,7 @@ def _run_locked(
     measure: Measure | None,
     progress: Callable[[int, int], Callable[[int], None]] | None,
     started: float,
+    estimate: Callable[[SweepEstimate], None] | None = None,
 ) -> SweepOutcome:
     """The body of :func:`run_sweep`, run while the folder's lock is held."""
     code = code_version()  # the code as the run starts (the checkout may move while it runs)
@@ -199,6 +208,11 @@ def _run_locked(
     batch = functools.partial(run_batch, measure=measure) if measure else run_batch
     interrupted = False
     try:
+        if todo and estimate is not None:
+            estimate(_first_task(todo[0], batch, out, len(todo) - 1, master, parallelism))
+            todo = todo[1:]
+            if advance:
+                advance(1)
         if todo and master == "serial":
             for task in todo:
                 rows = batch([task])
@@ -229,6 +243,21 @@ def _run_locked(
         interrupted,
         finished,
     )
+
+
+def _first_task(
+    task: Task,
+    batch: Callable[[list[Task]], list[dict[str, Any]]],
+    out: Path,
+    remaining: int,
+    master: str,
+    parallelism: int | None,
+) -> SweepEstimate:
+    """Run ``task`` here, keep its rows, and estimate the ``remaining`` tasks from it."""
+    began = time.perf_counter()
+    write_part(out, batch([task]))
+    seconds = time.perf_counter() - began
+    return SweepEstimate(seconds, remaining, workers_of(master, parallelism))
 
 
 def _remove_dead_temporaries(parts: Path) -> None:

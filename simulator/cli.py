@@ -52,6 +52,13 @@ def simulation_options(command: Any) -> Any:
             help="Extra watermark wait per upstream processing stage (default: 2x the bound, "
             "else one window).",
         ),
+        click.option(
+            "--timeline-bin",
+            type=float,
+            default=None,
+            help="Width of the result's timeline bins in time units (default: duration / 100 "
+            "rounded up to 1, 2 or 5 x 10^k; `inev draw sim.json --timeline` draws it).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)

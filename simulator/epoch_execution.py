@@ -25,6 +25,7 @@ from inev.simulator.losses import LossLog
 from inev.simulator.options import SimulationOptions
 from inev.simulator.simpy_network import SimNetwork
 from inev.simulator.tally import Tally
+from inev.simulator.timeline import bin_width
 from inev.topologies.network import Network, link_key
 from inev.workloads.workload import Workload
 
@@ -96,6 +97,7 @@ def execute_epochs(
     env = simpy.Environment()
     sim = SimNetwork(env, network, bandwidth=options.bandwidth)
     tally = Tally() if tally is None else tally
+    sim.bin = tally.bin = bin_width(options.duration, options.timeline_bin)
     # Batched releases and sources (execution._set_lags): exact in every observable time, but
     # only where nothing else reads the clock: no changes, no capacity queues, no bandwidth.
     batched = options.batch and len(epochs) == 1 and capacity is None and options.bandwidth is None

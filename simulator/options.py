@@ -20,6 +20,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.simulator.capacity import CapacityOptions
 from inev.simulator.engine.matching import ADAPTIVE, ENGINE_PLANS
+from inev.simulator.timeline import bin_width
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class SimulationOptions:
     plan generation and re-optimisation; ``check``: refuse a run whose size estimate would
     exhaust memory; ``capacity``: node capacities and load shedding (``None``: unlimited);
     ``batch``: batched releases where nothing can observe them (same figures, faster; see
-    :mod:`inev.simulator.execution`).
+    :mod:`inev.simulator.execution`); ``timeline_bin``: the width of the result's timeline
+    bins (``None``: :func:`inev.simulator.timeline.default_bin` of the duration).
     """
 
     duration: float = 100.0
@@ -43,6 +45,7 @@ class SimulationOptions:
     check: bool = True
     capacity: CapacityOptions | None = None
     batch: bool = True
+    timeline_bin: float | None = None
 
     def __post_init__(self) -> None:
         if self.engine_plan not in ENGINE_PLANS:
@@ -53,6 +56,8 @@ class SimulationOptions:
             raise InevError(
                 f"adaptation must be one of {', '.join(ADAPTIVE)}, got {self.adaptation!r}"
             )
+        if self.timeline_bin is not None:
+            bin_width(self.duration, self.timeline_bin)  # refuses a bin that is not positive
 
     @classmethod
     def of(cls, options: SimulationOptions | None, changed: dict[str, Any]) -> SimulationOptions:

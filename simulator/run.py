@@ -86,6 +86,7 @@ from inev.simulator.sources import (
     workload_attributes,
 )
 from inev.simulator.tally import Tally
+from inev.simulator.timeline import run_timeline
 from inev.simulator.trace_replay import (
     TraceFilter,
     TraceStream,
@@ -380,6 +381,7 @@ def _measure(
         check_seconds=check_seconds,
         changes=report,
         loss_causes=loss_causes,
+        timeline=run_timeline(sim, tally, duration, report, events, central),
         trace_ignored=filtered.ignored if filtered is not None else 0,
         trace_skipped=trace.skipped if isinstance(trace, TraceStream) else 0,
         shedding=shedding,

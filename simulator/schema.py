@@ -12,7 +12,7 @@ one line naming it::
 
 Unknown keys are ignored (other versions add figures), and so are the entries of a field this
 version only passes on (aggregate rows, per-node shedding figures); what the commands read
-of ``changes`` and ``shedding`` is typed.
+of ``changes``, ``shedding`` and ``timeline`` is typed.
 
 >>> from inev.common.validation import validate_document
 >>> try:
@@ -29,7 +29,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator, model_validator
 
-from inev.common.validation import Count, Figure, Name, NodeId, Number, Open, Text
+from inev.common.validation import (
+    MAX_INT,
+    Count,
+    Figure,
+    Name,
+    NodeId,
+    Number,
+    Open,
+    Positive,
+    Text,
+)
 
 VertexKey = Annotated[str, Field(pattern=r"^-?[0-9]{1,19}$")]
 """A vertex id written as a JSON object key (``"12"``)."""
@@ -76,6 +86,38 @@ class Shedding(Open):
     nodes: dict[Text, dict[Name, Any]] | None = None
 
 
+class TimelineChange(Open):
+    """One change marked on a timeline: when, its kind and its label."""
+
+    time: Number
+    kind: Text = ""
+    label: Text = ""
+
+
+class TimelineDocument(Open):
+    """The ``timeline`` entry (:mod:`inev.simulator.timeline`): columns with one entry per bin
+    of width ``bin`` from time 0 (``null`` latencies in bins without matches)."""
+
+    bin: Positive
+    duration: Number = 0.0
+    factor: Annotated[int, Field(ge=1, le=MAX_INT)] = 1
+    messages: list[Count]
+    matches: list[Count]
+    latency_mean: list[Figure]
+    latency_p99: list[Figure]
+    matches_by_event_time: list[Count] | None = None
+    missing: list[Count] | None = None
+    changes: list[TimelineChange] = []
+
+    @model_validator(mode="after")
+    def _one_entry_per_bin(self) -> TimelineDocument:
+        columns = [self.messages, self.matches, self.latency_mean, self.latency_p99]
+        columns += [c for c in (self.missing, self.matches_by_event_time) if c is not None]
+        if len({len(c) for c in columns}) > 1:
+            raise ValueError("every column must have one entry per bin")
+        return self
+
+
 class SimulationDocument(Open):
     """An ``inev-sim/1`` document: the fields of
     :class:`~inev.simulator.simulation_result.SimulationResult` with their types (required
@@ -111,6 +153,7 @@ class SimulationDocument(Open):
     trace_skipped: Count | None = None
     messages_by_link_and_type: dict[Text, Counts] | None = None
     loss_causes: Counts | None = None
+    timeline: TimelineDocument | None = None
 
 
 def _cell_value(value: Any) -> int | float:

@@ -91,6 +91,9 @@ class SimNetwork:
         self.by_kind: Counter[Hashable] = Counter()
         self.by_sender: Counter[Hashable] = Counter()
         self.by_link_kind: Counter[tuple[tuple[Node, Node], Hashable]] = Counter()
+        # messages per bin of width ``bin`` by arrival time (inev.simulator.timeline)
+        self.bin = 1.0
+        self.by_bin: Counter[int] = Counter()
         self.down: set[tuple[Node, Node]] = set()
         self.dropped = 0
         self.detoured = 0
@@ -201,6 +204,7 @@ class SimNetwork:
             self.by_kind[kind] += 1
             self.by_sender[sender] += 1
             self.by_link_kind[key, kind] += 1
+            self.by_bin[int(self.env.now / self.bin)] += 1
             self._relay(path[1:], tree, payload, kind, sender)
 
         self.env.timeout(max(self.latency[key] - behind, 0.0)).callbacks.append(onward)
@@ -349,6 +353,7 @@ class SimNetwork:
         self.by_kind[kind] += 1
         self.by_sender[sender] += 1
         self.by_link_kind[crossed, kind] += 1
+        self.by_bin[int(self.env.now / self.bin)] += 1
         if self.dead and v in self.dead:  # it went down while the message was under way
             self._drop(self.below(tree, v), payload, "in-flight-to-down-node", v)
             return

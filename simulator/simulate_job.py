@@ -81,6 +81,7 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
     "cost_per_unit": 1.0,
     "safety": None,
     "stage_slack": None,
+    "timeline_bin": None,
 }
 """``inev simulate``'s flag values when none is given (``duration_given``: whether the user
 set ``--duration``, which a replayed trace then only extends)."""
@@ -185,6 +186,7 @@ def simulation_options(flags: Mapping[str, Any]) -> SimulationOptions:
         adaptation=f["adaptive"],
         check=not f["no_size_check"],
         capacity=capacity_options(f),
+        timeline_bin=f["timeline_bin"],
     )
 
 

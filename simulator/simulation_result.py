@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from inev.common.files import write_json_document
+from inev.simulator.timeline import Timeline
 
 FORMAT = "inev-sim/1"
 
@@ -119,6 +120,9 @@ class SimulationResult:
     centralized_aggregates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     aggregate_differences: dict[str, int] = field(default_factory=dict)
     aggregation: dict[str, dict[str, str]] = field(default_factory=dict)
+    timeline: Timeline | None = None
+    """Messages, matches and detection latency per time bin, changes marked
+    (:mod:`inev.simulator.timeline`; ``None``: a result written before timelines)."""
     trace_ignored: int = 0
     """Trace events of types no query uses (not replayed)."""
     trace_skipped: int = 0
@@ -167,6 +171,10 @@ class SimulationResult:
         document.pop("check_seconds")
         if document.get("shedding") is None:
             document.pop("shedding", None)
+        if self.timeline is None:
+            document.pop("timeline")
+        else:
+            document["timeline"] = self.timeline.to_dict()
         document["messages_by_vertex"] = {str(k): v for k, v in self.messages_by_vertex.items()}
         return {
             "format": FORMAT,
@@ -282,6 +290,8 @@ def result_from_dict(document: Mapping[str, Any], origin: str = "simulation") ->
         values["messages_by_vertex"] = {
             int(k): v for k, v in document.get("messages_by_vertex", {}).items()
         }
+        if document.get("timeline") is not None:
+            values["timeline"] = Timeline.from_dict(document["timeline"])
         return SimulationResult(**values)
     except (TypeError, ValueError) as exc:
         raise InevError(f"{origin}: malformed simulation result ({exc})") from None

@@ -10,10 +10,16 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from array import array
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def _latencies() -> array:
+    """An empty bin of detection latencies (a function, so that a tally pickles)."""
+    return array("d")
 
 
 @dataclass
@@ -24,7 +30,9 @@ class Tally:
     at its sink, ``latencies[q]`` the detection latency of each (time found - its latest
     event's time); ``processed`` counts the items each node's engines took, ``unused`` the
     events no vertex uses (per type), ``late`` the items that arrived after their engine's
-    watermark (never hidden; see :mod:`inev.simulator.execution`).
+    watermark (never hidden; see :mod:`inev.simulator.execution`); ``detected[k]`` the
+    detection latencies recorded in bin ``k`` of width ``bin``, ``occurred[k]`` the matches
+    recorded whose latest event is in bin ``k`` (:mod:`inev.simulator.timeline`).
     """
 
     sink_found: dict[str, Counter] = field(default_factory=dict)
@@ -32,6 +40,9 @@ class Tally:
     processed: Counter = field(default_factory=Counter)
     unused: Counter = field(default_factory=Counter)
     late: int = 0
+    bin: float = 1.0
+    detected: defaultdict = field(default_factory=lambda: defaultdict(_latencies))
+    occurred: Counter = field(default_factory=Counter)
 
     def expect(self, queries: Iterable[str]) -> None:
         """Make room for the matches of ``queries`` (their sinks are installed)."""
@@ -43,9 +54,12 @@ class Tally:
         """A sink of ``queries`` found ``match`` at time ``now``."""
         ids = tuple(e.id for e in match)
         last = max(e.time for e in match)
+        detected = self.detected[int(now / self.bin)]
+        self.occurred[int(last / self.bin)] += len(queries)
         for q in queries:
             self.sink_found[q][ids] += 1
             self.latencies[q].append(now - last)
+            detected.append(now - last)
 
 
 def per_node(runs: Iterable[Any], figure: str) -> Counter:

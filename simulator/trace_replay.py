@@ -26,6 +26,7 @@ from inev.simulator.options import SimulationOptions
 from inev.simulator.simulation_result import MatchBalance, SimulationResult
 from inev.simulator.sources import with_variables
 from inev.simulator.tally import Tally
+from inev.simulator.timeline import run_timeline
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -192,4 +193,5 @@ def replay_stream(
         check_seconds=check_seconds,
         trace_ignored=filtered.ignored,
         trace_skipped=stream.skipped,
+        timeline=run_timeline(sim, tally, options.duration),
     )

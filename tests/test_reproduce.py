@@ -291,6 +291,8 @@ def test_tiny_reproduce_writes_one_report_with_every_chosen_figure(tmp_path, run
     verdicts = text.count("**Verdict: holds.**") + text.count("**Verdict: does not hold.**")
     assert verdicts == 2 and "What differs from the paper" in text
     assert "Fig. 4b: 3 tasks" in stdout and f"report: {out / 'README.md'}" in stdout
+    # each figure first says what the rest of its tasks will cost (one task run, 2 to go)
+    assert "Fig. 4b: estimate: first task " in stdout and "; 2 more ≈ " in stdout
     assert [p.name for p in tmp_path.iterdir()] == ["report"]  # no staging folder left
 
 

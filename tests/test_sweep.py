@@ -219,6 +219,43 @@ def test_spark_results_are_identical_for_any_parallelism(tmp_path, spark):
     assert len(list((tmp_path / "p2" / "parts").glob("*.parquet"))) >= 2
 
 
+@pytest.mark.parametrize("master", ["serial", pytest.param("local[2]", marks=pytest.mark.spark)])
+def test_an_estimate_comes_from_the_first_task_whose_rows_are_kept(tmp_path, master, request):
+    if master != "serial":
+        request.getfixturevalue("spark")
+    spec = small_spec()
+    plain = run_sweep(spec, tmp_path / "plain", master="serial", measure=sweep_helpers.toy_measure)
+    heard, advanced = [], []
+
+    def progress(total, done):
+        return lambda n: advanced.append((n, len(heard)))
+
+    outcome = run_sweep(
+        spec,
+        tmp_path / "estimated",
+        master=master,
+        measure=sweep_helpers.toy_measure,
+        progress=progress,
+        estimate=heard.append,
+    )
+    assert len(heard) == 1 and heard[0].remaining == spec.size - 1
+    assert heard[0].workers == (1 if master == "serial" else 2) and heard[0].first_seconds >= 0
+    # the first task is counted once, after the estimate was heard; every task is run once
+    assert advanced[0] == (1, 1) and sum(n for n, _ in advanced) == spec.size
+    assert outcome.ran == spec.size
+    columns = list(TIMING_COLUMNS)
+    assert outcome.table.drop_columns(columns).equals(plain.table.drop_columns(columns))
+    # resumed with nothing left to run: no task, no estimate
+    again = run_sweep(
+        spec,
+        tmp_path / "estimated",
+        master="serial",
+        measure=sweep_helpers.toy_measure,
+        estimate=heard.append,
+    )
+    assert again.ran == 0 and len(heard) == 1
+
+
 def test_plot_series_medians_and_files(tmp_path):
     rows = []
     for i, (x, value) in enumerate([(1, 1.0), (1, 2.0), (1, 3.0), (1, 4.0), (2, 10.0), (2, 20.0)]):

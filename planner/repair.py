@@ -51,6 +51,7 @@ whose node was lost adds nothing, as vertices on a lost node are dropped for INE
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -71,6 +72,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.planner.regions import plan_regions
+from inev.planner.repair_search import incremental_repair
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -109,6 +111,12 @@ class RepairResult:
     (:func:`inev.planner.repair_search.migration_cost`)."""
     why: str = ""
     """Why :attr:`result` is the plan written (the summary line's parenthesis)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of ``replanned``, ``local`` (the repair and its fallbacks) and
+    ``incremental`` (the local repair included: it starts from it)."""
+    affected: tuple[str, ...] = ()
+    """The projections of the old plan the changes touch (the incremental search's first
+    focus, :func:`inev.planner.repair_search.affected_projections`)."""
 
     def summary(self) -> str:
         """The one line ``inev repair`` prints."""
@@ -395,9 +403,13 @@ def repair_plan(
     options: PlanOptions | None = None,
     replan: bool = False,
     choose: str | None = None,
+    incremental: bool = True,
+    migration_horizon: float | None = None,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring); ``choose`` (``repaired``,
-    ``replanned`` or ``best``) picks the plan written, ``replan=True`` is ``"replanned"``."""
+    ``replanned`` or ``best``) picks the plan written, ``replan=True`` is ``"replanned"``;
+    ``incremental`` False leaves the incremental repair out, ``migration_horizon`` weighs
+    its migration in (:mod:`inev.planner.repair_search`)."""
     choose = choose or ("replanned" if replan else "repaired")
     if choose not in CHOICES:
         raise InevError(f"repair: unknown choice {choose!r} (use one of {', '.join(CHOICES)})")
@@ -411,7 +423,10 @@ def repair_plan(
         return _replan_baseline(plan, changed, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
+    clock = time.process_time()
     replanned = plan_workload(changed, workload, options=options)
+    seconds = {"replanned": time.process_time() - clock}
+    clock = time.process_time()
     figures = {
         "centralized_cost": replanned.centralized_cost,
         "centralized_node": replanned.centralized_node,
@@ -432,8 +447,26 @@ def repair_plan(
         chosen = replace(
             chosen, notes=(*chosen.notes, f"repair kept the {chosen.kept} plan: the cheapest")
         )
-    incremental: Plan | None = None
-    written, result, why = _written(choose, chosen, incremental, replanned)
+    seconds["local"] = time.process_time() - clock
+    found = None
+    if incremental:
+        starts = [chosen, *(c for c in candidates if c.kept != chosen.kept)]
+        rated = [combination if c.kept == "old" else rebuild_combination(c, new_net, workload)
+                 for c in starts]  # fmt: skip
+        found = incremental_repair(
+            plan,
+            list(zip(starts, rated, strict=True)),
+            network.with_streams(streams),
+            new_net,
+            prepare(changed, workload),
+            options or PlanOptions(),
+            central,
+            migration_horizon,
+        )
+        seconds["incremental"] = time.process_time() - clock  # the local repair included
+    better = found is not None and found.plan is not chosen
+    increment = replace(found.plan, method=plan.method, **figures) if better else chosen
+    written, result, why = _written(choose, chosen, increment if found else None, replanned)
     return RepairResult(
         broken=broken,
         repaired=chosen,
@@ -445,8 +478,11 @@ def repair_plan(
         local=local,
         written=written,
         cannot_run=cannot_run,
-        incremental=incremental,
+        incremental=increment if found else None,
+        migration=found.migration if found else {},
         why=why,
+        seconds=seconds,
+        affected=found.affected if found else (),
     )
 
 

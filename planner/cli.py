@@ -231,6 +231,12 @@ def explain_lines(plan: Plan) -> list[str]:
     is_flag=True,
     help="Write the cheapest of the repaired, incremental and re-planned plans.",
 )
+@click.option(
+    "--migration-horizon",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=None,
+    help="Weigh the incremental repair's migration in: psi + its messages / this many time units.",
+)
 @plan_options
 def repair_command(
     plan_file: str,
@@ -240,6 +246,7 @@ def repair_command(
     out: str,
     replan: bool,
     best: bool,
+    migration_horizon: float | None,
     **knobs: Any,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
@@ -264,6 +271,14 @@ def repair_command(
 
         raise InevError("--replan and --best choose different plans: give one of them")
     choose = "replanned" if replan else "best" if best else "repaired"
-    result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs), choose=choose)
+    result = repair_plan(
+        plan,
+        network,
+        workload,
+        changes,
+        PlanOptions(**knobs),
+        choose=choose,
+        migration_horizon=migration_horizon,
+    )
     save_plan(stamp(result.result, result.network, workload), out)
     click.echo(f"{result.summary()} rate_unit={unit_token(RATE)}")  # every figure is a ψ

@@ -72,7 +72,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.planner.regions import plan_regions
-from inev.planner.repair_search import incremental_repair
+from inev.planner.repair_search import Incremental, incremental_repair
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -450,19 +450,9 @@ def repair_plan(
     seconds["local"] = time.process_time() - clock
     found = None
     if incremental:
-        starts = [chosen, *(c for c in candidates if c.kept != chosen.kept)]
-        rated = [combination if c.kept == "old" else rebuild_combination(c, new_net, workload)
-                 for c in starts]  # fmt: skip
-        found = incremental_repair(
-            plan,
-            list(zip(starts, rated, strict=True)),
-            network.with_streams(streams),
-            new_net,
-            prepare(changed, workload),
-            options or PlanOptions(),
-            central,
-            migration_horizon,
-        )
+        setting = (network.with_streams(streams), new_net, changed, workload)
+        found = _incremental(plan, chosen, candidates, combination, setting, options,
+                             central, migration_horizon)  # fmt: skip
         seconds["incremental"] = time.process_time() - clock  # the local repair included
     better = found is not None and found.plan is not chosen
     increment = replace(found.plan, method=plan.method, **figures) if better else chosen
@@ -483,6 +473,35 @@ def repair_plan(
         why=why,
         seconds=seconds,
         affected=found.affected if found else (),
+    )
+
+
+def _incremental(
+    plan: Plan,
+    chosen: Plan,
+    candidates: Sequence[Plan],
+    combination: Combination,
+    setting: tuple[Network, Network, Network, Workload],
+    options: PlanOptions | None,
+    central: Plan,
+    horizon: float | None,
+) -> Incremental:
+    """The incremental repair from the repaired plan ``chosen`` and the other candidates;
+    ``setting``: the network before and after (variables as streams), the changed network
+    as given, and the workload."""
+    before, new_net, changed, workload = setting
+    starts = [chosen, *(c for c in candidates if c.kept != chosen.kept)]
+    rated = [combination if c.kept == "old" else rebuild_combination(c, new_net, workload)
+             for c in starts]  # fmt: skip
+    return incremental_repair(
+        plan,
+        list(zip(starts, rated, strict=True)),
+        before,
+        new_net,
+        prepare(changed, workload),
+        options or PlanOptions(),
+        central,
+        horizon,
     )
 
 

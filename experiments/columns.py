@@ -55,6 +55,14 @@ METRICS: dict[str, Column] = {
         "ratio after repair with fallback (old or centralized plan)", log=True
     ),
     "replanned_ratio": Column("ratio after re-planning", log=True),
+    "incremental_ratio": Column("ratio after the incremental repair (issue 44)", log=True),
+    "incremental_gain": Column("incremental repair's ψ / broken ψ", log=True),
+    "incremental_over_replanned": Column("incremental repair's ψ / re-planned ψ", log=True),
+    "projections_moved": Column("projections the incremental repair moved", count=True),
+    "partial_matches_shipped": Column(
+        "partial matches the incremental repair ships (model estimate)", log=True
+    ),
+    "broken_cannot_run": Column("the old plan cannot run on the changed network (0/1)"),
     "repair_kept": Column("plan the repair kept (local, old, centralized)", kind="str"),
     "repair_fallback": Column("repair fell back to the old or centralized plan (0/1)"),
     "hops": Column("hops of the forwarding graphs", kind="int", count=True),

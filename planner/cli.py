@@ -205,6 +205,7 @@ def explain_lines(plan: Plan) -> list[str]:
     "repair",
     epilog=examples(
         "inev repair plan.json net.json wl.json --changes changes.json -o repaired.json",
+        "inev repair plan.json net.json wl.json --changes changes.json -o best.json --best",
     ),
 )
 @click.argument("plan_file", type=click.Path(dir_okay=False))
@@ -217,11 +218,24 @@ def explain_lines(plan: Plan) -> list[str]:
     type=click.Path(dir_okay=False),
     help="inev-changes/1.",
 )
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Repaired plan.")
 @click.option(
-    "--replan",
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The plan to write: the repaired plan (section 6.6), unless --replan or --best.",
+)
+@click.option("--replan", is_flag=True, help="Write the re-planned plan instead.")
+@click.option(
+    "--best",
     is_flag=True,
-    help="Write the re-planned plan when it costs less than the repair.",
+    help="Write the cheapest of the repaired, incremental and re-planned plans.",
+)
+@click.option(
+    "--migration-horizon",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=None,
+    help="Weigh the incremental repair's migration in: psi + its messages / this many time units.",
 )
 @plan_options
 def repair_command(
@@ -231,6 +245,8 @@ def repair_command(
     changes_file: str,
     out: str,
     replan: bool,
+    best: bool,
+    migration_horizon: float | None,
     **knobs: Any,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
@@ -250,6 +266,19 @@ def repair_command(
     check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     changes = load_changes(changes_file)
     apply_changes(network, changes, changes_file)  # a bad entry is refused naming the file
-    result = repair_plan(plan, network, workload, changes, PlanOptions(**knobs), replan=replan)
+    if replan and best:
+        from inev.common.errors import InevError
+
+        raise InevError("--replan and --best choose different plans: give one of them")
+    choose = "replanned" if replan else "best" if best else "repaired"
+    result = repair_plan(
+        plan,
+        network,
+        workload,
+        changes,
+        PlanOptions(**knobs),
+        choose=choose,
+        migration_horizon=migration_horizon,
+    )
     save_plan(stamp(result.result, result.network, workload), out)
     click.echo(f"{result.summary()} rate_unit={unit_token(RATE)}")  # every figure is a ψ

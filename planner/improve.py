@@ -233,14 +233,17 @@ def improve(
     start: Design,
     budget: Budget,
     repartition: bool = False,
+    focus: frozenset[str] | None = None,
 ) -> tuple[Design, float]:
     """The best design reached from ``start`` by first-improvement local search, and its ψ;
-    with ``repartition`` by the *partition* moves alone."""
+    with ``repartition`` by the *partition* moves alone; with ``focus`` only moves of those
+    projections (the incremental repair, :mod:`inev.planner.repair_search`)."""
     cost = evaluate(start, budget)
     current = evaluate.variant(start)
     while not budget.spent():
         nodes = evaluate.nodes.get(current.signature(), {})
-        for neighbour in _neighbours(evaluate, options, current, nodes, repartition):
+        moves = _neighbours(evaluate, options, current, nodes, repartition, focus)
+        for neighbour in moves:
             if budget.spent():
                 break
             value = evaluate(neighbour, budget)
@@ -258,12 +261,16 @@ def _neighbours(
     design: Design,
     nodes: Mapping[str, Node],
     repartition: bool = False,
+    focus: frozenset[str] | None = None,
 ) -> Iterator[Design]:
     """Neighbouring designs, move by move (switch, drop, merge, gather, flatten, matches,
     co-locate; with ``repartition`` partition alone; see the module docstring), the
-    projections with the most expensive inputs first within each move."""
+    projections with the most expensive inputs first within each move; with ``focus``
+    only moves that change those projections."""
     pool = evaluate.pool
     keys = [k for k in design.reached() if design.choices[k].inputs]
+    if focus is not None:
+        keys = [k for k in keys if k in focus]
     weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
     keys.sort(key=lambda k: -weight[k])
     if repartition:

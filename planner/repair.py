@@ -5,8 +5,13 @@
 
 ``broken``
     The old plan's structure (combination, placements, output selectors, forwarding graphs)
-    costed under the new rates. Vertices on a lost node are dropped; forwarding graphs that
-    cross a lost link are counted as they were (they would have to be re-routed).
+    costed under the new rates and on the changed network as the simulator would run it
+    (:mod:`inev.planner.broken`): a forwarding graph that crosses a lost link pays the
+    link's detour (a hop-shortest path over the links that are up); vertices on a lost node
+    are dropped. When the old plan would lose matches beyond what the change itself loses
+    (a single-node projection at a lost node, a destination no longer reached),
+    :attr:`RepairResult.cannot_run` says why, one reason a line, and the summary prints
+    ``broken=cannot run (...)``.
 ``local``
     §6.6's local repair, for rate changes: (1) a projection whose rate now exceeds the sum of
     its inputs' rates is *harmful*: its consumers take its inputs instead (repeated until no
@@ -29,10 +34,12 @@
 ``replanned``
     A fresh :func:`~inev.planner.planning.plan_workload` on the new network.
 
-``result`` is what ``inev repair`` writes: the repaired plan, or the re-planned one when that
-is cheaper and re-planning is asked for (``replan``) or the topology changed (the old
-forwarding graphs are gone anyway). When the repair costs more than :data:`REPLAN_GAIN` times
-the re-planned plan, :meth:`RepairResult.summary` says so: a re-plan is offered.
+``result`` is what ``inev repair`` writes, by ``choose``: ``"repaired"`` (the default, what
+``-o`` promises), ``"replanned"`` (``--replan``; the old ``replan=True``) or ``"best"``
+(``--best``: the cheapest of the repaired, the incremental and the re-planned plan, first
+among equals in that order, so a tie keeps the plan that moves least). :attr:`RepairResult.written` names it and
+:attr:`RepairResult.why` says why. When the written plan costs more than :data:`REPLAN_GAIN`
+times the re-planned plan, :meth:`RepairResult.summary` says so: a re-plan is offered.
 
 The baselines (centralized, isolated, ppop, ppop-flouris) have no local repair in the paper: they are
 re-planned with their own method on the changed network (``repaired`` = ``replanned`` =
@@ -44,8 +51,9 @@ whose node was lost adds nothing, as vertices on a lost node are dropped for INE
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
@@ -56,6 +64,7 @@ from inev.planner.alg1_combination import multi_node_hops
 from inev.planner.alg2_placement import partitioned_rate, place, send_rate
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import centralized_plan, push_pull_cost, sink_projection
+from inev.planner.broken import lost_vertices, priced_on, why_not
 from inev.planner.checks import check_fits
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node, Plan, Vertex, pulled_types
@@ -63,6 +72,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.planner.regions import plan_regions
+from inev.planner.repair_search import Incremental, incremental_repair
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -70,6 +80,10 @@ CHANGE_KINDS = ("swap-rates", "set-rate", "link-down", "link-up", "node-down")
 BASELINES = ("centralized", "isolated", "ppop", "ppop-flouris")
 REPLAN_GAIN = 1.5
 """A re-plan is offered when the repair costs more than this many times the re-planned plan."""
+
+
+CHOICES = ("repaired", "replanned", "best")
+"""What :func:`repair_plan` writes (module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -86,20 +100,42 @@ class RepairResult:
     network: Network
     local: Plan | None = None
     written: str = "repaired"
-    """``repaired`` or ``replanned``: which plan :attr:`result` is."""
+    """``repaired``, ``incremental`` or ``replanned``: which plan :attr:`result` is."""
+    cannot_run: tuple[str, ...] = ()
+    """Why the old plan cannot run on the changed network (empty when it runs): vertices at
+    lost nodes, destinations no longer reached (:mod:`inev.planner.broken`)."""
+    incremental: Plan | None = None
+    """The incremental repair (:mod:`inev.planner.repair_search`; None for baselines)."""
+    migration: dict[str, float] = field(default_factory=dict)
+    """What switching from the old plan to the incremental one moves
+    (:func:`inev.planner.repair_search.migration_cost`)."""
+    why: str = ""
+    """Why :attr:`result` is the plan written (the summary line's parenthesis)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of ``replanned``, ``local`` (the repair and its fallbacks) and
+    ``incremental`` (the local repair included: it starts from it)."""
+    affected: tuple[str, ...] = ()
+    """The projections of the old plan the changes touch (the incremental search's first
+    focus, :func:`inev.planner.repair_search.affected_projections`)."""
 
     def summary(self) -> str:
         """The one line ``inev repair`` prints."""
         kept = f" ({self.repaired.kept})" if self.repaired.kept else ""
         offer = ""
-        if self.written != "replanned" and self.repaired.psi > REPLAN_GAIN * self.replanned.psi:
-            gain = self.repaired.psi / self.replanned.psi if self.replanned.psi > 0 else math.inf
-            offer = f" re-planning_would_cost={1 / gain:.3g}x (--replan)"
+        if self.written != "replanned" and self.result.psi > REPLAN_GAIN * self.replanned.psi:
+            gain = self.result.psi / self.replanned.psi if self.replanned.psi > 0 else math.inf
+            offer = f" re-planning_would_cost={1 / gain:.3g}x (--replan or --best)"
+        broken = why_not(self.cannot_run) if self.cannot_run else f"{self.broken.psi:.6g}"
+        incremental = ""
+        if self.incremental is not None:
+            moved = self.migration.get("projections_moved", 0.0)
+            incremental = f" incremental={self.incremental.psi:.6g} moved={moved:g}"
+        because = f" ({self.why})" if self.why else ""
         return (
-            f"broken={self.broken.psi:.6g} repaired={self.repaired.psi:.6g}{kept} "
+            f"broken={broken} repaired={self.repaired.psi:.6g}{kept}{incremental} "
             f"replanned={self.replanned.psi:.6g} centralized={self.replanned.centralized_cost:.6g} "
             f"harmful={len(self.harmful)} invalid_multi_node={len(self.invalid_multi_node)} "
-            f"written={self.written}{offer}"
+            f"written={self.written}{because}{offer}"
         )
 
     def __repr__(self) -> str:
@@ -366,8 +402,17 @@ def repair_plan(
     changes: Sequence[Mapping[str, Any]],
     options: PlanOptions | None = None,
     replan: bool = False,
+    choose: str | None = None,
+    incremental: bool = True,
+    migration_horizon: float | None = None,
 ) -> RepairResult:
-    """Repair ``plan`` for ``changes`` (see the module docstring)."""
+    """Repair ``plan`` for ``changes`` (see the module docstring); ``choose`` (``repaired``,
+    ``replanned`` or ``best``) picks the plan written, ``replan=True`` is ``"replanned"``;
+    ``incremental`` False leaves the incremental repair out, ``migration_horizon`` weighs
+    its migration in (:mod:`inev.planner.repair_search`)."""
+    choose = choose or ("replanned" if replan else "repaired")
+    if choose not in CHOICES:
+        raise InevError(f"repair: unknown choice {choose!r} (use one of {', '.join(CHOICES)})")
     streams = workload.split_or().streams
     check_fits(plan, network.with_streams(streams))
     changed = apply_changes(network, changes)
@@ -378,7 +423,10 @@ def repair_plan(
         return _replan_baseline(plan, changed, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
+    clock = time.process_time()
     replanned = plan_workload(changed, workload, options=options)
+    seconds = {"replanned": time.process_time() - clock}
+    clock = time.process_time()
     figures = {
         "centralized_cost": replanned.centralized_cost,
         "centralized_node": replanned.centralized_node,
@@ -387,7 +435,8 @@ def repair_plan(
     }
     local, harmful, invalid = _local_repair(plan, new_net, combination, topology)
     local = replace(local, kept="local", **figures)
-    broken = replace(broken_plan(plan, new_net, combination), **figures)
+    broken, cannot_run = priced_on(broken_plan(plan, new_net, combination), new_net)
+    broken = replace(broken, **figures)
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
@@ -398,9 +447,16 @@ def repair_plan(
         chosen = replace(
             chosen, notes=(*chosen.notes, f"repair kept the {chosen.kept} plan: the cheapest")
         )
-    result, written = chosen, "repaired"
-    if (replan or topology) and replanned.psi < chosen.psi:
-        result, written = replanned, "replanned"
+    seconds["local"] = time.process_time() - clock
+    found = None
+    if incremental:
+        setting = (network.with_streams(streams), new_net, changed, workload)
+        found = _incremental(plan, chosen, candidates, combination, setting, options,
+                             central, migration_horizon)  # fmt: skip
+        seconds["incremental"] = time.process_time() - clock  # the local repair included
+    better = found is not None and found.plan is not chosen
+    increment = replace(found.plan, method=plan.method, **figures) if better else chosen
+    written, result, why = _written(choose, chosen, increment if found else None, replanned)
     return RepairResult(
         broken=broken,
         repaired=chosen,
@@ -411,7 +467,57 @@ def repair_plan(
         network=changed,
         local=local,
         written=written,
+        cannot_run=cannot_run,
+        incremental=increment if found else None,
+        migration=found.migration if found else {},
+        why=why,
+        seconds=seconds,
+        affected=found.affected if found else (),
     )
+
+
+def _incremental(
+    plan: Plan,
+    chosen: Plan,
+    candidates: Sequence[Plan],
+    combination: Combination,
+    setting: tuple[Network, Network, Network, Workload],
+    options: PlanOptions | None,
+    central: Plan,
+    horizon: float | None,
+) -> Incremental:
+    """The incremental repair from the repaired plan ``chosen`` and the other candidates;
+    ``setting``: the network before and after (variables as streams), the changed network
+    as given, and the workload."""
+    before, new_net, changed, workload = setting
+    starts = [chosen, *(c for c in candidates if c.kept != chosen.kept)]
+    rated = [combination if c.kept == "old" else rebuild_combination(c, new_net, workload)
+             for c in starts]  # fmt: skip
+    return incremental_repair(
+        plan,
+        list(zip(starts, rated, strict=True)),
+        before,
+        new_net,
+        prepare(changed, workload),
+        options or PlanOptions(),
+        central,
+        horizon,
+    )
+
+
+def _written(
+    choose: str, repaired: Plan, incremental: Plan | None, replanned: Plan
+) -> tuple[str, Plan, str]:
+    """The plan written for ``choose``: its name, the plan, and why (module docstring)."""
+    if choose == "repaired":
+        return "repaired", repaired, "the default: -o is the repaired plan"
+    if choose == "replanned":
+        return "replanned", replanned, "asked for: --replan"
+    named = [("repaired", repaired), ("incremental", incremental), ("replanned", replanned)]
+    offered = [(name, p) for name, p in named if p is not None]
+    name, best = min(offered, key=lambda item: item[1].psi)  # first among equals
+    costs = ", ".join(f"{n} {p.psi:.6g}" for n, p in offered)
+    return name, best, f"--best: the cheapest of {costs}"
 
 
 def _local_repair(
@@ -477,9 +583,11 @@ def _replan_baseline(
                 streams_net, wl.query(name), sink.node, order, pushed, wl.window, model
             )
         broken = replace(plan, method="broken", psi=psi)
+        # push-pull costs are hop distances on the changed network (its paths, not detours)
+        cannot_run = tuple(lost_vertices(plan, streams_net))
     else:
         combination = rebuild_combination(plan, streams_net, workload)
-        broken = broken_plan(plan, streams_net, combination)
+        broken, cannot_run = priced_on(broken_plan(plan, streams_net, combination), streams_net)
     result = replace(
         replanned, notes=(*replanned.notes, f"{plan.method} re-planned on the changed network")
     )
@@ -493,4 +601,6 @@ def _replan_baseline(
         network=new_net,
         local=result,
         written="replanned",
+        cannot_run=cannot_run,
+        why=f"a {plan.method} plan is re-planned with its own method",
     )

@@ -45,7 +45,7 @@ def change_epochs(
     for when, group in groupby(timed, key=lambda x: x[0]):
         batch = [c for _, _, c in group]
         start, _, net_prev, plan_prev, info = epochs[-1]
-        repair = repair_plan(plan_prev, net_prev, workload, batch)
+        repair = repair_plan(plan_prev, net_prev, workload, batch, choose="best")
         net_next = apply_changes(net_prev, batch)
         epochs[-1] = (start, when, net_prev, plan_prev, info)
         figures = {
@@ -65,8 +65,8 @@ def change_epochs(
 def _used(repair: Any) -> str:
     """The plan that ran after a change: replanned, repaired (§6.6's local repair), old or
     centralized (the repair kept the old plan or chose centralized evaluation)."""
-    if repair.written == "replanned":
-        return "replanned"
+    if repair.written in ("replanned", "incremental"):
+        return repair.written
     return {"local": "repaired"}.get(repair.repaired.kept, repair.repaired.kept or "repaired")
 
 

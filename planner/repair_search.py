@@ -1,0 +1,317 @@
+"""Incremental repair (issue 44, beyond the INEv paper's §6.6): keep what still works,
+re-plan what the change touches, searched from the repaired plan.
+
+§6.6 repairs locally (harmful projections dropped, failing multi-node placements sent to
+their fall-back node, every other placement kept); re-planning starts from nothing. Between
+them nothing was searched. :func:`incremental_repair` searches from the repair:
+
+1. **Start.** The candidate plans the repair offers (§6.6's local repair, the old plan
+   where it still runs, the centralized plan) are translated into designs of the planner's
+   local search (:class:`~inev.planner.improve.Design`): each composite projection with the
+   inputs and partitioning it has in that plan, each single-node projection *pinned* to its
+   node (so that Alg. 2 places it where it is: what still works stays), its regional
+   placement kept. The cheapest by Alg. 2's ψ is the start.
+2. **Options.** Alg. 1 (§6.3) runs over the planner's query orders on the changed network
+   (:func:`~inev.planner.paper_designs.paper_designs`), so that the search's *switch* and
+   *merge* moves know the options and projections the new rates or topology make worth
+   having; its designs are not starts (that would be re-planning).
+3. **Restricted, then widened.** The local search (:func:`~inev.planner.improve.improve`,
+   every move of :mod:`inev.planner.improve`) runs three times: with moves of the
+   *affected* projections only (:func:`affected_projections`), then of those and their
+   inputs and consumers in the design reached, then of every projection. Each phase has
+   the budget of a local search of the planner over the projections it may move
+   (:data:`BASE` + :data:`PER_PROJECTION` a projection, times ``effort``).
+4. **Never worse.** The best design is written out (Alg. 2, as the planner does) and
+   compared with the repaired plan: the incremental repair is the cheaper (so it never
+   costs more than §6.6's local repair or the repair's fallbacks).
+
+The re-plan runs more on top (several starts, the queries planned alone, regional
+placements, the partition moves, rate-ordered chains, rate kicks, the exact search); the
+incremental repair leaves those out, which is where its time is saved.
+
+**Migration** (:func:`migration_cost`), reported beside ψ: ``projections_moved``, the
+composite projections of the new plan that are new or have a vertex where the old plan had
+none of theirs (another node, another partitioning; a projection that only lost vertices
+with their nodes has nothing to hand over); ``vertices_moved``, those vertices; and ``partial_matches_shipped``, *an
+estimate from the model, not a measurement*: a moved projection's state is what a window
+of its inputs holds, so Σ over moved projections of Σ over their inputs of R(input) × the
+window (the events and partial matches a switch hands over to the new placement); and
+``migration_messages``, those shipped over δ links each (the network's mean hop
+distance). With a ``horizon`` T (``inev repair --migration-horizon T``) the migration is
+weighed in: plans are compared by ψ + migration_messages / T (a switch's one-off messages
+spread over the T time units the plan will run), among the plans the searches reach and
+the repaired plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from inev.planner.alg1_combination import Choice
+from inev.planner.alg2_placement import place
+from inev.planner.assemble import build_plan
+from inev.planner.broken import touched
+from inev.planner.combination_model import Combination
+from inev.planner.improve import Budget, Design, Evaluator, improve
+from inev.planner.inev_graph import Node, Plan
+from inev.planner.options import PlanOptions
+from inev.planner.paper_designs import Space, paper_designs
+from inev.topologies.network import Network
+from inev.workloads.workload import Workload
+
+BASE = 60
+"""Evaluations of a phase at effort 1, plus :data:`PER_PROJECTION` per projection it may move
+(the planner's local search budget, :data:`inev.planner.search.EVALUATIONS`)."""
+PER_PROJECTION = 12
+WORK = 400_000
+"""A phase places at most this many vertices in all (evaluations times the plan's vertices),
+as the planner's local search (:data:`inev.planner.search.WORK`)."""
+
+
+@dataclass(frozen=True)
+class Incremental:
+    """The incremental repair: its plan, the migration from the old plan, the projections
+    the change affected and ψ reached from each start (the cheapest first)."""
+
+    plan: Plan
+    migration: dict[str, float]
+    affected: tuple[str, ...]
+    phases: tuple[float, ...]
+
+
+def affected_projections(plan: Plan, before: Network, after: Network) -> frozenset[str]:
+    """The composite projections of ``plan`` that a change from ``before`` to ``after``
+    touches: those over an event type whose rate changed, those with a vertex at a lost
+    node or a forwarding graph over a lost link or node, and the consumers of a projection
+    (or event type) whose vertices are touched so.
+
+    >>> from inev.planner.inev_graph import Vertex
+    >>> net = Network.build(range(3), [(0, 1), (1, 2), (0, 2)], {"A": (1.0, [0]), "B": (1.0, [2])})
+    >>> a = Vertex(0, "A", 0, forwarding=((0, 1), (1, 2)), destinations=(2,))
+    >>> sink = Vertex(1, "SEQ(A, B)", 2, inputs=(0,))
+    >>> plan = Plan("inev", (a, sink), {}, {"SEQ(A, B)": ("A", "B")}, {}, {}, {})
+    >>> sorted(affected_projections(plan, net, net.without(links=[(0, 1)])))
+    ['SEQ(A, B)']
+    >>> sorted(affected_projections(plan, net, net.without(links=[(0, 2)])))
+    []
+    """
+    old, new = before.global_rates(), after.global_rates()
+    changed = {t for t in old if t in new and not math.isclose(old[t], new[t], rel_tol=1e-12)}
+    out = set()
+    consumers: dict[str, set[str]] = {}
+    for key, ins in plan.combination.items():
+        for i in ins:
+            consumers.setdefault(i, set()).add(key)
+        info = plan.projections.get(key)
+        if info is not None and changed & set(info.types):
+            out.add(key)
+    index = after.node_index
+    for v in plan.vertices:
+        if v.node not in index or touched(v, after):
+            if v.inputs:
+                out.add(v.projection)
+            out |= consumers.get(v.projection, set())
+    return frozenset(out)
+
+
+def migration_cost(old: Plan, new: Plan, network: Network, window: float) -> dict[str, float]:
+    """What a switch from ``old`` to ``new`` moves (module docstring), on ``network`` (the
+    changed one, whose rates price the inputs; ``window`` the workload's).
+
+    >>> from inev.planner.inev_graph import Vertex
+    >>> net = Network.build(range(2), [(0, 1)], {"A": (2.0, [0]), "B": (3.0, [1])})
+    >>> def plan(node):
+    ...     sink = Vertex(2, "SEQ(A, B)", node, inputs=(0, 1))
+    ...     return Plan("inev", (sink,), {}, {"SEQ(A, B)": ("A", "B")}, {}, {}, {})
+    >>> migration_cost(plan(0), plan(1), net, 1.0)  # A's and B's window: 2 + 3 items, 1 hop
+    {'projections_moved': 1.0, 'vertices_moved': 1.0, 'partial_matches_shipped': 5.0, 'migration_messages': 5.0}
+    >>> migration_cost(plan(0), plan(0), net, 1.0)["projections_moved"]
+    0.0
+    """
+    rates = dict(network.global_rates())
+    rates.update({k: info.rate for k, info in new.projections.items() if k not in rates})
+    moved = vertices = 0
+    shipped = 0.0
+    for key, ins in new.combination.items():
+        now = {(v.node, v.partition) for v in new.vertices_of(key)}
+        before = {(v.node, v.partition) for v in old.vertices_of(key)}
+        if not now - before and old.combination.get(key) is not None:
+            continue  # in place, or only lost vertices: nothing to hand over
+        moved += 1
+        vertices += len(now - before)
+        shipped += sum(rates.get(i, 0.0) for i in ins) * window
+    return {
+        "projections_moved": float(moved),
+        "vertices_moved": float(vertices),
+        "partial_matches_shipped": shipped,
+        "migration_messages": shipped * network.mean_hops,
+    }
+
+
+def weighed(plan: Plan, migration: Mapping[str, float], horizon: float | None) -> float:
+    """ψ, plus the migration's messages spread over ``horizon`` time units when one is given.
+
+    >>> p = Plan("inev", (), {}, {}, {}, {}, {}, psi=10.0)
+    >>> weighed(p, {"migration_messages": 50.0}, None), weighed(p, {"migration_messages": 50.0}, 5.0)
+    (10.0, 20.0)
+    """
+    if not horizon:
+        return plan.psi
+    return plan.psi + migration.get("migration_messages", 0.0) / horizon
+
+
+def to_design(plan: Plan, combination: Combination, space: Space, strip: bool = True) -> Design:
+    """``plan`` (with ``combination``, its projections rated on the changed network) as a
+    design in ``space``: its inputs and partitions, its single-node projections pinned to
+    their nodes, its regions; every other projection of the space at Alg. 1's first option.
+    With ``strip`` an event type input that another input of the same consumer covers (the
+    extension of line 7 of Alg. 2 for an output selector) is left out: Alg. 2 adds it again
+    where a selector pays. A plan key that means another projection in the space (other
+    predicates) is renamed ``"<key> @repair"``."""
+    rename = {}
+    for key, p in combination.projections.items():
+        known = space.pool.get(key)
+        if known is not None and known.predicates != p.predicates:
+            rename[key] = f"{key} @repair"
+            space.pool[rename[key]] = replace(p, key=rename[key])
+        elif known is None:
+            space.pool[key] = p
+    choices: dict[str, Choice] = {k: found[0] for k, found in space.options.items()}
+    choices.update({k: Choice(k, (), None, {}, 0.0) for k, p in space.pool.items()
+                    if p.is_primitive})  # fmt: skip
+    for key, ins in combination.inputs.items():
+        part = combination.multi_node.get(key)
+        inputs = [rename.get(i, i) for i in ins]
+        if strip:
+            inputs = _stripped(inputs, part, space)
+        new = rename.get(key, key)
+        choices[new] = Choice(new, tuple(inputs), part, {}, 0.0, cost=math.nan)
+    pinned: dict[str, Node] = {}
+    for v in plan.vertices:
+        if v.inputs and v.partition is None and v.projection in combination.projections:
+            pinned[rename.get(v.projection, v.projection)] = v.node
+    sinks = {q: rename.get(k, k) for q, k in combination.sinks.items()}
+    regional = {rename.get(k, k): r for k, r in combination.regional.items()}
+    return Design(choices, sinks, pinned, frozenset(), regional)
+
+
+def _stripped(inputs: list[str], part: str | None, space: Space) -> list[str]:
+    """``inputs`` without event types another (composite) input covers (see
+    :func:`to_design`); the partitioning type stays."""
+    pool = space.pool
+    covered = {t for i in inputs if not pool[i].is_primitive for t in pool[i].types}
+    return [i for i in inputs if not (pool[i].is_primitive and i != part and i in covered)]
+
+
+def incremental_repair(
+    old: Plan,
+    starts: Sequence[tuple[Plan, Combination]],
+    before: Network,
+    after: Network,
+    wl: Workload,
+    options: PlanOptions,
+    central: Plan,
+    horizon: float | None = None,
+) -> Incremental:
+    """The incremental repair of ``old`` (module docstring) on ``after`` (the changed
+    network, pattern variables as streams; ``before`` the one ``old`` was made for), from
+    ``starts`` (the repair's candidates, each with its combination rated on ``after``, the
+    first the one to beat); ``wl`` is the OR-free workload, ``central`` the centralized plan
+    of ``after``."""
+    affected = affected_projections(old, before, after)
+    space = Space()
+    tau = options.tau(central.latency)
+    paper_designs(after, wl, tau, options, central.centralized_node, space)
+    evaluate = Evaluator(after, space.pool)
+    phases: list[float] = []
+    found: list[Design] = []
+    for plan, comb in starts:
+        variants = [to_design(plan, comb, space, strip) for strip in (True, False)]
+        design = min((evaluate(d), i, evaluate.variant(d)) for i, d in enumerate(variants))[2]
+        if any(design.signature() == d.signature() for d in found):
+            continue
+        design, cost = _phases(evaluate, space, design, affected, options)
+        phases.append(cost)
+        found.append(design)
+    order = sorted(range(len(found)), key=lambda i: phases[i])
+    found, phases = [found[i] for i in order], [phases[i] for i in order]  # cheapest first
+    written = _written(after, space, found if horizon else found[:1], options)
+    best = starts[0][0]
+    best_migration = migration_cost(old, best, after, wl.window)
+    for plan in written:
+        migration = migration_cost(old, plan, after, wl.window)
+        if weighed(plan, migration, horizon) < weighed(best, best_migration, horizon) * (1 - 1e-12):
+            best, best_migration = plan, migration
+    return Incremental(best, best_migration, tuple(sorted(affected)), tuple(phases))
+
+
+def _phases(
+    evaluate: Evaluator,
+    space: Space,
+    design: Design,
+    affected: frozenset[str],
+    options: PlanOptions,
+) -> tuple[Design, float]:
+    """The local search from ``design``: moves of the ``affected`` projections, then of
+    those and their inputs and consumers, then of all (module docstring)."""
+    focus: frozenset[str] | None = affected
+    cost = evaluate(design)
+    for phase in range(3):
+        if phase == 1:
+            focus = _widened(design, affected)
+        elif phase == 2:
+            focus = None
+        budget = Budget(_evaluations(design, focus, options, evaluate.network, evaluate))
+        design, cost = improve(evaluate, space.options, design, budget, focus=focus)
+    return design, cost
+
+
+def _widened(design: Design, focus: frozenset[str]) -> frozenset[str]:
+    """``focus`` with the inputs and consumers of its projections in ``design``."""
+    out = set(focus)
+    for key in design.reached():
+        ins = design.choices[key].inputs
+        if key in focus:
+            out.update(ins)
+        elif focus & set(ins):
+            out.add(key)
+    return frozenset(out)
+
+
+def _evaluations(
+    design: Design,
+    focus: frozenset[str] | None,
+    options: PlanOptions,
+    network: Network,
+    evaluate: Evaluator,
+) -> int:
+    """A phase's budget: the planner's local search budget over the projections it moves."""
+    keys = [k for k in design.reached() if not evaluate.pool[k].is_primitive]
+    moving = len(keys) if focus is None else len(focus & set(keys))
+    combination = design.combination(evaluate.pool)
+    vertices = sum(len(network.sources(k)) for k in design.reached() if k not in combination.inputs)
+    vertices += sum(
+        len(network.sources(combination.multi_node[k])) if k in combination.multi_node else 1
+        for k in keys
+    )
+    count = min(BASE + PER_PROJECTION * moving, WORK // max(vertices, 1))
+    return int(options.effort * max(count, 10)) if moving else 0
+
+
+def _written(
+    network: Network, space: Space, designs: Sequence[Design], options: PlanOptions
+) -> list[Plan]:
+    """The distinct designs written out as plans (Alg. 2, as the planner writes its own)."""
+    seen: set[tuple] = set()
+    out = []
+    for design in designs:
+        if design.signature() in seen:
+            continue
+        seen.add(design.signature())
+        combination = design.combination(space.pool)
+        placement = place(network, combination, design.pinned, frozenset(design.keep_matches))
+        plan = build_plan(network, combination, placement, "inev", options.xi)
+        out.append(replace(plan, kept="incremental"))
+    return out

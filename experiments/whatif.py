@@ -21,7 +21,8 @@ Choices (the paper has no what-if study):
   the price of waiting for a fresh plan; both are in the plot). A case without a local
   repair ranks by its re-plan.
 - ``--cap N`` keeps the N cases whose link or node carries the most of the plan's traffic
-  (:func:`exposure`): a failure of a link the plan does not use leaves the plan running.
+  (:func:`exposure`, :func:`capped`): a failure of a link the plan does not use leaves the
+  plan running.
 
 The cases run as a sweep does (:mod:`inev.experiments.spark`): batches of cases on embedded
 local Spark by default, each finished batch a Parquet part under ``folder/parts`` written by
@@ -77,6 +78,7 @@ SCHEMA = pa.schema(
         ("exposure", pa.float64()),
         ("cannot_run", pa.string()),
         ("plan_psi", pa.float64()),
+        ("plan_ratio", pa.float64()),
         ("centralized_cost", pa.float64()),
         ("broken_psi", pa.float64()),
         ("local_psi", pa.float64()),
@@ -211,15 +213,16 @@ def _target(changes: list[dict[str, Any]]) -> str:
 
 def exposure(plan: Any) -> tuple[dict[frozenset, float], dict[Any, float]]:
     """The plan's traffic per link (events per time unit forwarded over it) and per node
-    (forwarded through, into or out of it, plus the rate of the vertices it hosts)."""
+    (the rate of every vertex it hosts or whose forwarding graph touches it, once each)."""
     links: dict[frozenset, float] = {}
     nodes: dict[Any, float] = {}
     for v in plan.vertices:
-        nodes[v.node] = nodes.get(v.node, 0.0) + v.rate
+        touched = {v.node}
         for a, b in v.forwarding:
             links[frozenset((a, b))] = links.get(frozenset((a, b)), 0.0) + v.rate
-            for n in (a, b):
-                nodes[n] = nodes.get(n, 0.0) + v.rate
+            touched |= {a, b}
+        for n in touched:
+            nodes[n] = nodes.get(n, 0.0) + v.rate
     return links, nodes
 
 
@@ -241,8 +244,15 @@ def with_exposure(cases: Sequence[Case], plan: Any) -> list[Case]:
 
 
 def capped(cases: Sequence[Case], cap: int) -> list[Case]:
-    """The ``cap`` cases of the highest exposure (ties: first listed), renumbered in order."""
-    chosen = sorted(cases, key=lambda c: (-c.exposure, c.index))[:cap]
+    """``cap`` cases, the most exposed of each kind in turn (the link failure of the most
+    loaded link, the node failure of the most loaded node, the second of each …; ties: first
+    listed), renumbered in case order: a node's traffic counts every tree through it, so one
+    ranking of both kinds would choose nodes alone."""
+    place: dict[int, int] = {}
+    for kind in {c.kind for c in cases}:
+        same = sorted((c for c in cases if c.kind == kind), key=lambda c: (-c.exposure, c.index))
+        place.update({c.index: rank for rank, c in enumerate(same)})
+    chosen = sorted(cases, key=lambda c: (place[c.index], c.index))[:cap]
     chosen.sort(key=lambda c: c.index)
     return [Case(i, c.label, c.kind, c.target, c.changes, c.exposure) for i, c in enumerate(chosen)]
 
@@ -432,6 +442,7 @@ def evaluate_case(case: Case, study: Study) -> dict[str, Any]:
         "changes": case.changes,
         "exposure": case.exposure,
         "plan_psi": plan.psi,
+        "plan_ratio": plan.ratio,
     }
     reason = blocker(network, changes)
     if reason is not None:
@@ -512,7 +523,9 @@ def claim(folder: Path, study: Study, force: bool) -> None:
     if record.is_file() and has_parts and not force:
         stored = read_json_document(record, FORMAT).get("identity")
         if stored != study.identity():
-            which = [k for k in ("inputs", "cases", "simulation") if stored.get(k) != study.identity()[k]]
+            which = [
+                k for k in ("inputs", "cases", "simulation") if stored.get(k) != study.identity()[k]
+            ]
             raise InevError(
                 f"{folder}: holds a what-if study of other {', '.join(which) or 'settings'}; "
                 "--force starts over, or give another -o folder"

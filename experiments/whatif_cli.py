@@ -139,8 +139,9 @@ def whatif_command(
 
     from inev.common.files import read_json
     from inev.experiments.draw import drawing_keys_of
-    from inev.experiments.whatif import SimSettings, Study, run_whatif, with_exposure
+    from inev.experiments.whatif import SimSettings, Study, with_exposure
     from inev.experiments.whatif_report import ranking_plot, summary_lines, topology_drawing
+    from inev.experiments.whatif_run import run_whatif
     from inev.planner.fingerprint import check_plan_for
     from inev.planner.inev_graph import load_plan
     from inev.topologies.io import load_network

@@ -181,6 +181,15 @@ def _case_costs(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[frozenset, Any]
     return links, nodes
 
 
+def _paint(row: Mapping[str, Any] | None, norm: Any, colours: Any, default: str) -> str | Any:
+    """A failure's colour: red when it leaves no network, its cost's colour, or ``default``
+    (not studied, or failed)."""
+    cost = row.get("cost") if row else None
+    if cost is None:
+        return default
+    return "#d32f2f" if math.isinf(cost) else colours(norm(cost))
+
+
 def topology_drawing(
     table: Any,
     network: Any,
@@ -191,7 +200,7 @@ def topology_drawing(
 ) -> Path:
     """The network with each single failure's cost: links and nodes coloured by the local
     repair's ratio after they fail, those that leave no network to plan on in red, the
-    ``critical`` costliest links and nodes thick and labelled."""
+    ``critical`` costliest of the others thick and labelled."""
     from matplotlib import colormaps
     from matplotlib.colors import Normalize
 
@@ -201,40 +210,41 @@ def topology_drawing(
     rows = _rows(table)
     link_rows, node_rows = _case_costs(rows)
     where = layout(network.nodes, [(u, v) for u, v, *_ in network.links], positions)
-    finite = [r["cost"] for r in rows if r.get("cost") is not None and not math.isinf(r["cost"])]
-    norm = Normalize(min(finite, default=0.0), max(finite, default=1.0) or 1.0)
+    finite = [r for r in ranked([*link_rows.values(), *node_rows.values()]) if _finite(r)]
+    costs = [r["cost"] for r in finite]
+    norm = Normalize(min(costs, default=0.0), max(costs, default=1.0) or 1.0)
     colours = colormaps["viridis_r"]
-    worst = {id(r) for r in ranked([*link_rows.values(), *node_rows.values()])[:critical]}
+    worst = {id(r) for r in finite[:critical]}
     figure, axis = plt.subplots(figsize=(9, 7))
     for u, v, *_ in network.links:
         row = link_rows.get(frozenset((str(u), str(v))))
-        cost = row.get("cost") if row else None
-        colour, width = "#cccccc", 1.0
-        if cost is not None:
-            colour = "#d32f2f" if math.isinf(cost) else colours(norm(cost))
-            width = 4.5 if id(row) in worst else 2.0
+        width = 1.0 if row is None else 4.5 if id(row) in worst else 2.0
         (x1, y1), (x2, y2) = where[u], where[v]
+        colour = _paint(row, norm, colours, "#cccccc")
         axis.plot([x1, x2], [y1, y2], color=colour, lw=width, zorder=1, solid_capstyle="round")
-        if row is not None and id(row) in worst:
+        if id(row) in worst:
             axis.text((x1 + x2) / 2, (y1 + y2) / 2, row["case"], fontsize=7, color="#4a148c")
     for node in network.nodes:
         row = node_rows.get(str(node))
-        cost = row.get("cost") if row else None
-        colour = "#eeeeee"
-        if cost is not None:
-            colour = "#d32f2f" if math.isinf(cost) else colours(norm(cost))
-        size = 220 if row is not None and id(row) in worst else 90
-        edge = "#4a148c" if row is not None and id(row) in worst else "#555555"
+        big = row is not None and id(row) in worst
         x, y = where[node]
-        axis.scatter([x], [y], s=size, color=colour, edgecolors=edge, linewidths=1.2, zorder=2)
+        axis.scatter(
+            [x], [y], s=220 if big else 90, color=_paint(row, norm, colours, "#eeeeee"),
+            edgecolors="#4a148c" if big else "#555555", linewidths=1.2, zorder=2,
+        )  # fmt: skip
         name = (labels or {}).get(str(node), str(node))
         axis.text(x, y, f" {name}", fontsize=7, va="bottom", zorder=3)
     mapped = plt.cm.ScalarMappable(norm=norm, cmap=colours)
     figure.colorbar(mapped, ax=axis, shrink=0.7, label="local repair ratio after the failure")
     axis.plot([], [], color="#d32f2f", lw=3, label="disconnects (no plan possible)")
-    axis.plot([], [], color="black", lw=4.5, label=f"the {critical} costliest failures (thick)")
+    axis.plot([], [], color="black", lw=4.5, label=f"the {critical} costliest others (thick)")
     axis.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0), ncol=2, fontsize="small")
     axis.set_title("what if a link or a node fails: the cost of each single failure")
     axis.set_axis_off()
     figure.tight_layout()
     return _save(figure, out)
+
+
+def _finite(row: Mapping[str, Any]) -> bool:
+    cost = row.get("cost")
+    return cost is not None and not math.isinf(cost) and row.get("error") is None

@@ -18,13 +18,12 @@ from inev.experiments.whatif import (
     capped,
     failure_cases,
     given_cases,
-    read_rows,
     repair_row,
-    run_whatif,
     swap_cases,
     with_exposure,
 )
 from inev.experiments.whatif_report import ranked, summary_lines
+from inev.experiments.whatif_run import read_rows, run_whatif
 from inev.planner.inev_graph import plan_to_dict, save_plan
 from inev.planner.planning import plan_workload
 from inev.topologies.io import network_to_dict, save_network

@@ -43,7 +43,7 @@ import math
 import time
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +289,9 @@ class Study:
     workload: Mapping[str, Any]
     cases: tuple[Case, ...]
     simulation: SimSettings | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The planner's knobs for the repairs and re-plans (:class:`~inev.planner.options.
+    PlanOptions` keyword arguments; ``inev whatif --effort 0`` plans as the paper does)."""
 
     @functools.cached_property
     def inputs_digest(self) -> str:
@@ -301,6 +304,7 @@ class Study:
             "inputs": self.inputs_digest,
             "cases": _digest([c.changes for c in self.cases]),
             "simulation": None if self.simulation is None else vars(self.simulation),
+            "options": dict(sorted(self.options.items())),
         }
 
     def tasks(self) -> list[Case]:
@@ -308,7 +312,8 @@ class Study:
         inputs = self.identity()
         out = []
         for c in self.cases:
-            key = _digest([inputs["inputs"], c.changes, inputs["simulation"]])[:16]
+            key = _digest([inputs["inputs"], c.changes, inputs["simulation"], inputs["options"]])
+            key = key[:16]
             out.append(Case(c.index, c.label, c.kind, c.target, c.changes, c.exposure, key))
         return out
 
@@ -416,6 +421,7 @@ def _message(exc: BaseException) -> str:
 def evaluate_case(case: Case, study: Study) -> dict[str, Any]:
     """One row of :data:`SCHEMA` for ``case``; a failure is the row's ``error``, never a
     crash."""
+    from inev.planner.options import PlanOptions
     from inev.planner.repair import repair_plan
 
     started = time.perf_counter()
@@ -439,7 +445,8 @@ def evaluate_case(case: Case, study: Study) -> dict[str, Any]:
             row["sim_error"] = f"not simulated: {reason}"
     else:
         try:
-            row.update(repair_row(repair_plan(plan, network, workload, changes)))
+            options = PlanOptions(**study.options)
+            row.update(repair_row(repair_plan(plan, network, workload, changes, options)))
         except Exception as exc:
             row["error"] = _message(exc)
         if study.simulation is not None:

@@ -14,6 +14,7 @@ from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.commands import _master_option, _progress_factory
 from inev.experiments.whatif import MAX_CASES
+from inev.planner.cli import plan_options
 
 
 def _shares(text: str | None) -> list[float] | None:
@@ -41,8 +42,24 @@ def build_cases(
     return failure_cases(network)
 
 
-def _size_check(cases: list[Any], plan: Any, max_cases: int, cap: int | None) -> list[Any]:
-    """The cases to run (``--cap``), after saying how many and about how long they take."""
+def _seconds_per_case(plan: Any, network: Any, workload: Any, knobs: dict[str, Any]) -> float:
+    """About how long one case takes: a re-plan, timed once with the planner knobs given (else
+    the plan's own planning time)."""
+    import time
+
+    from inev.planner.options import PlanOptions
+    from inev.planner.planning import plan_workload
+
+    if all(value is None for value in knobs.values()):
+        return plan.planning_seconds
+    started = time.process_time()
+    plan_workload(network, workload, options=PlanOptions(**knobs))
+    return time.process_time() - started
+
+
+def _size_check(cases: list[Any], max_cases: int, cap: int | None, each: Any) -> list[Any]:
+    """The cases to run (``--cap``), after saying how many and about how long they take;
+    ``each()`` is the estimated time of one case."""
     from inev.experiments.whatif import capped
 
     if cap is not None:
@@ -53,14 +70,15 @@ def _size_check(cases: list[Any], plan: Any, max_cases: int, cap: int | None) ->
     for case in cases:
         kinds[case.kind] = kinds.get(case.kind, 0) + 1
     counted = ", ".join(f"{n} {k}" for k, n in kinds.items())
-    each = plan.planning_seconds
-    guess = f"; about {len(cases) * each:,.0f} s of CPU time (a re-plan each, {each:.2g} s)"
-    click.echo(f"whatif: {plural(len(cases), 'case')} ({counted}){guess if each > 0 else ''}")
     if len(cases) > max_cases:
         raise InevError(
-            f"{len(cases):,} cases are more than --max-cases {max_cases:,}; raise --max-cases, "
-            "or --cap N keeps the N failures of the links and nodes the plan uses most"
+            f"{len(cases):,} cases ({counted}) are more than --max-cases {max_cases:,}; raise "
+            "--max-cases, or --cap N keeps the N failures of the links and nodes the plan uses "
+            "most"
         )
+    seconds = each()
+    guess = f"; about {len(cases) * seconds:,.0f} s of CPU time (a re-plan each: {seconds:.2g} s)"
+    click.echo(f"whatif: {plural(len(cases), 'case')} ({counted}){guess if seconds > 0 else ''}")
     return cases
 
 
@@ -115,6 +133,7 @@ def _size_check(cases: list[Any], plan: Any, max_cases: int, cap: int | None) ->
     help="Keep the finished cases of the same study in the folder (default), or start over.",
 )
 @click.option("--worst", type=int, default=5, show_default=True, help="Cases in the summary.")
+@plan_options
 def whatif_command(
     plan_file: str,
     network_file: str,
@@ -133,6 +152,7 @@ def whatif_command(
     cap: int | None,
     resume: bool,
     worst: int,
+    **knobs: Any,
 ) -> None:
     """Apply every single link and node failure (or given changes) to a plan on Spark; rank them."""
     from rich.console import Console
@@ -155,7 +175,12 @@ def whatif_command(
     workload = load_workload(workload_file)
     check_plan_for(plan, network, workload, names=(plan_file, network_file, workload_file))
     cases = build_cases(network, cases_file, _shares(swap_shares), swap_from)
-    cases = _size_check(with_exposure(cases, plan), plan, max_cases, cap)
+    cases = _size_check(
+        with_exposure(cases, plan),
+        max_cases,
+        cap,
+        lambda: _seconds_per_case(plan, network, workload, knobs),
+    )
     settings = SimSettings(duration, seed, at) if simulate else None
     study = Study(
         read_json(plan_file),
@@ -163,6 +188,7 @@ def whatif_command(
         read_json(workload_file),
         tuple(cases),
         settings,
+        knobs,
     )
     console = Console(width=None if Console().is_terminal else 120)
     start, stop = _progress_factory(console, "whatif")

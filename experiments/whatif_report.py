@@ -65,37 +65,54 @@ def _migration(row: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={_fmt(v)}" for k, v in sorted(moved.items()))
 
 
+def _blocked(row: Mapping[str, Any]) -> bool:
+    cost = row.get("cost")
+    return cost is not None and math.isinf(cost)
+
+
+def _names(rows: Sequence[Mapping[str, Any]], most: int = 8) -> str:
+    names = [r["case"] for r in rows[:most]]
+    more = f" and {len(rows) - most} more" if len(rows) > most else ""
+    return ", ".join(names) + more
+
+
+def _notes(row: Mapping[str, Any]) -> str:
+    if row.get("error") is not None:
+        return f"failed: {row['error'][:60]}"
+    words = [f"migration {_migration(row)}"] if row.get("migration") else []
+    if row.get("cannot_run"):
+        words.insert(0, "old plan cannot run")
+    if row.get("sim_missing") is not None:
+        words.append(f"simulated: {row['sim_missing']} matches missing")
+    return "; ".join(words)
+
+
 def summary_lines(table: Any, worst: int = 5) -> list[str]:
-    """The summary ``inev whatif`` prints: counts, then the ``worst`` cases, one per line."""
-    rows = _rows(table)
-    blocked = [r for r in rows if r.get("cost") is not None and math.isinf(r["cost"])]
-    cannot = [r for r in rows if r.get("cannot_run") and r not in blocked]
+    """The summary ``inev whatif`` prints: counts, the cases that leave no network to plan
+    on, then the ``worst`` of the others, one per line."""
+    rows = ranked(table)
+    blocked = [r for r in rows if _blocked(r)]
+    others = [r for r in rows if not _blocked(r)]
+    cannot = [r for r in others if r.get("cannot_run")]
     failed = [r for r in rows if r.get("error") is not None]
     plan_ratio = rows[0].get("plan_ratio") if rows else None
     lines = [
         f"{len(rows)} cases: {len(blocked)} leave no network to plan on, {len(cannot)} where "
         f"the old plan cannot run, {len(failed)} failed; the plan's ratio before: "
-        f"{_fmt(plan_ratio)}",
-        f"worst {min(worst, len(rows))} (ratios over the changed network's centralized cost):",
+        f"{_fmt(plan_ratio)}"
     ]
-    header = f"  {'case':<22} {'broken':>8} {'local':>8} {'incr.':>8} {'re-plan':>8}  notes"
-    lines.append(header)
-    for row in ranked(rows)[:worst]:
-        if row.get("cost") is not None and math.isinf(row["cost"]):
-            notes = row["cannot_run"]
-        elif row.get("error") is not None:
-            notes = f"failed: {row['error'][:60]}"
-        else:
-            words = [f"migration {_migration(row)}"] if row.get("migration") else []
-            if row.get("cannot_run"):
-                words.insert(0, "old plan cannot run")
-            if row.get("sim_missing") is not None:
-                words.append(f"simulated: {row['sim_missing']} matches missing")
-            notes = "; ".join(words)
-        cells = [_fmt(row.get(c)) for c, _, _ in BARS]
-        lines.append(
-            f"  {row['case'][:22]:<22} " + " ".join(f"{c:>8}" for c in cells) + f"  {notes}"
-        )
+    for reason in sorted({r["cannot_run"] for r in blocked}):
+        lines.append(f"{reason}: {_names([r for r in blocked if r['cannot_run'] == reason])}")
+    lines.append(
+        f"worst {min(worst, len(others))} of the others (ratios over the changed network's "
+        "centralized cost; ranked by the local repair):"
+    )
+    lines.append(
+        f"  {'case':<18} {'broken':>10} {'local':>10} {'incr.':>10} {'re-plan':>10}  notes"
+    )
+    for row in others[:worst]:
+        cells = " ".join(f"{_fmt(row.get(c)):>10}" for c, _, _ in BARS)
+        lines.append(f"  {row['case'][:18]:<18} {cells}  {_notes(row)}".rstrip())
     return lines
 
 
@@ -121,48 +138,40 @@ def _save(figure: Any, out: str | os.PathLike[str]) -> Path:
 
 def ranking_plot(table: Any, out: str | os.PathLike[str], worst: int = 20) -> Path:
     """Bars of the ``worst`` cases' ratios (broken, local repair, incremental repair,
-    re-plan), worst at the top; a case that leaves no network to plan on is a line of text,
-    a plan that cannot run has no broken bar (an x at 0 marks it)."""
+    re-plan) among those that leave a network to plan on, worst at the top (the others are
+    named above the bars); a plan that cannot run has no broken bar (an x at 0 marks it)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     plt = _pyplot()
-    rows = ranked(table)[:worst]
-    figure, axis = plt.subplots(figsize=(9, 1.2 + 0.42 * max(len(rows), 1)))
+    everything = ranked(table)
+    blocked = [r for r in everything if _blocked(r)]
+    rows = [r for r in everything if not _blocked(r)][:worst]
+    tall = 1.9 + 0.42 * max(len(rows), 1)
+    figure, axis = plt.subplots(figsize=(9, tall))
     height = 0.8 / len(BARS)
-    largest = max(
-        (r[c] for r in rows for c, _, _ in BARS if r.get(c) is not None and not math.isinf(r[c])),
-        default=1.0,
-    )
     for i, row in enumerate(rows):
         y = len(rows) - 1 - i
-        if row.get("cost") is not None and math.isinf(row["cost"]):
-            axis.text(0.01 * largest, y, row["cannot_run"], va="center", color="#b71c1c")
-            continue
         for j, (column, _, colour) in enumerate(BARS):
             offset = y + 0.4 - (j + 0.5) * height
             if row.get(column) is not None:
                 axis.barh(offset, row[column], height=height, color=colour)
             elif column == "broken_ratio" and row.get("cannot_run"):
                 axis.plot([0], [offset], marker="x", color="#b71c1c")
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     handles = [Patch(color=colour, label=label) for _, label, colour in BARS]
     handles.append(Line2D([], [], marker="x", ls="", color="#b71c1c", label="old plan cannot run"))
-    before = rows[0].get("plan_ratio") if rows else None
+    before = everything[0].get("plan_ratio") if everything else None
     if before is not None:
         axis.axvline(before, color="black", ls="--", lw=1)
         handles.append(Line2D([], [], color="black", ls="--", lw=1, label="the plan before"))
     axis.set_yticks(range(len(rows)), [r["case"] for r in reversed(rows)])
     axis.set_xlabel("transmission ratio (ψ / centralized cost of the changed network)")
-    axis.set_title(f"what if: the {len(rows)} costliest changes")
-    axis.legend(
-        handles=handles,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.09 - 1.5 / (len(rows) + 3)),
-        ncol=3,
-        fontsize="small",
-        frameon=False,
-    )
-    figure.tight_layout()
+    title = f"what if: the {len(rows)} costliest changes (by the local repair)"
+    if blocked:
+        title += f"\nno network to plan on after: {_names(blocked, 6)}"
+    axis.set_title(title, fontsize="medium")
+    figure.legend(handles=handles, loc="lower center", ncol=3, fontsize="small", frameon=False)
+    figure.tight_layout(rect=(0, 0.75 / tall, 1, 1))
     return _save(figure, out)
 
 
@@ -187,7 +196,7 @@ def _paint(row: Mapping[str, Any] | None, norm: Any, colours: Any, default: str)
     cost = row.get("cost") if row else None
     if cost is None:
         return default
-    return "#d32f2f" if math.isinf(cost) else colours(norm(cost))
+    return "#d32f2f" if math.isinf(cost) else colours(norm(_relative(row)))
 
 
 def topology_drawing(
@@ -199,7 +208,7 @@ def topology_drawing(
     critical: int = 5,
 ) -> Path:
     """The network with each single failure's cost: links and nodes coloured by the local
-    repair's ratio after they fail, those that leave no network to plan on in red, the
+    repair's ratio after they fail over the plan's ratio before, those that leave no network to plan on in red, the
     ``critical`` costliest of the others thick and labelled."""
     from matplotlib import colormaps
     from matplotlib.colors import Normalize
@@ -211,7 +220,7 @@ def topology_drawing(
     link_rows, node_rows = _case_costs(rows)
     where = layout(network.nodes, [(u, v) for u, v, *_ in network.links], positions)
     finite = [r for r in ranked([*link_rows.values(), *node_rows.values()]) if _finite(r)]
-    costs = [r["cost"] for r in finite]
+    costs = [_relative(r) for r in finite]
     norm = Normalize(min(costs, default=0.0), max(costs, default=1.0) or 1.0)
     colours = colormaps["viridis_r"]
     worst = {id(r) for r in finite[:critical]}
@@ -235,7 +244,8 @@ def topology_drawing(
         name = (labels or {}).get(str(node), str(node))
         axis.text(x, y, f" {name}", fontsize=7, va="bottom", zorder=3)
     mapped = plt.cm.ScalarMappable(norm=norm, cmap=colours)
-    figure.colorbar(mapped, ax=axis, shrink=0.7, label="local repair ratio after the failure")
+    label = "local repair's ratio after the failure / the plan's ratio before"
+    figure.colorbar(mapped, ax=axis, shrink=0.7, label=label)
     axis.plot([], [], color="#d32f2f", lw=3, label="disconnects (no plan possible)")
     axis.plot([], [], color="black", lw=4.5, label=f"the {critical} costliest others (thick)")
     axis.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0), ncol=2, fontsize="small")
@@ -243,6 +253,12 @@ def topology_drawing(
     axis.set_axis_off()
     figure.tight_layout()
     return _save(figure, out)
+
+
+def _relative(row: Mapping[str, Any]) -> float:
+    """A failure's cost over the plan's ratio before it (the cost itself when that is 0)."""
+    before = row.get("plan_ratio") or 0.0
+    return row["cost"] / before if before > 0 else row["cost"]
 
 
 def _finite(row: Mapping[str, Any]) -> bool:

@@ -90,7 +90,9 @@ def claim(folder: Path, study: Study, force: bool) -> None:
         stored = read_json_document(record, FORMAT).get("identity")
         if stored != study.identity():
             which = [
-                k for k in ("inputs", "cases", "simulation") if stored.get(k) != study.identity()[k]
+                k
+                for k in ("inputs", "cases", "simulation", "options")
+                if stored.get(k) != study.identity()[k]
             ]
             raise InevError(
                 f"{folder}: holds a what-if study of other {', '.join(which) or 'settings'}; "

@@ -208,7 +208,8 @@ def test_the_command_writes_results_and_plots(tmp_path, files, capsys):
         main(["whatif", *files, "-o", str(out), "--master", "serial", "--max-cases", "6"])
     assert stopped.value.code == 1
     error = capsys.readouterr().err
-    assert "7 cases are more than --max-cases 6" in error and not out.exists()
+    assert "7 cases (3 link-down, 4 node-down) are more than --max-cases 6" in error
+    assert not out.exists()
     main(["whatif", *files, "-o", str(out), "--master", "serial", "--worst", "3"])
     printed = capsys.readouterr().out
     assert "whatif: 7 cases (3 link-down, 4 node-down)" in printed

@@ -8,13 +8,13 @@ from typing import Any
 
 import click
 
+from inev.common.click_options import seed_option
 from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.commands import _master_option, _progress_factory
 from inev.experiments.whatif import MAX_CASES
-from inev.planner.cli import plan_options
 
 
 def _shares(text: str | None) -> list[float] | None:
@@ -55,7 +55,7 @@ def _seconds_per_case(plan: Any, network: Any, workload: Any, knobs: dict[str, A
     from inev.planner.options import PlanOptions
     from inev.planner.planning import plan_workload
 
-    if all(value is None for value in knobs.values()):
+    if not knobs:
         return plan.planning_seconds
     started = time.process_time()
     plan_workload(network, workload, options=PlanOptions(**knobs))
@@ -123,7 +123,7 @@ def _size_check(cases: list[Any], max_cases: int, cap: int | None, each: Any) ->
 )
 @click.option("--simulate", is_flag=True, help="Also run each case in the simulator.")
 @click.option("--duration", type=float, default=20.0, show_default=True, help="--simulate: time.")
-@click.option("--seed", type=int, default=0, show_default=True, help="--simulate: source seed.")
+@seed_option("the Poisson sources of --simulate")
 @click.option("--at", type=float, help="--simulate: when the change happens (default: half-way).")
 @_master_option
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
@@ -141,7 +141,18 @@ def _size_check(cases: list[Any], max_cases: int, cap: int | None, each: Any) ->
     help="Keep the finished cases of the same study in the folder (default), or start over.",
 )
 @click.option("--worst", type=int, default=5, show_default=True, help="Cases in the summary.")
-@plan_options
+@click.option(
+    "--effort",
+    type=float,
+    help="The repairs' and re-plans' search effort (as inev plan's; 0: the paper's single "
+    "pass, fast; default: inev plan's).",
+)
+@click.option(
+    "--latency-factor",
+    type=float,
+    help="Bound the re-plans' latency by F x the centralized latency (default: no bound).",
+)
+@click.option("--time-budget", type=float, help="Plan each re-plan within S seconds.")
 def whatif_command(
     plan_file: str,
     network_file: str,
@@ -160,7 +171,9 @@ def whatif_command(
     cap: int | None,
     resume: bool,
     worst: int,
-    **knobs: Any,
+    effort: float | None,
+    latency_factor: float | None,
+    time_budget: float | None,
 ) -> None:
     """Apply every single link and node failure (or given changes) to a plan on Spark; rank them."""
     from rich.console import Console
@@ -175,6 +188,8 @@ def whatif_command(
     from inev.topologies.io import load_network
     from inev.workloads.io import load_workload
 
+    given = {"effort": effort, "latency_factor": latency_factor, "time_budget": time_budget}
+    knobs = {k: v for k, v in given.items() if v is not None}
     inputs = {"plan": plan_file, "network": network_file, "workload": workload_file}
     check_paths({**inputs, "cases": cases_file}, out, output_folder=True)
     if simulate and not (duration > 0 and (at is None or 0 <= at <= duration)):

@@ -131,11 +131,19 @@ def run_whatif(
     try:
         with folder_lock(out, "whatif"):
             claim(out, study, force)
-            return _run_locked(study, out, master, parallelism, progress, started)
+            outcome = _run_locked(study, out, master, parallelism, progress, started)
     except (InevError, Terminated):
-        if created and not any(out.glob("parts/part-*")):
-            shutil.rmtree(out, ignore_errors=True)
+        _remove_if_unused(out, created)
         raise
+    if outcome.interrupted and outcome.finished == 0:
+        _remove_if_unused(out, created)
+    return outcome
+
+
+def _remove_if_unused(out: Path, created: bool) -> None:
+    """Remove ``out`` if this run made it and no case finished in it."""
+    if created and not any(out.glob("parts/part-*")):
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def _run_locked(

@@ -175,6 +175,34 @@ def test_an_interrupted_study_resumes_with_the_cases_not_done(tmp_path):
     assert len(read_rows(folder)) == 2
 
 
+def test_a_study_interrupted_midway_resumes(tmp_path, monkeypatch):
+    import inev.experiments.whatif as whatif
+
+    net, wl = path4(), seq_ab()
+    real, calls = whatif.evaluate_case, []
+
+    def interrupted_at_the_fifth(case, study):
+        calls.append(case.label)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(case, study)
+
+    monkeypatch.setattr(whatif, "evaluate_case", interrupted_at_the_fifth)
+    folder = tmp_path / "w"
+    cut = run_whatif(study_of(net, wl), folder, master="serial")
+    assert cut.interrupted and (cut.finished, cut.ran) == (4, 4)
+    assert not (folder / "results.parquet").exists() and cut.path == folder / "parts"
+    monkeypatch.setattr(whatif, "evaluate_case", real)
+    again = run_whatif(study_of(net, wl), folder, master="serial")
+    assert not again.interrupted and (again.ran, again.skipped) == (3, 4)
+    assert [r["case"] for r in again.table.to_pylist()][4:] == ["node 1", "node 2", "node 3"]
+    # interrupted before the first case finished: the folder it made is not kept
+    monkeypatch.setattr(whatif, "evaluate_case", interrupted_at_the_fifth)
+    calls[:] = range(4)  # the next case is the fifth call
+    empty = run_whatif(study_of(net, wl), tmp_path / "new", master="serial")
+    assert empty.interrupted and empty.finished == 0 and not (tmp_path / "new").exists()
+
+
 def test_simulated_cases_match_a_direct_simulation(tmp_path):
     from inev.experiments.whatif import SimSettings
     from inev.simulator import simulate

@@ -94,6 +94,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "inev.experiments.commands:reproduce_command",
         "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
     ),
+    "whatif": (
+        "inev.experiments.whatif_cli:whatif_command",
+        "Apply every single link and node failure (or given changes) to a plan on Spark; "
+        "rank them.",
+    ),
     "demo": (
         "inev.experiments.commands:demo_command",
         "The main job: a small skew x selectivity sweep on local Spark, ending in a plot.",

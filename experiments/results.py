@@ -59,19 +59,22 @@ SCHEMA = pa.schema(
 """The Parquet schema of every results file."""
 
 
-def rows_to_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
-    """Rows (dicts) as a table of :data:`SCHEMA`; unknown keys are an error."""
-    names = set(SCHEMA.names)
+def rows_to_table(rows: Sequence[dict[str, Any]], schema: pa.Schema = SCHEMA) -> pa.Table:
+    """Rows (dicts) as a table of ``schema`` (:data:`SCHEMA`); unknown keys are an error."""
+    names = set(schema.names)
     for row in rows:
         extra = set(row) - names
         if extra:
             raise InevError(f"result row has unknown column {sorted(extra)[0]!r}")
-    columns = {name: [row.get(name) for row in rows] for name in SCHEMA.names}
-    return pa.table(columns, schema=SCHEMA)
+    columns = {name: [row.get(name) for row in rows] for name in schema.names}
+    return pa.table(columns, schema=schema)
 
 
-def write_part(folder: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> Path:
-    """Write one batch of rows as a new part file under ``folder/parts`` (atomically).
+def write_part(
+    folder: str | os.PathLike[str], rows: Sequence[dict[str, Any]], schema: pa.Schema = SCHEMA
+) -> Path:
+    """Write one batch of rows as a new part file under ``folder/parts`` (atomically), in
+    ``schema`` (a sweep's :data:`SCHEMA`; ``inev whatif`` has its own).
 
     ``folder`` must exist: a worker that outlived its run must not make it again (a removed
     staging folder of ``inev reproduce`` came back that way).
@@ -81,7 +84,7 @@ def write_part(folder: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -
     first = min((row["task_index"] for row in rows), default=0)
     target = parts / f"part-{first:06d}-{uuid.uuid4().hex[:8]}.parquet"
     with atomic_output(target, "wb") as handle:  # removed on an interrupt
-        pq.write_table(rows_to_table(rows), handle)
+        pq.write_table(rows_to_table(rows, schema), handle)
     return target
 
 

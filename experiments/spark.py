@@ -269,14 +269,17 @@ def run_tasks(
     folder: str,
     parallelism: int | None = None,
     on_progress: Callable[[int], None] | None = None,
+    write: Callable[[str, list[dict[str, Any]]], Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``run_batch`` over batches of ``tasks`` on Spark; return all rows.
 
-    Each batch's rows are also written to ``folder/parts`` by the executor that computed them.
+    Each batch's rows are also written to ``folder/parts`` by the executor that computed them,
+    with ``write(folder, rows)`` (default: :func:`inev.experiments.results.write_part`).
     ``on_progress(n)`` is called on the driver with the number of newly finished tasks.
     """
     from inev.experiments.results import write_part
 
+    writer = write or write_part
     if not tasks:
         return []
     sc = session.sparkContext
@@ -293,7 +296,7 @@ def run_tasks(
         for batch in batch_iter:
             batch_rows = run_batch(batch)
             if batch_rows:
-                write_part(target, batch_rows)
+                writer(target, batch_rows)
             rows.extend(batch_rows)
             count += len(batch)
         done.add(count)

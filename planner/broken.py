@@ -4,8 +4,8 @@ After a topology change a plan's forwarding graphs may cross links that are gone
 simulator (``simulator/simpy_network.py``, ``SimNetwork._detour``) does what a network layer
 would: a message sent over a lost link takes a hop-shortest path between the link's two
 ends over the links that are up, link by link, and every link of the detour is counted; a
-message to a node that is gone is dropped (no path reaches it), and so is everything the
-forwarding graph would have carried on from there. :func:`priced_on` prices the old plan
+message to a node that is gone is routed around it, over hop-shortest paths, to the nearest
+nodes below it in the tree that are up (``SimNetwork._around``), and goes on from there. :func:`priced_on` prices the old plan
 the same way, without the simulator (the planner does not import it):
 
 * a vertex whose forwarding graph is untouched (every link still up, no node lost) costs
@@ -13,8 +13,8 @@ the same way, without the simulator (the planner does not import it):
 * a touched one is walked as the simulator sends it: the breadth-first tree of its
   forwarding graph from its node (the same tree as the simulator's ``forwarding_tree``:
   neighbours in the order of their type name and text), each link up counting 1, each lost
-  link the hop distance of its two ends in the changed network (its detour), and nothing
-  below a lost node.
+  link the hop distance of its two ends in the changed network (its detour), and a lost
+  node the hop distances from its parent to the nearest live nodes below it.
 
 The plan **cannot run** when matches would be lost that the change itself does not lose
 (reasons in :func:`cannot_run`, one line each, naming vertices, projections, links and
@@ -23,7 +23,8 @@ nodes):
 * a vertex that evaluates a projection on a single node (or a regional vertex, whose region
   holds other sources) sits at a lost node;
 * a destination that still needs a vertex's output (a node that is up) is no longer reached
-  by its forwarding graph (it hung below a lost node).
+  by its forwarding graph (none today: a changed network is connected, so routing around
+  lost nodes reaches every node that is up; kept as a check).
 
 Not a reason (choice: the centralized reference loses the same, as a node that is down
 generates nothing): an event vertex at a lost node (its events are no longer generated) and
@@ -86,19 +87,35 @@ def detour_walk(vertex: Vertex, after: Network) -> tuple[int, frozenset[Node], l
     stack = [vertex.node]
     while stack:
         u = stack.pop()
-        for c in children.get(u, ()):
-            if c not in after.node_index:
-                lost.append(f"node {c}")
-                continue
+        for c in _live_below(u, children, after, lost):
             if up.has_edge(u, c):
                 crossed += 1
             else:
                 hops = after.hops(u, c)
                 crossed += hops
-                lost.append(f"link {u}-{c} (detour of {hops} links)")
+                if c in children.get(u, ()):
+                    lost.append(f"link {u}-{c} (detour of {hops} links)")
             reached.add(c)
             stack.append(c)
     return crossed, frozenset(reached), lost
+
+
+def _live_below(
+    u: Node, children: dict[Node, tuple[Node, ...]], after: Network, lost: list[str]
+) -> list[Node]:
+    """The nodes a message at ``u`` goes to next: its children in the tree, and in place of
+    a child that is lost, the nearest nodes below it that are up (the simulator routes
+    around a dead node to them, ``SimNetwork._around``); lost nodes are added to ``lost``."""
+    out: list[Node] = []
+    stack = list(reversed(children.get(u, ())))
+    while stack:
+        c = stack.pop()
+        if c in after.node_index:
+            out.append(c)
+            continue
+        lost.append(f"node {c} (routed around)")
+        stack.extend(reversed(children.get(c, ())))
+    return out
 
 
 def touched(vertex: Vertex, after: Network) -> bool:
@@ -124,8 +141,8 @@ def priced_on(plan: Plan, after: Network) -> tuple[Plan, tuple[str, ...]]:
     >>> priced.psi, reasons  # 4 links at rate 2: 0-1, then 1-0-3-2
     (8.0, ())
     >>> priced, reasons = priced_on(plan, ring.without(nodes=[1]))
-    >>> priced.psi, reasons
-    (0.0, ('vertex 0 A at 0: 2 no longer reached (via lost node 1)',))
+    >>> priced.psi, reasons  # around lost node 1: 0-3-2, 2 links at rate 2
+    (4.0, ())
     """
     index = after.node_index
     alive = {v.id: v for v in plan.vertices if v.node in index}

@@ -7,8 +7,8 @@
     The old plan's structure (combination, placements, output selectors, forwarding graphs)
     costed under the new rates and on the changed network as the simulator would run it
     (:mod:`inev.planner.broken`): a forwarding graph that crosses a lost link pays the
-    link's detour (a hop-shortest path over the links that are up); vertices on a lost node
-    are dropped. When the old plan would lose matches beyond what the change itself loses
+    link's detour (a hop-shortest path over the links that are up), and one through a lost
+    node is routed around it; vertices on a lost node are dropped. When the old plan would lose matches beyond what the change itself loses
     (a single-node projection at a lost node, a destination no longer reached),
     :attr:`RepairResult.cannot_run` says why, one reason a line, and the summary prints
     ``broken=cannot run (...)``.

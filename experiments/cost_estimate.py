@@ -1,9 +1,11 @@
 """What a sweep will cost, said before most of it runs: an estimate from its first task.
 
-A sweep (or one figure of ``inev reproduce``) runs its first pending task in the driver
-before it fans the rest out, times it, and reports a :class:`SweepEstimate`: the rest of
-the tasks times that task's wall time, spread over the workers. The first task's rows are
-kept like any other's, so the estimate costs no extra work.
+A sweep (or one figure of ``inev reproduce``) runs its first pending task alone (on Spark
+as a job of its own, once the session has started) before it fans the rest out, times it,
+and reports a :class:`SweepEstimate`: the rest of the tasks times that task's wall time,
+spread over the workers. The first task's rows are kept like any other's, so the estimate
+costs no extra work (on Spark, one job's scheduling and the first worker's start, which
+the estimate then includes).
 
 It is an estimate, named as such: tasks differ (grid points with more nodes or queries
 cost more; later seeds of a change axis find their plan cached, see

@@ -153,8 +153,8 @@ def run_sweep(
     (``document``, the spec as written, or one rebuilt from ``spec``); a folder of another
     sweep is refused unless ``force`` starts it over
     (:func:`inev.experiments.sweep_folder.claim_folder`).
-    With ``estimate``, the first pending task runs in this process before the others fan
-    out, and ``estimate`` hears what the rest will cost at its pace
+    With ``estimate``, the first pending task runs alone before the others fan out (a Spark
+    job of its own), and ``estimate`` hears what the rest will cost at its pace
     (:class:`~inev.experiments.cost_estimate.SweepEstimate`; its rows are kept as any
     task's).
     A folder this run made is removed again when the run ends with nothing finished in it
@@ -208,22 +208,8 @@ def _run_locked(
     batch = functools.partial(run_batch, measure=measure) if measure else run_batch
     interrupted = False
     try:
-        if todo and estimate is not None:
-            estimate(_first_task(todo[0], batch, out, len(todo) - 1, master, parallelism))
-            todo = todo[1:]
-            if advance:
-                advance(1)
-        if todo and master == "serial":
-            for task in todo:
-                rows = batch([task])
-                write_part(out, rows)
-                if advance:
-                    advance(1)
-        elif todo:
-            from inev.experiments.spark import run_tasks, spark_session
-
-            session = spark_session(master)
-            run_tasks(session, todo, batch, str(out), parallelism, advance)
+        if todo:
+            _run_todo(todo, batch, out, master, parallelism, advance, estimate)
     except KeyboardInterrupt:
         interrupted = True  # finished parts stay; the summary says how far it got
     finally:
@@ -245,19 +231,43 @@ def _run_locked(
     )
 
 
-def _first_task(
-    task: Task,
+def _run_todo(
+    todo: list[Task],
     batch: Callable[[list[Task]], list[dict[str, Any]]],
     out: Path,
-    remaining: int,
     master: str,
     parallelism: int | None,
-) -> SweepEstimate:
-    """Run ``task`` here, keep its rows, and estimate the ``remaining`` tasks from it."""
-    began = time.perf_counter()
-    write_part(out, batch([task]))
-    seconds = time.perf_counter() - began
-    return SweepEstimate(seconds, remaining, workers_of(master, parallelism))
+    advance: Callable[[int], None] | None,
+    estimate: Callable[[SweepEstimate], None] | None,
+) -> None:
+    """Run ``todo`` into ``out``: serially here, or on Spark (started first, so that a Spark
+    that does not start leaves nothing). With ``estimate``, the first task runs alone (on
+    Spark: as a job of its own, at the workers' pace) and ``estimate`` hears the rest's cost."""
+    session = None
+    if master != "serial":
+        from inev.experiments.spark import spark_session
+
+        session = spark_session(master)
+
+    def run(tasks: list[Task]) -> None:
+        if session is None:
+            for task in tasks:
+                write_part(out, batch([task]))
+                if advance:
+                    advance(1)
+            return
+        from inev.experiments.spark import run_tasks
+
+        run_tasks(session, tasks, batch, str(out), parallelism, advance)
+
+    if estimate is not None:
+        began = time.perf_counter()
+        run(todo[:1])
+        seconds = time.perf_counter() - began
+        estimate(SweepEstimate(seconds, len(todo) - 1, workers_of(master, parallelism)))
+        todo = todo[1:]
+    if todo:
+        run(todo)
 
 
 def _remove_dead_temporaries(parts: Path) -> None:

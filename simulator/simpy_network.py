@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
@@ -37,6 +37,7 @@ import networkx as nx
 import simpy
 
 from inev.common.errors import InevError
+from inev.planner.broken import bfs_children
 from inev.topologies.network import Network, link_key
 
 Node = Hashable
@@ -47,30 +48,21 @@ Dropper = Callable[[list[Node], Any, str, int], None]
 
 
 def forwarding_tree(root: Node, links: Iterable[tuple[Node, Node]]) -> dict[Node, tuple[Node, ...]]:
-    """``{node: children}`` of a breadth-first tree over ``links`` rooted at ``root``.
+    """``{node: children}`` of a breadth-first tree over ``links`` rooted at ``root``
+    (:func:`inev.planner.broken.bfs_children`, the tree the planner prices a changed network
+    with: neighbours by type name, then text).
 
     Nodes of ``links`` that cannot be reached from ``root`` raise :class:`InevError`: a
     forwarding graph must be connected (INEv Definition 1).
     """
-    adjacency: dict[Node, list[Node]] = {root: []}
-    for u, v in links:
-        adjacency.setdefault(u, []).append(v)
-        adjacency.setdefault(v, []).append(u)
-    children: dict[Node, list[Node]] = {root: []}
-    queue = deque([root])
-    while queue:
-        node = queue.popleft()
-        for nxt in sorted(adjacency[node], key=lambda n: (type(n).__name__, str(n))):
-            if nxt not in children:
-                children[nxt] = []
-                children[node].append(nxt)
-                queue.append(nxt)
-    missing = set(adjacency) - set(children)
+    links = list(links)
+    children = bfs_children(root, links)
+    missing = {n for link in links for n in link} - set(children)
     if missing:
         raise InevError(
             f"forwarding graph from {root!r} does not reach {sorted(map(str, missing))[0]}"
         )
-    return {node: tuple(kids) for node, kids in children.items()}
+    return children
 
 
 class SimNetwork:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import time
 import traceback
 from collections.abc import Callable
@@ -20,17 +19,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from inev.common.errors import InevError
-from inev.common.files import remove_stale_temporaries
-from inev.common.interrupts import Terminated
-from inev.common.locks import folder_lock
-from inev.experiments.cost_estimate import SweepEstimate, workers_of
-from inev.experiments.provenance import code_version, record_run
+from inev.experiments.cost_estimate import SweepEstimate
+from inev.experiments.folder_run import Runner, in_folder, run_pending
 from inev.experiments.results import (
     finished_task_ids,
     read_parts,
     with_task_indices,
-    write_part,
     write_results,
 )
 from inev.experiments.spec import SweepSpec, Task, expand
@@ -161,60 +155,34 @@ def run_sweep(
     (refused, Spark did not start, interrupted before the first task finished).
     """
     started = time.perf_counter()
-    out = Path(folder)
-    if out.exists() and not out.is_dir():
-        raise InevError(f"{folder}: exists and is not a folder")
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        with folder_lock(out, "sweep"):  # a second sweep into the folder stops at once
-            claim_folder(out, spec, document, force)  # under the lock: --force removes parts
-            outcome = _run_locked(
-                spec, out, master, parallelism, measure, progress, started, estimate
-            )
-    except (InevError, Terminated):
-        _remove_if_unused(out, created)
-        raise
-    if outcome.interrupted and outcome.finished == 0 and _remove_if_unused(out, created):
-        outcome.path = out
-    return outcome
-
-
-def _remove_if_unused(out: Path, created: bool) -> bool:
-    """Remove ``out`` if this run made it and no task finished in it; whether it did."""
-    if created and not any(out.glob("parts/part-*")):
-        shutil.rmtree(out, ignore_errors=True)
-        return True
-    return False
+    runner = Runner(master, parallelism)
+    return in_folder(  # a second sweep into the folder stops at once
+        folder,
+        "sweep",
+        lambda out: claim_folder(out, spec, document, force),  # --force removes parts
+        lambda out: _run_locked(spec, out, runner, measure, progress, started, estimate),
+    )
 
 
 def _run_locked(
     spec: SweepSpec,
     out: Path,
-    master: str,
-    parallelism: int | None,
+    runner: Runner,
     measure: Measure | None,
     progress: Callable[[int, int], Callable[[int], None]] | None,
     started: float,
     estimate: Callable[[SweepEstimate], None] | None = None,
 ) -> SweepOutcome:
     """The body of :func:`run_sweep`, run while the folder's lock is held."""
-    code = code_version()  # the code as the run starts (the checkout may move while it runs)
     all_tasks = expand(spec)
     done = finished_task_ids(out)
     todo = seed_major([t for t in all_tasks if t.task_id not in done])
     skipped = len(all_tasks) - len(todo)
     advance = progress(len(all_tasks), skipped) if progress else None
     batch = functools.partial(run_batch, measure=measure) if measure else run_batch
-    interrupted = False
-    try:
-        if todo:
-            _run_todo(todo, batch, out, master, parallelism, advance, estimate)
-    except KeyboardInterrupt:
-        interrupted = True  # finished parts stay; the summary says how far it got
-    finally:
-        _remove_dead_temporaries(out / "parts")  # of workers ended in the middle of a part
-        record_run(out, finished_task_ids(out) - done, code)  # which code computed them
+    interrupted = run_pending(
+        todo, batch, out, runner, lambda: finished_task_ids(out), advance, estimate
+    )
     table = read_parts(out)
     table = with_task_indices(table, {t.task_id: t.index for t in all_tasks}, spec.methods)
     finished = len(set(table.column("task_id").to_pylist()))
@@ -229,51 +197,3 @@ def _run_locked(
         interrupted,
         finished,
     )
-
-
-def _run_todo(
-    todo: list[Task],
-    batch: Callable[[list[Task]], list[dict[str, Any]]],
-    out: Path,
-    master: str,
-    parallelism: int | None,
-    advance: Callable[[int], None] | None,
-    estimate: Callable[[SweepEstimate], None] | None,
-) -> None:
-    """Run ``todo`` into ``out``: serially here, or on Spark (started first, so that a Spark
-    that does not start leaves nothing). With ``estimate``, the first task runs alone (on
-    Spark: as a job of its own, at the workers' pace) and ``estimate`` hears the rest's cost."""
-    session = None
-    if master != "serial":
-        from inev.experiments.spark import spark_session
-
-        session = spark_session(master)
-
-    def run(tasks: list[Task]) -> None:
-        if session is None:
-            for task in tasks:
-                write_part(out, batch([task]))
-                if advance:
-                    advance(1)
-            return
-        from inev.experiments.spark import run_tasks
-
-        run_tasks(session, tasks, batch, str(out), parallelism, advance)
-
-    if estimate is not None:
-        began = time.perf_counter()
-        run(todo[:1])
-        seconds = time.perf_counter() - began
-        estimate(SweepEstimate(seconds, len(todo) - 1, workers_of(master, parallelism)))
-        todo = todo[1:]
-    if todo:
-        run(todo)
-
-
-def _remove_dead_temporaries(parts: Path) -> None:
-    """Remove temporary part files whose writer (a Spark worker) no longer runs."""
-    if not parts.is_dir():
-        return
-    for temporary in parts.glob(".part-*.tmp"):
-        target = parts / temporary.name[1:].split(".parquet.", 1)[0]
-        remove_stale_temporaries(f"{target}.parquet")

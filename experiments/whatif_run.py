@@ -1,6 +1,6 @@
 """Running a what-if study (:mod:`inev.experiments.whatif`) into a folder, resumably.
 
-The cases run as a sweep's tasks do (:mod:`inev.experiments.spark`): batches of cases on
+The cases run as a sweep's tasks do (:mod:`inev.experiments.folder_run`): batches of cases on
 embedded local Spark by default (``serial``: in this process), each finished batch a Parquet
 part of :data:`~inev.experiments.whatif.SCHEMA` under ``folder/parts``, written by the
 executor that computed it. A run into a folder that holds parts of the same study runs only
@@ -25,9 +25,7 @@ import pyarrow.parquet as pq
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
-from inev.common.interrupts import Terminated
-from inev.common.locks import folder_lock
-from inev.experiments.provenance import code_version, record_run
+from inev.experiments.folder_run import Runner, in_folder, run_pending
 from inev.experiments.whatif import SCHEMA, Study, run_cases
 
 FORMAT = "inev-whatif/1"
@@ -123,64 +121,37 @@ def run_whatif(
     interrupt keeps the finished parts (``interrupted``; no results file is written).
     """
     started = time.perf_counter()
-    out = Path(folder)
-    if out.exists() and not out.is_dir():
-        raise InevError(f"{folder}: exists and is not a folder")
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        with folder_lock(out, "whatif"):
-            claim(out, study, force)
-            outcome = _run_locked(study, out, master, parallelism, progress, started)
-    except (InevError, Terminated):
-        _remove_if_unused(out, created)
-        raise
-    if outcome.interrupted and outcome.finished == 0:
-        _remove_if_unused(out, created)
-    return outcome
-
-
-def _remove_if_unused(out: Path, created: bool) -> None:
-    """Remove ``out`` if this run made it and no case finished in it."""
-    if created and not any(out.glob("parts/part-*")):
-        shutil.rmtree(out, ignore_errors=True)
+    runner = Runner(master, parallelism, write=write_rows, app_name="inev-whatif")
+    return in_folder(
+        folder,
+        "whatif",
+        lambda out: claim(out, study, force),
+        lambda out: _run_locked(study, out, runner, progress, started),
+    )
 
 
 def _run_locked(
     study: Study,
     out: Path,
-    master: str,
-    parallelism: int | None,
+    runner: Runner,
     progress: Callable[[int, int], Callable[[int], None] | None] | None,
     started: float,
 ) -> WhatIfOutcome:
-    code = code_version()
+    """The body of :func:`run_whatif`, run while the folder's lock is held."""
     tasks = study.tasks()
     ids = {t.task_id: t.index for t in tasks}
     done = set(read_rows(out, ids).column("task_id").to_pylist())
     todo = [t for t in tasks if t.task_id not in done]
     advance = progress(len(tasks), len(done)) if progress else None
     batch = functools.partial(run_cases, study=study)
-    interrupted = False
-    try:
-        if todo and master == "serial":
-            for task in todo:
-                write_rows(str(out), batch([task]))
-                if advance:
-                    advance(1)
-        elif todo:
-            from inev.experiments.spark import run_tasks, spark_session
-
-            session = spark_session(master, app_name="inev-whatif")
-            run_tasks(session, todo, batch, str(out), parallelism, advance, write=write_rows)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        from inev.experiments.sweep import _remove_dead_temporaries
-
-        _remove_dead_temporaries(out / "parts")
-        finished = set(read_rows(out, ids).column("task_id").to_pylist())
-        record_run(out, finished - done, code)
+    interrupted = run_pending(
+        todo,
+        batch,
+        out,
+        runner,
+        lambda: set(read_rows(out, ids).column("task_id").to_pylist()),
+        advance,
+    )
     table = read_rows(out, ids)
     path = out / "parts"
     if not interrupted:

@@ -159,7 +159,7 @@ def test_spark_that_does_not_start_is_one_error_line_and_leaves_no_folder(
         def getOrCreate(self):
             raise RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited.\nmore")
 
-    monkeypatch.setattr(spark, "spark_session", lambda master: spark._start(Builder(), master))
+    monkeypatch.setattr(spark, "spark_session", lambda master, **_: spark._start(Builder(), master))
     spec = tmp_path / "s.toml"
     spec.write_text(SPEC.replace("length = [3, 6]", "length = [3]"))
     code, _, err = run_cli("sweep", spec, "-o", tmp_path / "r", "--master", "local[1]")

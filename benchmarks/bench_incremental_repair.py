@@ -1,5 +1,5 @@
 """Incremental repair against re-planning (issue 44 item 3).
-Run: python benchmarks/bench_incremental_repair.py [--seeds N] [--networks N] [--full]
+Run: python benchmarks/bench_incremental_repair.py [--seeds N] [--networks N] [--full] [--only TEXT]
 
 Two families of cases, each repaired with :func:`inev.planner.repair.repair_plan` (which
 re-plans and repairs incrementally in the same process, CPU time of each in
@@ -25,6 +25,7 @@ estimate, :func:`inev.planner.repair_search.migration_cost`).
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import time
 from collections.abc import Iterator
@@ -121,9 +122,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2, help="seeds of each rate-swap preset")
     parser.add_argument("--networks", type=int, default=3, help="networks of 20-50 nodes")
     parser.add_argument("--full", action="store_true", help="the presets' 15 queries of 5 types")
+    parser.add_argument("--only", default="", help="the families whose name holds this text")
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = run(swap_cases(args.seeds, args.full)) + run(failure_cases(args.networks))
+    cases = itertools.chain(swap_cases(args.seeds, args.full), failure_cases(args.networks))
+    rows = run(case for case in cases if args.only in case[0])
     for family in dict.fromkeys(r["family"] for r in rows):
         print(report(family, [r for r in rows if r["family"] == family]))
     print(report("rate swaps", [r for r in rows if r["family"].startswith("fig")]))

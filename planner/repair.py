@@ -64,10 +64,11 @@ from inev.planner.alg1_combination import multi_node_hops
 from inev.planner.alg2_placement import partitioned_rate, place, send_rate
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import centralized_plan, push_pull_cost, sink_projection
-from inev.planner.broken import lost_vertices, priced_on, why_not
+from inev.planner.broken import lost_vertices, priced_on, rerouted, why_not
 from inev.planner.checks import check_fits
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node, Plan, Vertex, pulled_types
+from inev.planner.latency_model import plan_latency
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
@@ -440,6 +441,14 @@ def repair_plan(
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
+    elif not cannot_run:  # the old plan re-routed as the network routes it: often cheaper
+        again = rerouted(broken_plan(plan, new_net, combination), new_net)
+        latency = plan_latency(again.vertices, combination.projections, combination.inputs,
+                               combination.sinks.values(), new_net.global_rates(),
+                               replanned_xi(options))  # fmt: skip
+        note = "the old plan re-routed around the lost links and nodes"
+        candidates.append(replace(again, method=plan.method, kept="old", latency=latency,
+                                  notes=(note,), **figures))  # fmt: skip
     central = centralized_plan(new_net, prepare(changed, workload), replanned_xi(options))
     candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
     chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized

@@ -35,6 +35,7 @@ from inev.common.errors import InevError
 from inev.experiments.dynamics import dynamic_changes
 from inev.experiments.measure import plan_options, task_inputs
 from inev.experiments.spec import DEFAULTS
+from inev.planner.checks import check_fits
 from inev.planner.planning import plan_workload
 from inev.planner.repair import apply_changes, repair_plan
 from inev.topologies.generate import generate_network
@@ -84,6 +85,12 @@ def run(cases: Iterator[tuple[str, Any, Any, Any, list, Any]]) -> list[dict[str,
     for family, net, wl, plan, changes, options in cases:
         result = repair_plan(plan, net, wl, changes, options)
         assert result.incremental is not None and result.local is not None
+        try:  # written on the changed network: its links and sources, every query's sink
+            check_fits(result.incremental, result.network.with_streams(wl.split_or().streams))
+            present = {v.projection for v in result.incremental.vertices}
+            valid = all(key in present for key in result.incremental.sinks.values())
+        except InevError:
+            valid = False
         rows.append(
             {
                 "family": family,
@@ -92,6 +99,7 @@ def run(cases: Iterator[tuple[str, Any, Any, Any, list, Any]]) -> list[dict[str,
                 "incremental": result.incremental.psi,
                 "replanned": result.replanned.psi,
                 "ratio": result.seconds["incremental"] / max(result.seconds["replanned"], 1e-9),
+                "valid": valid,
                 **result.migration,
             }
         )
@@ -106,11 +114,12 @@ def report(label: str, rows: list[dict[str, Any]]) -> str:
     above = sum(r["incremental"] > r["local"] * (1 + 1e-9) + 1e-9 for r in rows)
     below = sum(r["incremental"] < r["replanned"] * (1 - 1e-9) for r in rows)
     ratio = statistics.median(r["ratio"] for r in rows)
+    invalid = sum(not r["valid"] for r in rows)
     moved = statistics.median(r["projections_moved"] for r in rows)
     shipped = statistics.median(r["partial_matches_shipped"] for r in rows)
     return (
         f"{label}: {len(rows)} cases, within 5 % of the re-plan {within / len(rows):.1%} "
-        f"({within}), below the re-plan {below}, above the local repair {above}, "
+        f"({within}), below the re-plan {below}, above the local repair {above}, invalid {invalid}, "
         f"median CPU time incremental/re-plan {ratio:.3f}, median projections moved "
         f"{moved:g}, median partial matches shipped {shipped:.4g}"
     )

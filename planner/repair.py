@@ -310,6 +310,21 @@ def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
     )
 
 
+def _priced(plan: Plan, new_net: Network, combination: Combination) -> tuple[Plan, tuple[str, ...]]:
+    """The broken plan priced on ``new_net`` and why it cannot run: the vertices of
+    ``plan`` at lost nodes (which :func:`broken_plan` drops before pricing, so
+    :func:`~inev.planner.broken.priced_on` no longer sees them), then the pricing's reasons."""
+    broken, reasons = priced_on(broken_plan(plan, new_net, combination), new_net)
+    lost = tuple(lost_vertices(plan, new_net))
+    return broken, lost + tuple(r for r in reasons if r not in lost)
+
+
+def _sinks_run(broken: Plan, plan: Plan) -> bool:
+    """Whether every query's sink of ``plan`` still has a vertex in ``broken``."""
+    present = {v.projection for v in broken.vertices}
+    return all(key in present for key in plan.sinks.values())
+
+
 def _harmful(combination: Combination) -> tuple[Combination, list[str]]:
     """Remove harmful projections (R(p) > Σ R(inputs)), consumers taking their inputs."""
     inputs = {k: list(v) for k, v in combination.inputs.items()}
@@ -406,11 +421,13 @@ def repair_plan(
     choose: str | None = None,
     incremental: bool = True,
     migration_horizon: float | None = None,
+    seed: int = 0,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring); ``choose`` (``repaired``,
     ``replanned`` or ``best``) picks the plan written, ``replan=True`` is ``"replanned"``;
     ``incremental`` False leaves the incremental repair out, ``migration_horizon`` weighs
-    its migration in (:mod:`inev.planner.repair_search`)."""
+    its migration in and ``seed`` seeds its kicks (:mod:`inev.planner.repair_search`: the
+    same seed, the same plan)."""
     choose = choose or ("replanned" if replan else "repaired")
     if choose not in CHOICES:
         raise InevError(f"repair: unknown choice {choose!r} (use one of {', '.join(CHOICES)})")
@@ -436,12 +453,12 @@ def repair_plan(
     }
     local, harmful, invalid = _local_repair(plan, new_net, combination, topology)
     local = replace(local, kept="local", **figures)
-    broken, cannot_run = priced_on(broken_plan(plan, new_net, combination), new_net)
+    broken, cannot_run = _priced(plan, new_net, combination)
     broken = replace(broken, **figures)
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
-    elif not cannot_run:  # the old plan re-routed as the network routes it: often cheaper
+    elif not cannot_run and _sinks_run(broken, plan):  # the old plan re-routed as the network routes it: often cheaper
         again = rerouted(broken_plan(plan, new_net, combination), new_net)
         latency = plan_latency(again.vertices, combination.projections, combination.inputs,
                                combination.sinks.values(), new_net.global_rates(),
@@ -461,7 +478,7 @@ def repair_plan(
     if incremental:
         setting = (network.with_streams(streams), new_net, changed, workload)
         found = _incremental(plan, chosen, candidates, combination, setting, options,
-                             central, migration_horizon)  # fmt: skip
+                             central, migration_horizon, seed)  # fmt: skip
         seconds["incremental"] = time.process_time() - clock  # the local repair included
     better = found is not None and found.plan is not chosen
     increment = replace(found.plan, method=plan.method, **figures) if better else chosen
@@ -494,6 +511,7 @@ def _incremental(
     options: PlanOptions | None,
     central: Plan,
     horizon: float | None,
+    seed: int = 0,
 ) -> Incremental:
     """The incremental repair from the repaired plan ``chosen`` and the other candidates;
     ``setting``: the network before and after (variables as streams), the changed network
@@ -511,6 +529,7 @@ def _incremental(
         options or PlanOptions(),
         central,
         horizon,
+        seed,
     )
 
 
@@ -596,7 +615,7 @@ def _replan_baseline(
         cannot_run = tuple(lost_vertices(plan, streams_net))
     else:
         combination = rebuild_combination(plan, streams_net, workload)
-        broken, cannot_run = priced_on(broken_plan(plan, streams_net, combination), streams_net)
+        broken, cannot_run = _priced(plan, streams_net, combination)
     result = replace(
         replanned, notes=(*replanned.notes, f"{plan.method} re-planned on the changed network")
     )

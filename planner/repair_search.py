@@ -46,9 +46,11 @@ the repaired plan.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from inev.planner import regional
 from inev.planner.alg1_combination import Choice
 from inev.planner.alg2_placement import place
 from inev.planner.assemble import build_plan
@@ -65,6 +67,18 @@ BASE = 60
 """Evaluations of a phase at effort 1, plus :data:`PER_PROJECTION` per projection it may move
 (the planner's local search budget, :data:`inev.planner.search.EVALUATIONS`)."""
 PER_PROJECTION = 12
+KICKS = 6
+"""At most this many seeded kicks (:func:`_kicks`) after the phases."""
+PATIENCE = 2
+"""Kicks stop after this many in a row that lower nothing."""
+KICK_MOVES = 2
+"""Projections switched at random by one kick."""
+KICK_FROM = 2
+"""Kicks run when the change affects at least this many projections."""
+RESTART = False
+"""Whether the cheapest of Alg. 1's designs on the changed network is a start too."""
+REGIONAL = True
+"""Whether the cheapest of Alg. 1's designs on the changed network is a start too."""
 WORK = 400_000
 """A phase places at most this many vertices in all (evaluations times the plan's vertices),
 as the planner's local search (:data:`inev.planner.search.WORK`)."""
@@ -214,6 +228,7 @@ def incremental_repair(
     options: PlanOptions,
     central: Plan,
     horizon: float | None = None,
+    seed: int = 0,
 ) -> Incremental:
     """The incremental repair of ``old`` (module docstring) on ``after`` (the changed
     network, pattern variables as streams; ``before`` the one ``old`` was made for), from
@@ -223,7 +238,7 @@ def incremental_repair(
     affected = affected_projections(old, before, after)
     space = Space()
     tau = options.tau(central.latency)
-    paper_designs(after, wl, tau, options, central.centralized_node, space)
+    fresh = paper_designs(after, wl, tau, options, central.centralized_node, space)
     evaluate = Evaluator(after, space.pool)
     phases: list[float] = []
     found: list[Design] = []
@@ -237,6 +252,23 @@ def incremental_repair(
         found.append(design)
     order = sorted(range(len(found)), key=lambda i: phases[i])
     found, phases = [found[i] for i in order], [phases[i] for i in order]  # cheapest first
+    if RESTART and fresh:
+        start = min((evaluate(d), i, evaluate.variant(d)) for i, d in enumerate(fresh))[2]
+        design, cost = _phases(evaluate, space, start, affected, options, (2,))
+        if cost < phases[0] * (1 - 1e-9):
+            found.insert(0, design)
+            phases.insert(0, cost)
+    if REGIONAL:
+        design, cost = _regional(evaluate, space, (found[0], phases[0]), affected, options,
+                                 central)  # fmt: skip
+        if cost < phases[0] * (1 - 1e-9):
+            found.insert(0, design)
+            phases.insert(0, cost)
+    if len(affected) >= KICK_FROM:
+        design, cost = _kicks(evaluate, space, (found[0], phases[0]), affected, options, seed)
+        if cost < phases[0] * (1 - 1e-9):
+            found.insert(0, design)
+            phases.insert(0, cost)
     written = _written(after, space, found if horizon else found[:1], options)
     best = starts[0][0]
     best_migration = migration_cost(old, best, after, wl.window)
@@ -253,18 +285,83 @@ def _phases(
     design: Design,
     affected: frozenset[str],
     options: PlanOptions,
+    steps: tuple[int, ...] = (0, 1, 2),
 ) -> tuple[Design, float]:
     """The local search from ``design``: moves of the ``affected`` projections, then of
-    those and their inputs and consumers, then of all (module docstring)."""
+    those and their inputs and consumers, then of all (module docstring); ``steps`` the
+    phases run (0, 1, 2)."""
     focus: frozenset[str] | None = affected
     cost = evaluate(design)
-    for phase in range(3):
+    for phase in steps:
+        if phase == 0:
+            focus = affected
         if phase == 1:
             focus = _widened(design, affected)
         elif phase == 2:
             focus = None
         budget = Budget(_evaluations(design, focus, options, evaluate.network, evaluate))
         design, cost = improve(evaluate, space.options, design, budget, focus=focus)
+    return design, cost
+
+
+def _regional(
+    evaluate: Evaluator,
+    space: Space,
+    found: tuple[Design, float],
+    affected: frozenset[str],
+    options: PlanOptions,
+    central: Plan,
+) -> tuple[Design, float]:
+    """The planner's regional pass (:func:`inev.planner.regional.regionalise`, the types
+    it tries on the changed network) from the best design, then phases 1 and 2 from what
+    it reaches; the best design when nothing is cheaper."""
+    design, cost = found
+    types = regional.types_to_try(evaluate.network, design, central)
+    budget = Budget(math.ceil(options.effort * regional.PLACED * len(types)))
+    moved, value = regional.regionalise(evaluate.network, evaluate, design, cost, types, budget)
+    if moved is design:
+        return found
+    better, lower = _phases(evaluate, space, moved, affected, options, (1, 2))
+    return (better, lower) if lower < value else (moved, value)
+
+
+def _kicks(
+    evaluate: Evaluator,
+    space: Space,
+    found: tuple[Design, float],
+    affected: frozenset[str],
+    options: PlanOptions,
+    seed: int,
+) -> tuple[Design, float]:
+    """Seeded kicks of the search (module docstring): from the best design, switch
+    :data:`KICK_MOVES` random projections of the widened focus to another option of Alg. 1
+    and search again (phases 1 and 2); at most :data:`KICKS` kicks, and stop after
+    :data:`PATIENCE` in a row that lower nothing."""
+    rng = random.Random(seed)
+    design, cost = found
+    idle = 0
+    for _ in range(KICKS):
+        focus = _widened(design, affected)
+        keys = sorted(k for k in design.reached() if k in focus and design.choices[k].inputs
+                      and len(space.options.get(k, ())) > 1)  # fmt: skip
+        if not keys:
+            break
+        kicked = design
+        for key in rng.sample(keys, min(KICK_MOVES, len(keys))):
+            now = kicked.choices[key]
+            others = [o for o in space.options[key]
+                      if (o.inputs, o.partition) != (now.inputs, now.partition)]  # fmt: skip
+            if others:
+                choices = {**kicked.choices, key: rng.choice(others)}
+                pinned = {k: n for k, n in kicked.pinned.items() if k != key}
+                kicked = replace(kicked, choices=choices, pinned=pinned)
+        cand, value = _phases(evaluate, space, kicked, affected, options, (1, 2))
+        if value < cost * (1 - 1e-9):
+            design, cost, idle = cand, value, 0
+        else:
+            idle += 1
+            if idle >= PATIENCE:
+                break
     return design, cost
 
 
@@ -315,3 +412,9 @@ def _written(
         plan = build_plan(network, combination, placement, "inev", options.xi)
         out.append(replace(plan, kept="incremental"))
     return out
+
+import os as _os  # PROBE, removed before commit
+KICKS = int(_os.environ.get("IR_KICKS", KICKS))
+RESTART = bool(int(_os.environ.get("IR_RESTART", "0")))
+REGIONAL = bool(int(_os.environ.get("IR_REGIONAL", "1")))
+KICK_FROM = int(_os.environ.get("IR_FROM", KICK_FROM))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import statistics
 import time
 from collections.abc import Iterator
@@ -79,8 +80,11 @@ def failure_cases(networks: int) -> Iterator[tuple[str, Any, Any, Any, list, Any
             yield f"{change['kind']} ({nodes} nodes)", net, wl, plan, [change], None
 
 
-def run(cases: Iterator[tuple[str, Any, Any, Any, list, Any]]) -> list[dict[str, Any]]:
-    """One row per case: ψ of each plan, CPU seconds, migration."""
+def run(
+    cases: Iterator[tuple[str, Any, Any, Any, list, Any]], rows_to: str | None = None
+) -> list[dict[str, Any]]:
+    """One row per case: ψ of each plan, CPU seconds, migration (each also appended to the
+    JSON-lines file ``rows_to`` as it is made, so a run cut short leaves its rows)."""
     rows = []
     for family, net, wl, plan, changes, options in cases:
         result = repair_plan(plan, net, wl, changes, options)
@@ -103,6 +107,9 @@ def run(cases: Iterator[tuple[str, Any, Any, Any, list, Any]]) -> list[dict[str,
                 **result.migration,
             }
         )
+        if rows_to:
+            with open(rows_to, "a", encoding="utf-8") as out:
+                out.write(json.dumps({**rows[-1], "changes": changes}) + "\n")
     return rows
 
 
@@ -132,10 +139,16 @@ def main() -> None:
     parser.add_argument("--networks", type=int, default=3, help="networks of 20-50 nodes")
     parser.add_argument("--full", action="store_true", help="the presets' 15 queries of 5 types")
     parser.add_argument("--only", default="", help="the families whose name holds this text")
+    parser.add_argument("--rows", help="append each case's row to this JSON-lines file")
+    parser.add_argument("--report", help="only report the rows of this JSON-lines file")
     args = parser.parse_args()
     start = time.perf_counter()
-    cases = itertools.chain(swap_cases(args.seeds, args.full), failure_cases(args.networks))
-    rows = run(case for case in cases if args.only in case[0])
+    if args.report:
+        with open(args.report, encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines if line.strip()]
+    else:
+        cases = itertools.chain(swap_cases(args.seeds, args.full), failure_cases(args.networks))
+        rows = run((case for case in cases if args.only in case[0]), args.rows)
     for family in dict.fromkeys(r["family"] for r in rows):
         print(report(family, [r for r in rows if r["family"] == family]))
     print(report("rate swaps", [r for r in rows if r["family"].startswith("fig")]))

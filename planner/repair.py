@@ -421,13 +421,11 @@ def repair_plan(
     choose: str | None = None,
     incremental: bool = True,
     migration_horizon: float | None = None,
-    seed: int = 0,
 ) -> RepairResult:
     """Repair ``plan`` for ``changes`` (see the module docstring); ``choose`` (``repaired``,
     ``replanned`` or ``best``) picks the plan written, ``replan=True`` is ``"replanned"``;
     ``incremental`` False leaves the incremental repair out, ``migration_horizon`` weighs
-    its migration in and ``seed`` seeds its kicks (:mod:`inev.planner.repair_search`: the
-    same seed, the same plan)."""
+    its migration in (:mod:`inev.planner.repair_search`)."""
     choose = choose or ("replanned" if replan else "repaired")
     if choose not in CHOICES:
         raise InevError(f"repair: unknown choice {choose!r} (use one of {', '.join(CHOICES)})")
@@ -458,7 +456,9 @@ def repair_plan(
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
-    elif not cannot_run and _sinks_run(broken, plan):  # the old plan re-routed as the network routes it: often cheaper
+    elif not cannot_run and _sinks_run(
+        broken, plan
+    ):  # the old plan re-routed as the network routes it: often cheaper
         again = rerouted(broken_plan(plan, new_net, combination), new_net)
         latency = plan_latency(again.vertices, combination.projections, combination.inputs,
                                combination.sinks.values(), new_net.global_rates(),
@@ -478,7 +478,7 @@ def repair_plan(
     if incremental:
         setting = (network.with_streams(streams), new_net, changed, workload)
         found = _incremental(plan, chosen, candidates, combination, setting, options,
-                             central, migration_horizon, seed)  # fmt: skip
+                             central, migration_horizon)  # fmt: skip
         seconds["incremental"] = time.process_time() - clock  # the local repair included
     better = found is not None and found.plan is not chosen
     increment = replace(found.plan, method=plan.method, **figures) if better else chosen
@@ -511,7 +511,6 @@ def _incremental(
     options: PlanOptions | None,
     central: Plan,
     horizon: float | None,
-    seed: int = 0,
 ) -> Incremental:
     """The incremental repair from the repaired plan ``chosen`` and the other candidates;
     ``setting``: the network before and after (variables as streams), the changed network
@@ -529,7 +528,6 @@ def _incremental(
         options or PlanOptions(),
         central,
         horizon,
-        seed,
     )
 
 

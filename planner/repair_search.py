@@ -6,28 +6,41 @@ their fall-back node, every other placement kept); re-planning starts from nothi
 them nothing was searched. :func:`incremental_repair` searches from the repair:
 
 1. **Start.** The candidate plans the repair offers (§6.6's local repair, the old plan
-   where it still runs, the centralized plan) are translated into designs of the planner's
+   where it still runs: after a topology change re-routed as the network routes it,
+   :func:`~inev.planner.broken.rerouted`; the centralized plan) are translated into designs of the planner's
    local search (:class:`~inev.planner.improve.Design`): each composite projection with the
    inputs and partitioning it has in that plan, each single-node projection *pinned* to its
    node (so that Alg. 2 places it where it is: what still works stays), its regional
-   placement kept. The cheapest by Alg. 2's ψ is the start.
+   placement kept. Each is searched from (step 3).
 2. **Options.** Alg. 1 (§6.3) runs over the planner's query orders on the changed network
    (:func:`~inev.planner.paper_designs.paper_designs`), so that the search's *switch* and
    *merge* moves know the options and projections the new rates or topology make worth
-   having; its designs are not starts (that would be re-planning).
+   having; its designs are not starts of step 3 (only the cheapest is, step 4).
 3. **Restricted, then widened.** The local search (:func:`~inev.planner.improve.improve`,
    every move of :mod:`inev.planner.improve`) runs three times: with moves of the
    *affected* projections only (:func:`affected_projections`), then of those and their
    inputs and consumers in the design reached, then of every projection. Each phase has
    the budget of a local search of the planner over the projections it may move
    (:data:`BASE` + :data:`PER_PROJECTION` a projection, times ``effort``).
-4. **Never worse.** The best design is written out (Alg. 2, as the planner does) and
+4. **Restart.** The cheapest of Alg. 1's designs (step 2) is searched from too, with every
+   move (the re-plan's first start, without its other starts and passes): after a node
+   failure that touches most projections, keeping the old structure is not always worth it.
+5. **Regions.** The planner's regional pass (:func:`inev.planner.regional.regionalise`,
+   the types :func:`~inev.planner.regional.types_to_try` names on the changed network)
+   runs from the best design, then phases 2 and 3 from what it reaches: a lost node takes
+   regional sites and sources with it, and the re-plan's regional placements were most of
+   what the search above missed.
+6. **Never worse.** The best design is written out (Alg. 2, as the planner does) and
    compared with the repaired plan: the incremental repair is the cheaper (so it never
    costs more than §6.6's local repair or the repair's fallbacks).
 
-The re-plan runs more on top (several starts, the queries planned alone, regional
-placements, the partition moves, rate-ordered chains, rate kicks, the exact search); the
-incremental repair leaves those out, which is where its time is saved.
+Tried and left out (``benchmarks/bench_incremental_repair.py --seeds 0 --networks 2 --only
+"node-down (30"``, 28 cases): seeded kicks (2 random projections of the widened focus
+switched to another of Alg. 1's options, then phases 2 and 3, up to 6 kicks, stopping after
+2 that lower nothing) raised the CPU-time ratio from 0.088 to 0.136 and brought no case
+within 5 % (so there are none); unpinning the unaffected projections changed nothing. With
+step 5, 24 of the 28 (85.7 %) are within 5 %, with steps 4 and 5 26 (92.9 %), at a CPU-time
+ratio of 0.101. Nothing in the search is random: the same inputs give the same plan.
 
 **Migration** (:func:`migration_cost`), reported beside ψ: ``projections_moved``, the
 composite projections of the new plan that are new or have a vertex where the old plan had
@@ -46,7 +59,6 @@ the repaired plan.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -67,18 +79,11 @@ BASE = 60
 """Evaluations of a phase at effort 1, plus :data:`PER_PROJECTION` per projection it may move
 (the planner's local search budget, :data:`inev.planner.search.EVALUATIONS`)."""
 PER_PROJECTION = 12
-KICKS = 6
-"""At most this many seeded kicks (:func:`_kicks`) after the phases."""
-PATIENCE = 2
-"""Kicks stop after this many in a row that lower nothing."""
-KICK_MOVES = 2
-"""Projections switched at random by one kick."""
-KICK_FROM = 2
-"""Kicks run when the change affects at least this many projections."""
-RESTART = False
-"""Whether the cheapest of Alg. 1's designs on the changed network is a start too."""
+RESTART = True
+"""Whether the search also restarts from the cheapest of Alg. 1's designs on the changed
+network (step 5 of the module docstring)."""
 REGIONAL = True
-"""Whether the cheapest of Alg. 1's designs on the changed network is a start too."""
+"""Whether the planner's regional pass runs from the best design (step 6)."""
 WORK = 400_000
 """A phase places at most this many vertices in all (evaluations times the plan's vertices),
 as the planner's local search (:data:`inev.planner.search.WORK`)."""
@@ -228,7 +233,6 @@ def incremental_repair(
     options: PlanOptions,
     central: Plan,
     horizon: float | None = None,
-    seed: int = 0,
 ) -> Incremental:
     """The incremental repair of ``old`` (module docstring) on ``after`` (the changed
     network, pattern variables as streams; ``before`` the one ``old`` was made for), from
@@ -261,11 +265,6 @@ def incremental_repair(
     if REGIONAL:
         design, cost = _regional(evaluate, space, (found[0], phases[0]), affected, options,
                                  central)  # fmt: skip
-        if cost < phases[0] * (1 - 1e-9):
-            found.insert(0, design)
-            phases.insert(0, cost)
-    if len(affected) >= KICK_FROM:
-        design, cost = _kicks(evaluate, space, (found[0], phases[0]), affected, options, seed)
         if cost < phases[0] * (1 - 1e-9):
             found.insert(0, design)
             phases.insert(0, cost)
@@ -325,46 +324,6 @@ def _regional(
     return (better, lower) if lower < value else (moved, value)
 
 
-def _kicks(
-    evaluate: Evaluator,
-    space: Space,
-    found: tuple[Design, float],
-    affected: frozenset[str],
-    options: PlanOptions,
-    seed: int,
-) -> tuple[Design, float]:
-    """Seeded kicks of the search (module docstring): from the best design, switch
-    :data:`KICK_MOVES` random projections of the widened focus to another option of Alg. 1
-    and search again (phases 1 and 2); at most :data:`KICKS` kicks, and stop after
-    :data:`PATIENCE` in a row that lower nothing."""
-    rng = random.Random(seed)
-    design, cost = found
-    idle = 0
-    for _ in range(KICKS):
-        focus = _widened(design, affected)
-        keys = sorted(k for k in design.reached() if k in focus and design.choices[k].inputs
-                      and len(space.options.get(k, ())) > 1)  # fmt: skip
-        if not keys:
-            break
-        kicked = design
-        for key in rng.sample(keys, min(KICK_MOVES, len(keys))):
-            now = kicked.choices[key]
-            others = [o for o in space.options[key]
-                      if (o.inputs, o.partition) != (now.inputs, now.partition)]  # fmt: skip
-            if others:
-                choices = {**kicked.choices, key: rng.choice(others)}
-                pinned = {k: n for k, n in kicked.pinned.items() if k != key}
-                kicked = replace(kicked, choices=choices, pinned=pinned)
-        cand, value = _phases(evaluate, space, kicked, affected, options, (1, 2))
-        if value < cost * (1 - 1e-9):
-            design, cost, idle = cand, value, 0
-        else:
-            idle += 1
-            if idle >= PATIENCE:
-                break
-    return design, cost
-
-
 def _widened(design: Design, focus: frozenset[str]) -> frozenset[str]:
     """``focus`` with the inputs and consumers of its projections in ``design``."""
     out = set(focus)
@@ -412,9 +371,3 @@ def _written(
         plan = build_plan(network, combination, placement, "inev", options.xi)
         out.append(replace(plan, kept="incremental"))
     return out
-
-import os as _os  # PROBE, removed before commit
-KICKS = int(_os.environ.get("IR_KICKS", KICKS))
-RESTART = bool(int(_os.environ.get("IR_RESTART", "0")))
-REGIONAL = bool(int(_os.environ.get("IR_REGIONAL", "1")))
-KICK_FROM = int(_os.environ.get("IR_FROM", KICK_FROM))

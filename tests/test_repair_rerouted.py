@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import networkx as nx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -52,9 +53,12 @@ def hand_plan() -> Plan:
     base = plan_workload(eight(), seq_ba())
     assert base.multi_node == {"SEQ(B, A)": "A"}  # the structure the vertices below have
     a_nodes, b_nodes = (2, 3, 4, 5, 7), (1, 4, 5, 6)
-    vertices = [Vertex(i, "A", n, destinations=(n,), rate=38.0) for i, n in enumerate(a_nodes)]
+    vertices = [
+        Vertex(i, "A", n, destinations=(n,), hops=(0,), rate=38.0) for i, n in enumerate(a_nodes)
+    ]
     vertices += [
         Vertex(5 + i, "B", n, forwarding=TREES[n], destinations=a_nodes, rate=9.0,
+               hops=tuple(nx.shortest_path_length(nx.Graph(TREES[n]), n, a) for a in a_nodes),
                cost=9.0 * len(TREES[n]))
         for i, n in enumerate(b_nodes)
     ]  # fmt: skip

@@ -1,5 +1,5 @@
 """Incremental repair against re-planning (issue 44 item 3).
-Run: python benchmarks/bench_incremental_repair.py [--seeds N] [--networks N] [--full]
+Run: python benchmarks/bench_incremental_repair.py [--seeds N] [--networks N] [--full] [--only TEXT]
 
 Two families of cases, each repaired with :func:`inev.planner.repair.repair_plan` (which
 re-plans and repairs incrementally in the same process, CPU time of each in
@@ -25,6 +25,8 @@ estimate, :func:`inev.planner.repair_search.migration_cost`).
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import statistics
 import time
 from collections.abc import Iterator
@@ -34,6 +36,7 @@ from inev.common.errors import InevError
 from inev.experiments.dynamics import dynamic_changes
 from inev.experiments.measure import plan_options, task_inputs
 from inev.experiments.spec import DEFAULTS
+from inev.planner.checks import check_fits
 from inev.planner.planning import plan_workload
 from inev.planner.repair import apply_changes, repair_plan
 from inev.topologies.generate import generate_network
@@ -77,12 +80,21 @@ def failure_cases(networks: int) -> Iterator[tuple[str, Any, Any, Any, list, Any
             yield f"{change['kind']} ({nodes} nodes)", net, wl, plan, [change], None
 
 
-def run(cases: Iterator[tuple[str, Any, Any, Any, list, Any]]) -> list[dict[str, Any]]:
-    """One row per case: ψ of each plan, CPU seconds, migration."""
+def run(
+    cases: Iterator[tuple[str, Any, Any, Any, list, Any]], rows_to: str | None = None
+) -> list[dict[str, Any]]:
+    """One row per case: ψ of each plan, CPU seconds, migration (each also appended to the
+    JSON-lines file ``rows_to`` as it is made, so a run cut short leaves its rows)."""
     rows = []
     for family, net, wl, plan, changes, options in cases:
         result = repair_plan(plan, net, wl, changes, options)
         assert result.incremental is not None and result.local is not None
+        try:  # written on the changed network: its links and sources, every query's sink
+            check_fits(result.incremental, result.network.with_streams(wl.split_or().streams))
+            present = {v.projection for v in result.incremental.vertices}
+            valid = all(key in present for key in result.incremental.sinks.values())
+        except InevError:
+            valid = False
         rows.append(
             {
                 "family": family,
@@ -91,9 +103,13 @@ def run(cases: Iterator[tuple[str, Any, Any, Any, list, Any]]) -> list[dict[str,
                 "incremental": result.incremental.psi,
                 "replanned": result.replanned.psi,
                 "ratio": result.seconds["incremental"] / max(result.seconds["replanned"], 1e-9),
+                "valid": valid,
                 **result.migration,
             }
         )
+        if rows_to:
+            with open(rows_to, "a", encoding="utf-8") as out:
+                out.write(json.dumps({**rows[-1], "changes": changes}) + "\n")
     return rows
 
 
@@ -105,11 +121,12 @@ def report(label: str, rows: list[dict[str, Any]]) -> str:
     above = sum(r["incremental"] > r["local"] * (1 + 1e-9) + 1e-9 for r in rows)
     below = sum(r["incremental"] < r["replanned"] * (1 - 1e-9) for r in rows)
     ratio = statistics.median(r["ratio"] for r in rows)
+    invalid = sum(not r["valid"] for r in rows)
     moved = statistics.median(r["projections_moved"] for r in rows)
     shipped = statistics.median(r["partial_matches_shipped"] for r in rows)
     return (
         f"{label}: {len(rows)} cases, within 5 % of the re-plan {within / len(rows):.1%} "
-        f"({within}), below the re-plan {below}, above the local repair {above}, "
+        f"({within}), below the re-plan {below}, above the local repair {above}, invalid {invalid}, "
         f"median CPU time incremental/re-plan {ratio:.3f}, median projections moved "
         f"{moved:g}, median partial matches shipped {shipped:.4g}"
     )
@@ -121,9 +138,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2, help="seeds of each rate-swap preset")
     parser.add_argument("--networks", type=int, default=3, help="networks of 20-50 nodes")
     parser.add_argument("--full", action="store_true", help="the presets' 15 queries of 5 types")
+    parser.add_argument("--only", default="", help="the families whose name holds this text")
+    parser.add_argument("--rows", help="append each case's row to this JSON-lines file")
+    parser.add_argument("--report", help="only report the rows of this JSON-lines file")
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = run(swap_cases(args.seeds, args.full)) + run(failure_cases(args.networks))
+    if args.report:
+        with open(args.report, encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines if line.strip()]
+    else:
+        cases = itertools.chain(swap_cases(args.seeds, args.full), failure_cases(args.networks))
+        rows = run((case for case in cases if args.only in case[0]), args.rows)
     for family in dict.fromkeys(r["family"] for r in rows):
         print(report(family, [r for r in rows if r["family"] == family]))
     print(report("rate swaps", [r for r in rows if r["family"].startswith("fig")]))

@@ -81,23 +81,30 @@ def detour_walk(vertex: Vertex, after: Network) -> tuple[int, frozenset[Node], l
     >>> crossed, sorted(reached), lost  # 0-1, then 1-0-3-2 around the lost link
     (4, [0, 1, 2], ['link 1-2 (detour of 3 links)'])
     """
+    lost: list[str] = []
+    legs = _legs(vertex, after, lost)
+    up = after.graph
+    crossed = sum(1 if up.has_edge(u, c) else after.hops(u, c) for u, c in legs)
+    return crossed, frozenset({vertex.node, *(c for _, c in legs)}), lost
+
+
+def _legs(vertex: Vertex, after: Network, lost: list[str]) -> list[Link]:
+    """The ``(from, to)`` legs a message of ``vertex`` is sent over on ``after`` (the
+    simulator's walk, :func:`detour_walk`): a link that is up, or the two ends of a lost
+    link or of the way around a lost node (a hop-shortest path each); lost links and nodes
+    are added to ``lost``."""
     children = bfs_children(vertex.node, vertex.forwarding)
     up = after.graph
-    crossed, reached, lost = 0, {vertex.node}, []
+    legs: list[Link] = []
     stack = [vertex.node]
     while stack:
         u = stack.pop()
         for c in _live_below(u, children, after, lost):
-            if up.has_edge(u, c):
-                crossed += 1
-            else:
-                hops = after.hops(u, c)
-                crossed += hops
-                if c in children.get(u, ()):
-                    lost.append(f"link {u}-{c} (detour of {hops} links)")
-            reached.add(c)
+            if not up.has_edge(u, c) and c in children.get(u, ()):
+                lost.append(f"link {u}-{c} (detour of {after.hops(u, c)} links)")
+            legs.append((u, c))
             stack.append(c)
-    return crossed, frozenset(reached), lost
+    return legs
 
 
 def _live_below(
@@ -169,6 +176,72 @@ def priced_on(plan: Plan, after: Network) -> tuple[Plan, tuple[str, ...]]:
         vertices.append(replace(v, cost=crossed * v.rate, tree=None))
     priced = replace(plan, vertices=tuple(vertices), psi=sum(v.cost for v in vertices))
     return priced, tuple(reasons)
+
+
+def rerouted(plan: Plan, after: Network) -> Plan:
+    """The old plan as it runs on ``after``, written as a plan of ``after``: ``plan`` is
+    :func:`~inev.planner.repair.broken_plan`'s (vertices at lost nodes dropped, rates those
+    of ``after``); each touched vertex's forwarding graph becomes the links its messages
+    take there (:func:`detour_walk`'s walk, a lost link or node replaced by a hop-shortest
+    path of :meth:`~inev.topologies.network.Network.path_links`), cut to the breadth-first
+    tree from its node that reaches its destinations that are up; inputs from dropped
+    vertices and lost destinations are left out. So every link is up and the simulator
+    sends the plan as written (no detour left to take); a vertex costs |tree| · rate, at
+    most what :func:`priced_on` prices (a detour may cross links the tree already has).
+    Meant for a plan that can run (:func:`priced_on`'s reasons empty); a destination no
+    longer reached is left out.
+
+    >>> ring = Network.build(range(4), [(0, 1), (1, 2), (2, 3), (3, 0)], {"A": (1.0, [0])})
+    >>> a = Vertex(0, "A", 0, forwarding=((0, 1), (1, 2)), destinations=(2,), rate=2.0, cost=4.0)
+    >>> sink = Vertex(1, "SEQ(A, A)", 2, inputs=(0,))
+    >>> plan = Plan("inev", (a, sink), {}, {}, {}, {}, {}, psi=4.0)
+    >>> again = rerouted(plan, ring.without(links=[(1, 2)]))
+    >>> again.vertices[0].forwarding, again.vertices[0].hops, again.psi  # 0-3-2, not 0-1-0-3-2
+    (((0, 3), (3, 2)), (2,), 4.0)
+    """
+    index = after.node_index
+    alive = {v.id for v in plan.vertices if v.node in index}
+    vertices = []
+    for v in plan.vertices:
+        if v.id not in alive:
+            continue
+        destinations = tuple(d for d in v.destinations if d in index)
+        inputs = tuple(i for i in v.inputs if i in alive)
+        if not touched(v, after) and destinations == v.destinations:
+            vertices.append(replace(v, inputs=inputs))
+            continue
+        links = set()
+        for u, c in _legs(v, after, []):
+            links.update([(u, c)] if after.graph.has_edge(u, c) else after.path_links(u, c))
+        forwarding, hops = _tree_to(v.node, links, destinations)
+        reached = tuple(d for d in destinations if d in hops)
+        vertices.append(
+            replace(v, inputs=inputs, forwarding=forwarding, destinations=reached,
+                    hops=tuple(hops[d] for d in reached), tree=None,
+                    cost=len(forwarding) * v.rate)
+        )  # fmt: skip
+    return replace(plan, vertices=tuple(vertices), psi=sum(v.cost for v in vertices))
+
+
+def _tree_to(
+    root: Node, links: Iterable[Link], destinations: Iterable[Node]
+) -> tuple[tuple[Link, ...], dict[Node, int]]:
+    """The links of the breadth-first tree over ``links`` from ``root`` that lead to
+    ``destinations`` (in the tree's order), and each reached destination's depth."""
+    children = bfs_children(root, links)
+    parent = {c: u for u, kids in children.items() for c in kids}
+    depth = {root: 0}
+    for u, kids in children.items():  # breadth-first: a parent comes before its children
+        for c in kids:
+            depth[c] = depth[u] + 1
+    keep: set[Node] = set()
+    for d in destinations:
+        node = d
+        while node in parent and node not in keep:
+            keep.add(node)
+            node = parent[node]
+    tree = tuple((u, c) for u, kids in children.items() for c in kids if c in keep)
+    return tree, {d: depth[d] for d in destinations if d in depth}
 
 
 def lost_vertices(plan: Plan, after: Network) -> list[str]:

@@ -64,10 +64,11 @@ from inev.planner.alg1_combination import multi_node_hops
 from inev.planner.alg2_placement import partitioned_rate, place, send_rate
 from inev.planner.assemble import build_plan
 from inev.planner.baselines import centralized_plan, push_pull_cost, sink_projection
-from inev.planner.broken import lost_vertices, priced_on, why_not
+from inev.planner.broken import lost_vertices, priced_on, rerouted, why_not
 from inev.planner.checks import check_fits
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node, Plan, Vertex, pulled_types
+from inev.planner.latency_model import plan_latency
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload, prepare
 from inev.planner.projections import Projection, make_projection, primitive_projection
@@ -309,6 +310,21 @@ def broken_plan(plan: Plan, network: Network, combination: Combination) -> Plan:
     )
 
 
+def _priced(plan: Plan, new_net: Network, combination: Combination) -> tuple[Plan, tuple[str, ...]]:
+    """The broken plan priced on ``new_net`` and why it cannot run: the vertices of
+    ``plan`` at lost nodes (which :func:`broken_plan` drops before pricing, so
+    :func:`~inev.planner.broken.priced_on` no longer sees them), then the pricing's reasons."""
+    broken, reasons = priced_on(broken_plan(plan, new_net, combination), new_net)
+    lost = tuple(lost_vertices(plan, new_net))
+    return broken, lost + tuple(r for r in reasons if r not in lost)
+
+
+def _sinks_run(broken: Plan, plan: Plan) -> bool:
+    """Whether every query's sink of ``plan`` still has a vertex in ``broken``."""
+    present = {v.projection for v in broken.vertices}
+    return all(key in present for key in plan.sinks.values())
+
+
 def _harmful(combination: Combination) -> tuple[Combination, list[str]]:
     """Remove harmful projections (R(p) > Σ R(inputs)), consumers taking their inputs."""
     inputs = {k: list(v) for k, v in combination.inputs.items()}
@@ -435,11 +451,21 @@ def repair_plan(
     }
     local, harmful, invalid = _local_repair(plan, new_net, combination, topology)
     local = replace(local, kept="local", **figures)
-    broken, cannot_run = priced_on(broken_plan(plan, new_net, combination), new_net)
+    broken, cannot_run = _priced(plan, new_net, combination)
     broken = replace(broken, **figures)
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
+    elif not cannot_run and _sinks_run(
+        broken, plan
+    ):  # the old plan re-routed as the network routes it: often cheaper
+        again = rerouted(broken_plan(plan, new_net, combination), new_net)
+        latency = plan_latency(again.vertices, combination.projections, combination.inputs,
+                               combination.sinks.values(), new_net.global_rates(),
+                               replanned_xi(options))  # fmt: skip
+        note = "the old plan re-routed around the lost links and nodes"
+        candidates.append(replace(again, method=plan.method, kept="old", latency=latency,
+                                  notes=(note,), **figures))  # fmt: skip
     central = centralized_plan(new_net, prepare(changed, workload), replanned_xi(options))
     candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
     chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized
@@ -587,7 +613,7 @@ def _replan_baseline(
         cannot_run = tuple(lost_vertices(plan, streams_net))
     else:
         combination = rebuild_combination(plan, streams_net, workload)
-        broken, cannot_run = priced_on(broken_plan(plan, streams_net, combination), streams_net)
+        broken, cannot_run = _priced(plan, streams_net, combination)
     result = replace(
         replanned, notes=(*replanned.notes, f"{plan.method} re-planned on the changed network")
     )

@@ -45,7 +45,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .aggregates import SUM, AggregateSpec, Vector
-from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
+from .predecessors import (
+    PartitionStore,
+    RangeStore,
+    ScanStore,
+    TotalStore,
+    make_store,
+    narrow_store,
+)
 from .template import Template
 from .trend_predicates import Predicates
 
@@ -98,6 +105,7 @@ class SharedGraph:
         self.specs: dict[int, AggregateSpec] = {}  # the spec of m windows' vectors
 
     def _spec(self, m: int) -> AggregateSpec:
+        """The layout of ``m`` windows' vectors concatenated."""
         spec = self.specs.get(m)
         if spec is None:
             spec = self.specs[m] = AggregateSpec(self.spec.aggregate, self.spec.ops * m)
@@ -163,11 +171,13 @@ class SharedGraph:
                 )
             store.add(time, attributes, flat)
         if type_name in self.template.ends:
-            for w, v in zip(windows, vectors, strict=True):
+            w = windows.start
+            for v in vectors:
+                w += 1
                 if v is not None:
-                    ends = self.final.get(w)
+                    ends = self.final.get(w - 1)
                     if ends is None:
-                        self.final[w] = [v]
+                        self.final[w - 1] = [v]
                     else:
                         ends.append(v)
 
@@ -194,7 +204,17 @@ class SharedGraph:
 
         Windows close in increasing order (the runtime closes them by end time).
         """
-        self.panes = [p for p in self.panes if p.windows.stop > window + 1]
+        panes = [p for p in self.panes if p.windows.stop > window + 1]
+        c = self.width
+        for pane in panes:
+            w0, w1 = pane.windows.start, pane.windows.stop
+            drop = min(window + 1, w1) - w0
+            if drop > 0:  # cut the closed windows' aggregates out of the pane
+                spec = self._spec(w1 - w0 - drop)
+                for key, store in pane.stores.items():
+                    narrow_store(store, spec, drop * c, self.predicates.edges.get(key))
+                pane.windows = range(w0 + drop, w1)
+        self.panes = panes
         return self.spec.combine_all(self.final.pop(window, ()))
 
     def open_windows(self) -> list[int]:

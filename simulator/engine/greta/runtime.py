@@ -337,6 +337,7 @@ class GretaQuery:
         self._process()
         if not self.seen or time < self.next_close:
             return []
+        self._count_peaks()
         out = []
         for w in sorted(self.seen):
             start, end = window_bounds(w, c.window, c.slide)
@@ -372,12 +373,15 @@ class GretaQuery:
         )
         return out
 
-    def _purge(self, time: float) -> None:
-        c = self.compiled
+    def _count_peaks(self) -> None:
+        """Peak stored vertex entries and aggregate vectors, before windows close."""
         size = sum(g.size() for g in self.groups.values())
         self.peak_vertices = max(self.peak_vertices, size)
         stored = sum(g.aggregates() for g in self.groups.values())
         self.peak_aggregates = max(self.peak_aggregates, stored)
+
+    def _purge(self, time: float) -> None:
+        c = self.compiled
         if time == float("inf"):
             self.groups.clear()
             return

@@ -208,7 +208,8 @@ def sliding_table(window: int, ratios: list[int], seed: int) -> Table:
         peaks = {}
         for shared in (True, False):
             _, peaks[shared], _ = run(
-                lambda sh=shared: _sliding_run(query, events, w, s, sh)[1], memory=True
+                lambda sh=shared, w=w, s=s: _sliding_run(query, events, w, s, sh)[1],
+                memory=True,
             )
         (ts, _, vs, ags), (tp, _, vp, agp) = best[True], best[False]
         table.add_row(

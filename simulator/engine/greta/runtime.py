@@ -184,9 +184,7 @@ class GretaQuery:
     results of disjoint sub-streams can be combined with ``spec.combine``.
     """
 
-    def __init__(
-        self, compiled: CompiledQuery, vectors: bool = False, shared: bool = True
-    ) -> None:
+    def __init__(self, compiled: CompiledQuery, vectors: bool = False, shared: bool = True) -> None:
         self.compiled = compiled
         self.vectors = vectors
         self.shared = shared  # one graph for all windows (.shared); False: a store per window

@@ -16,8 +16,18 @@ second run) for GRETA and the two-step baseline. The baseline stops at ``--timeo
 seconds (default 60) and is not run at larger sizes after it stopped. Speed-up = baseline
 time / GRETA time where both finish.
 
+Then sliding windows (GRETA §6, §7): the same query (volatility 0.006, one group) with a
+window of ``--window`` events (default 5,000) sliding by window / r for r in ``--ratios``
+(default 2 5 10 20), over a stream of 3 windows: the shared graph (one graph, aggregates
+per window, the default) against the per-window stores (``shared=False``, the replication
+the paper calls naive). Per r: CPU time of each (``time.process_time``, best of 3, the two
+alternating in one run) and their ratio, peak stored vertex entries and per-window aggregate
+vectors (counted at window closes, before the closed windows are dropped), and the
+``tracemalloc`` peak (a separate run); the results of the two are asserted equal.
+
     python benchmarks/bench_greta.py                 # 1k, 10k, 100k
     python benchmarks/bench_greta.py --sizes 1000 10000 --timeout 10
+    python benchmarks/bench_greta.py --sliding-only  # only the sliding-window table
 """
 
 from __future__ import annotations
@@ -34,7 +44,9 @@ from rich.table import Table
 
 from inev.simulator.engine.greta import (
     Event,
+    GretaQuery,
     TrendLimitExceeded,
+    compile_query,
     greta_aggregates,
     greta_event,
     two_step_aggregates,
@@ -77,9 +89,12 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--window", type=int, default=5_000)
+    parser.add_argument("--ratios", type=int, nargs="+", default=[2, 5, 10, 20])
+    parser.add_argument("--sliding-only", action="store_true")
     args = parser.parse_args()
     console = Console(width=150)
-    for volatility, companies in SETTINGS:
+    for volatility, companies in () if args.sliding_only else SETTINGS:
         grouped = companies > 1
         table = Table(
             title=f"KL(S), S.price * 1.05 < NEXT(S).price, volatility {volatility}, "
@@ -148,6 +163,66 @@ def main() -> None:
                         ]
                 table.add_row(*row)
         console.print(table)
+    console.print(sliding_table(args.window, args.ratios, args.seed))
+
+
+def _sliding_run(query: Query, events: list[Event], window: float, slide: float, shared: bool):
+    """CPU seconds, results, peak vertex entries and peak aggregates of one evaluation."""
+    runner = GretaQuery(compile_query(query, window, slide), shared=shared)
+    start = time.process_time()
+    out = []
+    for e in events:
+        out += runner.push(e)
+    out += runner.finish()
+    return time.process_time() - start, out, runner.peak_vertices, runner.peak_aggregates
+
+
+def sliding_table(window: int, ratios: list[int], seed: int) -> Table:
+    """Shared graph against per-window stores for window / slide = each of ``ratios``."""
+    table = Table(
+        title=f"sliding windows: KL(S), S.price * 1.05 < NEXT(S).price, COUNT(*), "
+        f"window {window:,} events, stream of 3 windows; shared graph / per-window stores"
+    )
+    for column in (
+        "window/slide",
+        "CPU s shared",
+        "CPU s per-window",
+        "CPU ratio",
+        "peak vertices",
+        "peak aggregates",
+        "tracemalloc MB",
+        "memory ratio",
+    ):
+        table.add_column(column, justify="right")
+    query = Query.build("q1", "KL(S)", where="S.price * 1.05 < NEXT(S).price", returns="COUNT(*)")
+    events = stock_stream(3 * window, seed, 0.006, 1)
+    for r in ratios:
+        w, s = float(window), window / r
+        best: dict[bool, Any] = {}
+        for _ in range(3):
+            for shared in (True, False):
+                got = _sliding_run(query, events, w, s, shared)
+                if shared not in best or got[0] < best[shared][0]:
+                    best[shared] = got
+        assert best[True][1] == best[False][1], "shared graph and per-window stores disagree"
+        peaks = {}
+        for shared in (True, False):
+            _, peaks[shared], _ = run(
+                lambda sh=shared, w=w, s=s: _sliding_run(query, events, w, s, sh)[1],
+                memory=True,
+            )
+        (ts, _, vs, ags), (tp, _, vp, agp) = best[True], best[False]
+        table.add_row(
+            str(r),
+            f"{ts:.2f}",
+            f"{tp:.2f}",
+            f"{ts / tp:.2f}",
+            f"{vs:,} / {vp:,}",
+            f"{ags:,} / {agp:,}",
+            f"{peaks[True] / 1e6:.2f} / {peaks[False] / 1e6:.2f}",
+            f"{peaks[True] / peaks[False]:.2f}",
+        )
+    return table
 
 
 def _best(fn: Callable[[], list[dict[str, Any]]], n: int) -> tuple[float, int, list]:

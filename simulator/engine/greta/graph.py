@@ -41,6 +41,7 @@ from typing import Any
 
 from .aggregates import LATEST_START, SUM, AggregateSpec, Vector
 from .predecessors import PartitionStore, RangeStore, ScanStore, TotalStore, make_store
+from .shared import SharedGraph
 from .template import Template
 from .trend_predicates import Predicates
 
@@ -281,17 +282,35 @@ class Graph:
 
 
 class GroupGraphs:
-    """The positive graph and all negative graphs of one group."""
+    """The positive graph and all negative graphs of one group.
+
+    With ``shared`` (the default) a positive pattern (no negation) gets one
+    :class:`.shared.SharedGraph` for all its windows; otherwise, and with ``shared=False``
+    (the baseline of ``benchmarks/bench_greta.py``), a :class:`Graph` with stores per
+    window. Negation stays per window: a finished negative trend invalidates a guarded
+    transition's predecessors window by window, which the per-window stores do already.
+    """
 
     def __init__(
-        self, compiled: CompiledPattern, window_start: Callable[[int], float] | None = None
+        self,
+        compiled: CompiledPattern,
+        window_start: Callable[[int], float] | None = None,
+        shared: bool = True,
     ) -> None:
+        t = compiled.template
+        self.shared = shared and not (t.negations or t.leading or t.trailing)
+        self.root: Graph | SharedGraph
+        if self.shared:
+            self.root = SharedGraph(t, compiled.predicates, compiled.spec)
+            self.graphs: list[Graph | SharedGraph] = [self.root]
+            self.last_time = float("-inf")
+            return
         self.root = Graph(
             compiled.template, compiled.predicates, compiled.spec, True, None, window_start
         )
-        self.graphs: list[Graph] = []
+        self.graphs = []
         self.owner: dict[str, Graph] = {}
-        stack = [self.root]
+        stack: list[Graph] = [self.root]
         while stack:
             g = stack.pop()
             self.graphs.append(g)
@@ -305,9 +324,12 @@ class GroupGraphs:
     ) -> None:
         """Process all events of one time stamp (a stream transaction, §7)."""
         self.last_time = time
+        if isinstance(self.root, SharedGraph):
+            self.root.batch(time, events, windows)
+            return
         pending = []
         for type_name, attributes in events:
-            graph = self.owner[type_name]
+            graph = self.owner[type_name]  # per-window graphs (shared returned above)
             for w, vector in graph.vectors(type_name, attributes, time, windows):
                 pending.append((graph, type_name, attributes, w, vector))
         cuts = []
@@ -369,8 +391,18 @@ class GroupGraphs:
     def expire(self, before: float) -> None:
         """Drop negative-graph vertices older than ``before``."""
         for g in self.graphs[1:]:
-            g.expire(before)
+            g.expire(before)  # type: ignore[union-attr]
+
+    def open_windows(self) -> list[int]:
+        """Ids of the positive graph's windows not closed yet."""
+        if isinstance(self.root, SharedGraph):
+            return self.root.open_windows()
+        return sorted(set(self.root.stores) | set(self.root.final) | set(self.root.final_ends))
 
     def size(self) -> int:
         """Stored vertex entries over all graphs."""
         return sum(g.size() for g in self.graphs)
+
+    def aggregates(self) -> int:
+        """Stored aggregate vectors over all graphs (one per entry of a per-window store)."""
+        return sum(g.aggregates() if isinstance(g, SharedGraph) else g.size() for g in self.graphs)

@@ -81,6 +81,12 @@ class TotalStore:
                 total[i] = _reduce(o, [v[i] for _, v in entries])
         self.total = tuple(total)
 
+    def narrow(self, spec: AggregateSpec, drop: int) -> None:
+        """Drop the first ``drop`` vector components (``spec``: the remaining layout)."""
+        self.spec = spec
+        self.total = self.total[drop:]
+        self.entries = deque((t, v[drop:]) for t, v in self.entries)
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -113,6 +119,11 @@ class ScanStore:
         entries = self.entries
         while entries and entries[0][0] < time:
             entries.popleft()
+
+    def narrow(self, spec: AggregateSpec, drop: int) -> None:
+        """Drop the first ``drop`` vector components (``spec``: the remaining layout)."""
+        self.spec = spec
+        self.entries = deque((t, a, v[drop:]) for t, a, v in self.entries)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -319,6 +330,14 @@ class RangeStore:
         else:
             self.maxes[b] = keys[-1]
 
+    def narrow(self, spec: AggregateSpec, drop: int) -> None:
+        """Drop the first ``drop`` vector components (``spec``: the remaining layout)."""
+        self.spec, self.ops, self.all_sum = spec, spec.ops, spec.all_sum
+        self.components = range(len(spec.ops))
+        for block in self.blocks:
+            del block[:drop]
+        del self.totals[:drop]
+
     def __len__(self) -> int:
         return len(self.log) if self.removable else sum(map(len, self.keys))
 
@@ -358,8 +377,31 @@ class PartitionStore:
             if not len(part):
                 del self.parts[key]
 
+    def narrow(
+        self,
+        spec: AggregateSpec,
+        drop: int,
+        inner: Callable[[], TotalStore | RangeStore] | None = None,
+    ) -> None:
+        """Drop the first ``drop`` vector components of every part; ``inner`` makes new
+        parts of the remaining layout."""
+        for part in self.parts.values():
+            part.narrow(spec, drop)
+        if inner is not None:
+            self.inner = inner
+
     def __len__(self) -> int:
         return sum(len(p) for p in self.parts.values())
+
+
+def narrow_store(store: Any, spec: AggregateSpec, drop: int, edge: EdgePredicate | None) -> None:
+    """Drop the first ``drop`` components of every vector in ``store`` (made by
+    :func:`make_store` with ``edge`` and ``removable=False``); ``spec`` is the layout left."""
+    if isinstance(store, PartitionStore):
+        fresh = make_store(spec, edge, removable=False)
+        store.narrow(spec, drop, fresh.inner if isinstance(fresh, PartitionStore) else None)
+    else:
+        store.narrow(spec, drop)
 
 
 def make_store(

@@ -184,16 +184,18 @@ class GretaQuery:
     results of disjoint sub-streams can be combined with ``spec.combine``.
     """
 
-    def __init__(self, compiled: CompiledQuery, vectors: bool = False) -> None:
+    def __init__(self, compiled: CompiledQuery, vectors: bool = False, shared: bool = True) -> None:
         self.compiled = compiled
         self.vectors = vectors
+        self.shared = shared  # one graph for all windows (.shared); False: a store per window
         self.groups: dict[tuple[Any, ...], GroupGraphs] = {}
         self.seen: dict[int, set[tuple[Any, ...]]] = {}  # window -> groups with events
         self.time: float | None = None
         # admitted events per group, not yet in the graphs (see push)
         self.pending: dict[tuple[Any, ...], list[tuple[float, str, Mapping[str, Any]]]] = {}
         self.pending_close = float("inf")  # end of the oldest window of a pending event
-        self.peak_vertices = 0
+        self.peak_vertices = 0  # stored vertex entries, at window closes
+        self.peak_aggregates = 0  # stored per-window aggregate vectors, at window closes
         self.next_close = float("-inf")  # end of the oldest window with results pending
         # the windows of the current time stay valid until ``windows_until`` (speed)
         self.windows: range = range(0)
@@ -318,7 +320,7 @@ class GretaQuery:
         for group, items in self.pending.items():
             graphs = groups.get(group)
             if graphs is None:
-                graphs = groups[group] = GroupGraphs(c.pattern, self.start_of)
+                graphs = groups[group] = GroupGraphs(c.pattern, self.start_of, self.shared)
             for w in graphs.run(items, self._windows_span, positive):
                 found = seen.get(w)
                 if found is None:
@@ -333,6 +335,7 @@ class GretaQuery:
         self._process()
         if not self.seen or time < self.next_close:
             return []
+        self._count_peaks()
         out = []
         for w in sorted(self.seen):
             start, end = window_bounds(w, c.window, c.slide)
@@ -368,16 +371,21 @@ class GretaQuery:
         )
         return out
 
-    def _purge(self, time: float) -> None:
-        c = self.compiled
+    def _count_peaks(self) -> None:
+        """Peak stored vertex entries and aggregate vectors, before windows close."""
         size = sum(g.size() for g in self.groups.values())
         self.peak_vertices = max(self.peak_vertices, size)
+        stored = sum(g.aggregates() for g in self.groups.values())
+        self.peak_aggregates = max(self.peak_aggregates, stored)
+
+    def _purge(self, time: float) -> None:
+        c = self.compiled
         if time == float("inf"):
             self.groups.clear()
             return
         oldest = window_bounds(first_open_window(time, c.window, c.slide), c.window, c.slide)[0]
         for group in [g for g, graphs in self.groups.items() if graphs.last_time < oldest]:
-            for w in list(self.groups[group].root.stores):
+            for w in self.groups[group].open_windows():
                 self.groups[group].close(w)
             del self.groups[group]
         for graphs in self.groups.values():
@@ -406,15 +414,19 @@ def greta_aggregates(
     events: Iterable[Event | Mapping[str, Any]],
     window: float,
     slide: float | None = None,
+    shared: bool = True,
 ) -> Iterator[dict[str, Any]]:
     """Yield one aggregate per window and group for ``query`` over time-ordered ``events``.
+
+    ``shared=False`` keeps a graph per window instead of one shared graph (the baseline of
+    ``benchmarks/bench_greta.py``; the same results, see :mod:`.shared`).
 
     >>> from inev.workloads.workload import Query, Workload
     >>> q = Query.build("q", "KL(A)", returns="COUNT(*)")
     >>> [r["value"] for r in greta_aggregates(q, [{"time": t, "type": "A"} for t in (1, 2, 3)], 10)]
     [7]
     """
-    runner = GretaQuery(compile_query(query, window, slide))
+    runner = GretaQuery(compile_query(query, window, slide), shared=shared)
     push = runner.push
     for item in events:
         out = push(item if item.__class__ is Event else as_event(item))

@@ -19,7 +19,7 @@ time / GRETA time where both finish.
 Then sliding windows (GRETA §6, §7): the same query (volatility 0.006, one group) with a
 window of ``--window`` events (default 5,000) sliding by window / r for r in ``--ratios``
 (default 2 5 10 20), over a stream of 3 windows: the shared graph (one graph, aggregates
-per window, the default) against the per-window stores (``shared=False``, the replication
+per window, ``shared=True``) against the per-window stores (the default, the replication
 the paper calls naive). Per r: CPU time of each (``time.process_time``, best of 3, the two
 alternating in one run) and their ratio, peak stored vertex entries and per-window aggregate
 vectors (counted at window closes, before the closed windows are dropped), and the

@@ -22,8 +22,8 @@ def test_shared_equals_per_window_and_brute_force(seed: int, shape: tuple) -> No
     query = random_query(rng, grouped=rng.random() < 0.3)
     events = random_events(rng, ("A", "B", "C", "D"), rng.randint(1, 9))
     window, slide = shape
-    shared = list(greta_aggregates(query, events, window, slide))
-    per_window = list(greta_aggregates(query, events, window, slide, shared=False))
+    shared = list(greta_aggregates(query, events, window, slide, shared=True))
+    per_window = list(greta_aggregates(query, events, window, slide))
     assert shared == per_window
     assert shared == brute_force_results(query, events, window, slide)
 

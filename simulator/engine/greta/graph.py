@@ -284,10 +284,9 @@ class Graph:
 class GroupGraphs:
     """The positive graph and all negative graphs of one group.
 
-    With ``shared`` (the default) a positive pattern (no negation) gets one
-    :class:`.shared.SharedGraph` for all its windows; otherwise, and with ``shared=False``
-    (the baseline of ``benchmarks/bench_greta.py``), a :class:`Graph` with stores per
-    window. Negation stays per window: a finished negative trend invalidates a guarded
+    With ``shared`` a positive pattern (no negation) gets one :class:`.shared.SharedGraph`
+    for all its windows; otherwise, and by default, a :class:`Graph` with stores per window
+    (measured faster at the same memory: ``benchmarks/bench_greta.py --sliding-only``). Negation stays per window: a finished negative trend invalidates a guarded
     transition's predecessors window by window, which the per-window stores do already.
     """
 
@@ -295,7 +294,7 @@ class GroupGraphs:
         self,
         compiled: CompiledPattern,
         window_start: Callable[[int], float] | None = None,
-        shared: bool = True,
+        shared: bool = False,
     ) -> None:
         t = compiled.template
         self.shared = shared and not (t.negations or t.leading or t.trailing)

@@ -21,10 +21,11 @@ from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
-from inev.experiments.columns import METRICS, axis_label, method_name
+from inev.experiments.columns import METRICS
 from inev.experiments.spark import check_master
 from inev.experiments.spec import CONFIRM_TASKS, SweepSpec, parse_spec, read_spec_document
 from inev.experiments.sweep_folder import stored_document
+from inev.experiments.sweep_view import failures, summary_metrics, summary_table
 
 
 def preset_names() -> list[str]:
@@ -108,68 +109,6 @@ def _progress_factory(console: Any, label: str, transient: bool = False) -> tupl
             state["progress"].stop()
 
     return start, stop
-
-
-def summary_metrics(plot: dict[str, Any]) -> list[str]:
-    """The metrics a sweep's summary shows: its ``[plot] y`` (``ratio`` when none)."""
-    y = plot.get("y", "ratio")
-    return [y] if isinstance(y, str) else list(y)
-
-
-def _cell(entry: dict[str, Any]) -> str:
-    if entry["median"] is None:
-        return "–"
-    if entry["q1"] == entry["q3"]:
-        return f"{entry['median']:.3g}"
-    return f"{entry['median']:.3g} ({entry['q1']:.3g} – {entry['q3']:.3g})"
-
-
-def summary_table(table: Any, axes: list[str], metrics: list[str], title: str | None = None) -> Any:
-    """The sweep's summary: per grid point and method, runs, errors and each metric's median
-    with its inter-quartile range; methods without any value and without errors are left out."""
-    from rich.table import Table
-
-    from inev.experiments.results import summarise
-
-    per_metric = [summarise(table, axes, m) for m in metrics]
-    errors = any(e["errors"] for e in per_metric[0]) if per_metric else False
-    columns = [*axes, "method", "runs", *(["errors"] if errors else [])]
-    columns += [f"{axis_label(m)}: median (IQR)" for m in metrics]
-    out = Table(*columns, title=title, title_justify="left")
-    for i, entry in enumerate(per_metric[0] if per_metric else []):
-        cells = [_cell(p[i]) for p in per_metric]
-        if all(c == "–" for c in cells) and not entry["errors"]:
-            continue
-        row = [str(entry[a]) for a in axes] + [method_name(entry["method"]), str(entry["runs"])]
-        if errors:
-            row.append(str(entry["errors"]) if entry["errors"] else "")
-        out.add_row(*row, *cells)
-    return out
-
-
-def failures(table: Any, axes: list[str]) -> list[str]:
-    """One line per failed grid point and reason: the point, the seeds, the reason."""
-    groups: dict[tuple, list[int]] = {}
-    seen: set[str] = set()
-    for row in table.to_pylist():
-        if row["error"] is None or row["task_id"] in seen:
-            continue
-        seen.add(row["task_id"])
-        key = (tuple((a, row[a]) for a in axes), row["error"])
-        groups.setdefault(key, []).append(row["seed"])
-    lines = []
-    for (point, reason), seeds in groups.items():
-        where = ", ".join(f"{a}={v}" for a, v in point) or "every point"
-        lines.append(f"{where}, {_seeds(sorted(seeds))}: {reason}")
-    return lines
-
-
-def _seeds(seeds: list[int]) -> str:
-    if len(seeds) == 1:
-        return f"seed {seeds[0]}"
-    if seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"seeds {seeds[0]}–{seeds[-1]}"
-    return "seeds " + ", ".join(map(str, seeds))
 
 
 def print_summary(console: Any, outcome: Any, spec: SweepSpec) -> list[str]:

@@ -31,7 +31,7 @@ from typing import Any
 import click
 
 from inev.common.errors import InevError
-from inev.common.files import atomic_output, read_json, read_json_document
+from inev.common.files import atomic_output, file_format, read_json_document
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 
@@ -41,16 +41,6 @@ KINDS = {
     "inev-network/1": "network",
 }
 FORMS = (".png", ".svg", ".pdf", ".html")
-
-
-def file_format(path: str | os.PathLike[str]) -> str:
-    """The ``format`` key of a JSON file (one-line error if it has none)."""
-    name = os.fspath(path)
-    document = read_json(name)  # bounded: size, depth, UTF-8, no NaN (common.files)
-    found = document.get("format") if isinstance(document, dict) else None
-    if not isinstance(found, str):
-        raise InevError(f"{name}: no 'format' key, not an inev file")
-    return found
 
 
 def positions_of(network_file: str | None) -> dict[str, Any] | None:

@@ -22,7 +22,7 @@ from inev.topologies.io import (
     read_topology,
     save_network,
 )
-from inev.topologies.tables import distances_text, network_table
+from inev.topologies.tables import distances_text, network_heading, network_table
 from inev.topologies.trace_cli import from_trace_command
 
 
@@ -124,12 +124,8 @@ def show_command(network_file: str) -> None:
     from rich.console import Console
 
     network = load_network(network_file)
-    s = network.summary()
     console = Console()
-    console.print(
-        f"[bold]{network_file}[/]: {plural(s['nodes'], 'node')}, {plural(s['links'], 'link')}, "
-        f"mean degree {s['mean_degree']:.2f}, {distances_text(s)}"
-    )
+    console.print(f"[bold]{network_file}[/]: {network_heading(network)}")
     console.print(network_table(network))
 
 

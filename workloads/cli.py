@@ -11,8 +11,8 @@ from inev.common.words import plural
 from inev.topologies.io import load_network
 from inev.workloads.estimate_cli import estimate_command
 from inev.workloads.generate import generate_workload
-from inev.workloads.io import load_workload, save_workload
-from inev.workloads.tables import workload_table
+from inev.workloads.io import save_workload
+from inev.workloads.tables import load_shown, workload_heading, workload_table
 
 
 @click.group(
@@ -97,15 +97,9 @@ def show_command(workload_file: str, network_file: str | None) -> None:
     check_paths({"workload": workload_file, "network": network_file})
     from rich.console import Console
 
-    workload = load_workload(workload_file)
-    network = load_network(network_file) if network_file else None
-    if network is not None:
-        workload.check_network(network, (workload_file, network_file))
+    workload, network = load_shown(workload_file, network_file)
     console = Console()
-    console.print(
-        f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "
-        f"window {workload.window:g} time unit{'' if workload.window == 1 else 's'}"
-    )
+    console.print(f"[bold]{workload_file}[/]: {workload_heading(workload)}")
     console.print(workload_table(workload, network))
 
 

@@ -14,8 +14,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from inev.common.cli import COMMANDS, load_command
 from inev.common.errors import InevError
-from inev.experiments.cli import COMMANDS, load_command
 from inev.simulator import open_simulation, simulate_request
 from inev.simulator.engine.match_job import MatchSummary, ShedSummary, match_request, open_match
 from inev.simulator.engine.tables import summary_line

@@ -207,6 +207,7 @@ def request_from_flags(
         total_rate=f["total_rate"],
         force=f["force"],
         duration_given=f["duration_given"],
+        force_option="--force",
     )
 
 

@@ -85,6 +85,8 @@ class SimulateRequest:
     duration_given : bool
         Whether ``options.duration`` was asked for; a replayed trace extends it to its last
         event, else the trace's span is the duration.
+    force_option : str or None
+        How the caller spells ``force`` (a command's flag), named when a plan does not fit.
     """
 
     files: Mapping[str, Path]
@@ -94,6 +96,7 @@ class SimulateRequest:
     total_rate: float | None = None
     force: bool = False
     duration_given: bool = False
+    force_option: str | None = None
 
 
 def simulate_request(
@@ -105,6 +108,7 @@ def simulate_request(
     total_rate: float | None = None,
     force: bool = False,
     duration_given: bool = False,
+    force_option: str | None = None,
 ) -> SimulateRequest:
     """The checked :class:`SimulateRequest` of a simulation's files, result file and options.
 
@@ -124,6 +128,8 @@ def simulate_request(
         Run a plan made for another network or workload.
     duration_given : bool
         Whether ``options.duration`` was asked for (a trace then only extends it).
+    force_option : str, optional
+        How the caller spells ``force``, named when a plan does not fit (a command's flag).
 
     Returns
     -------
@@ -158,6 +164,7 @@ def simulate_request(
         total_rate=total_rate,
         force=force,
         duration_given=duration_given,
+        force_option=force_option,
     )
 
 
@@ -213,7 +220,12 @@ def open_simulation(request: SimulateRequest) -> SimulationJob:
         plan = load_plan(files["plan"])
         names = (files["plan"], files["network"], files["workload"])
         check_plan_for(
-            plan, network, workload, names=names, force=request.force, force_option="--force"
+            plan,
+            network,
+            workload,
+            names=names,
+            force=request.force,
+            force_option=request.force_option,
         )
     else:
         plan = plan_workload(network, workload, request.method)

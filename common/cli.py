@@ -87,20 +87,20 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Print any inev file (network, workload, plan, simulation, changes, sweep results).",
     ),
     "draw": (
-        "inev.experiments.draw:draw_command",
+        "inev.experiments.draw_cli:draw_command",
         "Draw a plan, its projection graph, two plans' difference, a simulation or its timeline "
         "(PNG, SVG, PDF, an interactive HTML page, or --text).",
     ),
     "sweep": (
-        "inev.experiments.commands:sweep_command",
+        "inev.experiments.sweep_cli:sweep_command",
         "Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet.",
     ),
     "plot": (
-        "inev.experiments.commands:plot_command",
+        "inev.experiments.sweep_cli:plot_command",
         "Plot sweep results: median (or mean) with its spread per line.",
     ),
     "reproduce": (
-        "inev.experiments.commands:reproduce_command",
+        "inev.experiments.sweep_cli:reproduce_command",
         "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
     ),
     "whatif": (
@@ -109,7 +109,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "rank them.",
     ),
     "demo": (
-        "inev.experiments.commands:demo_command",
+        "inev.experiments.sweep_cli:demo_command",
         "The main job: a small skew x selectivity sweep on local Spark, ending in a plot.",
     ),
 }

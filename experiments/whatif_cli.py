@@ -13,7 +13,7 @@ from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
-from inev.experiments.commands import _master_option, _progress_factory
+from inev.experiments.sweep_cli import _master_option, _progress_factory
 from inev.experiments.whatif import MAX_CASES
 
 

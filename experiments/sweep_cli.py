@@ -1,4 +1,5 @@
-"""``inev sweep``, ``inev plot`` and ``inev demo``: experiments from the command line.
+"""``inev sweep``, ``inev plot``, ``inev reproduce`` and ``inev demo``: experiments from the
+command line (the presets they name are :mod:`inev.experiments.sweep_presets`).
 
 The sweep's summary table shows the metric(s) of the spec's ``[plot] y`` (the transmission
 ratio when it names none) per grid point and method; failed tasks are listed at the end with
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,56 +22,10 @@ from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.columns import METRICS
 from inev.experiments.spark import check_master
-from inev.experiments.spec import CONFIRM_TASKS, SweepSpec, parse_spec, read_spec_document
+from inev.experiments.spec import CONFIRM_TASKS, SweepSpec
 from inev.experiments.sweep_folder import stored_document
+from inev.experiments.sweep_presets import preset_titles, resolve_spec
 from inev.experiments.sweep_view import failures, summary_metrics, summary_table
-
-
-def preset_names() -> list[str]:
-    """Names of the TOML presets shipped under ``experiments/presets``."""
-    folder = resources.files("inev.experiments") / "presets"
-    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
-
-
-def preset_titles() -> dict[str, str]:
-    """``{preset: its name line}`` (the ``name`` key of each preset)."""
-    import tomllib
-
-    folder = resources.files("inev.experiments") / "presets"
-    out = {}
-    for name in preset_names():
-        document = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
-        title = str(document.get("name", name))
-        out[name] = title.split(": ", 1)[1] if title.startswith(f"{name}: ") else title
-    return out
-
-
-def resolve_spec(
-    name: str, notice: Callable[[str], None] | None = None
-) -> tuple[SweepSpec, dict[str, Any]]:
-    """A sweep spec from a TOML path or a preset name, with its raw document.
-
-    A file of that name wins over a preset; a folder of that name (a sweep's results, say)
-    is no sweep file, so the preset is used. When both exist, ``notice`` is told which one was
-    used.
-    """
-    import tomllib
-
-    preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
-    is_preset = "/" not in name and os.sep not in name and preset.is_file()
-    if os.path.isfile(name):
-        if is_preset and notice:
-            notice(f"{name}: using the file {name}, not the preset of the same name")
-        document = read_spec_document(name)
-        return parse_spec(document, origin=name), document
-    if is_preset:
-        if os.path.exists(name) and notice:
-            notice(f"{name}: is a folder here, not a sweep file; using the preset {name}")
-        document = tomllib.loads(preset.read_text(encoding="utf-8"))
-        return parse_spec(document, origin=f"preset {name}"), document
-    if os.path.isdir(name):
-        raise InevError(f"{name}: is a folder, not a file (and no preset has this name)")
-    raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")
 
 
 def _progress_factory(console: Any, label: str, transient: bool = False) -> tuple[Any, Any]:

@@ -20,48 +20,12 @@ from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
+from inev.experiments.click_options import master_option
 from inev.experiments.columns import METRICS
-from inev.experiments.spark import check_master
 from inev.experiments.spec import CONFIRM_TASKS, SweepSpec
 from inev.experiments.sweep_folder import stored_document
 from inev.experiments.sweep_presets import preset_titles, resolve_spec
-from inev.experiments.sweep_view import failures, summary_metrics, summary_table
-
-
-def _progress_factory(console: Any, label: str, transient: bool = False) -> tuple[Any, Any]:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    state: dict[str, Any] = {}
-
-    def start(total: int, done: int):
-        progress = Progress(
-            TextColumn(f"[bold]{label}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=transient,
-        )
-        progress.start()
-        task = progress.add_task(label, total=total, completed=done)
-        state["progress"] = progress
-
-        def advance(n: int) -> None:
-            progress.advance(task, n)
-
-        return advance
-
-    def stop() -> None:
-        if "progress" in state:
-            state["progress"].stop()
-
-    return start, stop
+from inev.experiments.sweep_view import failures, summary_metrics, summary_table, sweep_progress
 
 
 def print_summary(console: Any, outcome: Any, spec: SweepSpec) -> list[str]:
@@ -99,7 +63,7 @@ def execute(
     from inev.experiments.sweep import run_sweep
 
     console = Console(width=None if Console().is_terminal else 120)
-    start, stop = _progress_factory(console, spec.name)
+    start, stop = sweep_progress(console, spec.name)
     try:
         outcome = run_sweep(
             spec,
@@ -145,16 +109,6 @@ def _presets_epilog() -> str:
     return "\b\nPresets:\n" + "\n".join(f"  {n.ljust(width)}  {t}" for n, t in titles.items())
 
 
-_master_option = click.option(
-    "--master",
-    default="local[*]",
-    show_default=True,
-    help="Spark master URL, or 'serial' to run without Spark.",
-    callback=lambda _ctx, _param, value: check_master(value),
-)
-"""``--master`` of every command that runs a sweep (sweep, demo, reproduce)."""
-
-
 @click.command(
     "sweep",
     epilog=examples(
@@ -168,7 +122,7 @@ _master_option = click.option(
 @click.option(
     "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
 )
-@_master_option
+@master_option
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
 @click.option(
     "--resume/--force",
@@ -336,7 +290,7 @@ def plot_command(
     type=click.Path(file_okay=False),
     help="Results folder.",
 )
-@_master_option
+@master_option
 @click.option("--allow-errors", is_flag=True, help="Exit 0 even when some tasks failed.")
 def demo_command(out: str, master: str, allow_errors: bool) -> None:
     """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
@@ -373,7 +327,7 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     metavar="N|FIG=N",
     help="Seeds per point instead of the presets' 50, for every figure or one (repeatable).",
 )
-@_master_option
+@master_option
 @click.option("--force", is_flag=True, help="Replace a non-empty report folder.")
 def reproduce_command(
     figures: tuple[str, ...],
@@ -404,9 +358,7 @@ def reproduce_command(
         command=" ".join(words),
         echo=click.echo,
         estimates=True,
-        progress=(lambda label: _progress_factory(console, label, transient=True))
-        if bars
-        else None,
+        progress=(lambda label: sweep_progress(console, label, transient=True)) if bars else None,
     )
     report = reproduce(figures, out, options)
     click.echo(f"report: {report}")

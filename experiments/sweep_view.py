@@ -1,5 +1,5 @@
-"""Sweep results for the terminal: the summary table ``inev sweep`` prints at its end, and
-what ``inev show`` prints of a sweep folder or of a results file.
+"""Sweep results for the terminal: the progress bar and summary table of ``inev sweep`` (and
+``inev whatif``), and what ``inev show`` prints of a sweep folder or of a results file.
 
 >>> _seeds([1, 2, 3]), _seeds([4]), _seeds([1, 5])
 ('seeds 1–3', 'seed 4', 'seeds 1, 5')
@@ -130,3 +130,41 @@ def results_view(path: str) -> list[Any]:
             else []
         ),
     ]
+
+
+def sweep_progress(console: Any, label: str, transient: bool = False) -> tuple[Any, Any]:
+    """A rich progress bar of tasks as a ``(start, stop)`` pair: ``start(total, done)`` shows
+    it and returns ``advance(n)``; ``stop()`` ends it (nothing when it never started)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    state: dict[str, Any] = {}
+
+    def start(total: int, done: int):
+        progress = Progress(
+            TextColumn(f"[bold]{label}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=transient,
+        )
+        progress.start()
+        task = progress.add_task(label, total=total, completed=done)
+        state["progress"] = progress
+
+        def advance(n: int) -> None:
+            progress.advance(task, n)
+
+        return advance
+
+    def stop() -> None:
+        if "progress" in state:
+            state["progress"].stop()
+
+    return start, stop

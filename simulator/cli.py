@@ -21,7 +21,7 @@ from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.planner.planning import METHODS
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
-from inev.simulator.engine.cli import (
+from inev.simulator.engine.click_options import (
     capacity_option,
     engine_options,
     shedding_options,

@@ -17,6 +17,9 @@ Three more rules keep the house easy to change:
   under ``if TYPE_CHECKING:`` never runs and only names a type for an annotation, so it is not
   an arrow here (a module's figures may name the model they read while the model's
   ``summary()`` imports them).
+- **A command module imports library code** (and shared ``click_options``), never another
+  command module, not even in its own layer (a group takes its sub-commands from its own
+  module; ``inev simulate`` takes the engine's flags from ``engine/click_options.py``).
 - **No command imports another layer's command module** (``<layer>/cli.py``,
   ``<layer>/*_cli.py``, the engine's ``cli.py`` counting as the simulator's): what two layers'
   commands share lives in a library module. Within a layer a command module may use another
@@ -24,8 +27,8 @@ Three more rules keep the house easy to change:
 - **No private names across layers**: ``from inev.x.y import _name`` or an import of a
   private module ``inev.x._y`` from another layer than ``x``.
 - **No command-line vocabulary in the library**: a module that is not a command module
-  (``cli.py``, ``*_cli.py``, and ``common/click_options.py``, the options several commands
-  share) neither imports click nor names a ``--flag`` in its code (docstrings aside, and a
+  (``cli.py``, ``*_cli.py``, and the ``click_options.py`` modules, the options several
+  commands share) neither imports click nor names a ``--flag`` in its code (docstrings aside, and a
   message quoting a whole command line such as ``inev draw sim.json --timeline`` aside: it
   tells the user what to run). A library function is called from notebooks and other layers,
   where no flag exists; the command checks its flags and hands the library an options
@@ -209,8 +212,27 @@ def crossings(root: Path) -> list[str]:
     return found
 
 
-CLI_HELPERS = {"inev.common.click_options"}
-"""Modules that are command-line code by design without being a command (click options)."""
+def is_options(module: str) -> bool:
+    """Whether ``module`` holds click options several commands share (``click_options``):
+    command-line code by design, without being a command."""
+    return module.rsplit(".", 1)[-1] == "click_options"
+
+
+def command_imports(root: Path) -> list[str]:
+    """Imports of a command module by another command module, as ``file:line a -> b``:
+    a command imports library code and shared click options only."""
+    modules = all_modules(root)
+    found = []
+    for source, path in modules.items():
+        if not is_cli(source):
+            continue
+        for line, target, name, _ in import_names(root, path):
+            sub = f"{target}.{name}" if name else target
+            module = sub if sub in modules else target
+            if module != source and is_cli(module):
+                found.append(f"{path.relative_to(root)}:{line} {source} -> {module}")
+    return found
+
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 """A long option as a user types it: ``--total-rate``."""
@@ -291,7 +313,7 @@ def vocabulary(root: Path) -> dict[str, set[str]]:
     imports click; modules that speak none are left out."""
     found: dict[str, set[str]] = {}
     for name, path in all_modules(root).items():
-        if is_cli(name) or name in CLI_HELPERS:
+        if is_cli(name) or is_options(name):
             continue
         tree = ast.parse(path.read_text(), filename=str(path))
         words = {
@@ -395,6 +417,7 @@ def test_the_list_of_modules_speaking_the_command_line_only_shrinks():
         ("planner/cli.py", "import click\nHELP = '--effort 0 is the paper'\n", False),
         ("workloads/estimate_cli.py", "import click\n", False),
         ("common/click_options.py", "import click\nX = '--seed'\n", False),
+        ("experiments/click_options.py", "import click\nX = '--master'\n", False),
         # docstrings, quoted command lines, and a dash in prose are not flags
         ("planner/x.py", 'def f():\n    """Like --effort."""\n', False),
         ("simulator/x.py", "def f(p):\n    return f'(inev draw {p} --text lists them)'\n", False),
@@ -403,6 +426,30 @@ def test_the_list_of_modules_speaking_the_command_line_only_shrinks():
 )
 def test_a_planted_command_line_word_is_caught(tmp_path, source, text, bad):
     assert bool(new_vocabulary(_plant(tmp_path, {source: text}), {})) == bad
+
+
+def test_command_modules_import_no_command_module():
+    assert command_imports(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "bad"),
+    [
+        # inev show took the file's kind from the draw command's module
+        (
+            "experiments/show_cli.py",
+            "def f():\n    from inev.experiments.draw_cli import x\n",
+            True,
+        ),
+        ("workloads/cli.py", "from .estimate_cli import estimate_command\n", True),
+        ("simulator/cli.py", "from inev.simulator.engine.cli import engine_options\n", True),
+        ("simulator/cli.py", "from inev.simulator.engine.click_options import f\n", False),
+        ("experiments/show_cli.py", "from inev.common.files import file_format\n", False),
+        ("experiments/sweep.py", "from inev.experiments.sweep_cli import x\n", False),
+    ],
+)
+def test_a_planted_command_import_is_caught(tmp_path, source, text, bad):
+    assert bool(command_imports(_plant(tmp_path, {source: text}))) == bad
 
 
 def test_the_package_keeps_the_layers():

@@ -19,7 +19,10 @@ from inev.common.cli import COMMANDS, load_command
 from inev.common.errors import InevError
 from inev.simulator import SimulationOptions, open_simulation, simulate_request
 from inev.simulator.cli import request_from_flags
+from inev.simulator.engine.api import MatchOptions, SheddingOptions
+from inev.simulator.engine.cli import request_from_flags as match_flags
 from inev.simulator.engine.match_job import MatchSummary, ShedSummary, match_request, open_match
+from inev.simulator.engine.selection import parse_selection
 from inev.simulator.engine.tables import summary_line
 from inev.topologies import Network, save_network
 from inev.workloads import Query, Workload, save_workload
@@ -45,8 +48,8 @@ def _cli(name: str, args: list) -> None:
 @pytest.mark.parametrize("flags", [[], ["--capacity", "auto:0.5", "--latency-bound", "1"]])
 def test_match_command_writes_what_the_job_writes(files, flags):
     _cli("match", [files / "wl.json", files / "t.csv", "-o", files / "cli.jsonl", *flags])
-    knobs = {"capacity": "auto:0.5", "latency_bound": 1.0} if flags else {}
-    request = match_request(files / "wl.json", files / "t.csv", files / "lib.jsonl", knobs)
+    shedding = SheddingOptions("auto:0.5", 1.0, "pspice") if flags else None
+    request = match_request(files / "wl.json", files / "t.csv", files / "lib.jsonl", None, shedding)
     summary = open_match(request).run()
     assert (files / "cli.jsonl").read_text() == (files / "lib.jsonl").read_text()
     lines = (files / "lib.jsonl").read_text().splitlines()
@@ -100,9 +103,28 @@ def test_a_trace_sets_the_duration_unless_one_is_given(files):
         ({"distance": "far"}, "--distance must be a number"),
     ],
 )
-def test_match_request_refuses_bad_flags(files, flags, message):
+def test_the_match_command_refuses_bad_flags_by_their_names(files, flags, message):
     with pytest.raises(InevError, match=message):
-        match_request(files / "wl.json", files / "t.csv", files / "o.jsonl", flags)
+        match_flags(files / "wl.json", files / "t.csv", files / "o.jsonl", flags)
+    assert not (files / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "shedding", "message"),
+    [
+        (None, SheddingOptions(0), "capacity must be positive"),
+        (None, SheddingOptions(2, -1.0, "pspice"), "latency bound must be positive"),
+        (
+            MatchOptions(selection=parse_selection("next", (), ())),
+            SheddingOptions(2),
+            "skip-till-any-match only",
+        ),
+    ],
+)
+def test_match_request_refuses_bad_options_without_flags(files, options, shedding, message):
+    with pytest.raises(InevError, match=message) as refused:
+        match_request(files / "wl.json", files / "t.csv", files / "o.jsonl", options, shedding)
+    assert "--" not in str(refused.value)
     assert not (files / "o.jsonl").exists()
 
 

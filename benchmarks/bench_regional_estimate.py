@@ -43,7 +43,7 @@ from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
 from inev.workloads.workload import Query
 
-INEV = [sys.executable, "-m", "inev.experiments.cli"]
+INEV = [sys.executable, "-m", "inev.common.cli"]
 
 
 def instance(nodes: int, ratio: float, seed: int, work: Path) -> tuple[Path, Path]:

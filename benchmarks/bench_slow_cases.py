@@ -29,7 +29,7 @@ def _peak():
     status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
     open(os.environ["INEV_BENCH_PEAK"], "w").write(status)
 atexit.register(_peak)
-from inev.experiments.cli import main
+from inev.common.cli import main
 main()
 """
 SWEEP = """\

@@ -315,7 +315,7 @@ def build_corpus(folder: Path) -> dict[str, bytes]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from inev.experiments.cli import main
+    from inev.common.cli import main
 
     def run(*args: str) -> None:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -907,7 +907,7 @@ def run_argv(argv: list[str], folder: Path, timeout: float, memory: int) -> Outc
             os.dup2(err, 2)
             sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
             sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
-            from inev.experiments.cli import main
+            from inev.common.cli import main
 
             try:
                 main(argv)
@@ -1038,7 +1038,7 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot
 
-    import inev.experiments.cli
+    import inev.common.cli
     import inev.experiments.measure  # noqa: F401
 
     rng = random.Random(args.seed)

@@ -1,4 +1,10 @@
-"""Rich display in notebooks: HTML tables for inev's objects, and a registry of renderers.
+"""Rich display in terminals and notebooks: rich tables, HTML tables for inev's objects, and a
+registry of renderers.
+
+Every view of a file (``inev show``, ``inev network show``, …) is a list of items, lines and
+rich tables, that :func:`print_items` prints; the views themselves live in the layer that
+owns the file's format (``topologies/tables.py`` for networks, ``planner/tables.py`` for
+plans' placements and changes, and so on).
 
 IPython shows an object by its ``_repr_html_``. inev's objects live in layers that may not
 import the layers above them: a plan (``planner/``) cannot import the drawing code
@@ -20,6 +26,23 @@ from typing import Any
 from inev.common.figures import Figure
 
 _RENDERERS: dict[type, Callable[[Any], str]] = {}
+
+
+def rich_table(*columns: str, title: str | None = None, caption: str | None = None) -> Any:
+    """A rich table with these columns, its title on the left (rich is imported on first use)."""
+    from rich.table import Table
+
+    return Table(*columns, title=title, title_justify="left", caption=caption)
+
+
+def print_items(items: Sequence[Any], console: Any) -> None:
+    """Print a view's items on a rich ``console``: strings as they are (no markup, no
+    highlighting), anything else (tables) as rich renders it."""
+    for item in items:
+        if isinstance(item, str):
+            console.print(item, markup=False, highlight=False)
+        else:
+            console.print(item)
 
 
 def register(kind: type, renderer: Callable[[Any], str]) -> None:

@@ -182,6 +182,16 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     return _load_json(os.fspath(path))
 
 
+def file_format(path: str | os.PathLike[str]) -> str:
+    """The ``format`` key of a JSON file (one-line error if it has none)."""
+    name = os.fspath(path)
+    document = read_json(name)  # bounded: size, depth, UTF-8, no NaN (common.files)
+    found = document.get("format") if isinstance(document, dict) else None
+    if not isinstance(found, str):
+        raise InevError(f"{name}: no 'format' key, not an inev file")
+    return found
+
+
 def _load_json(name: str) -> Any:
     try:
         with open(name, "rb") as handle:

@@ -16,7 +16,7 @@ import argparse
 import json
 from pathlib import Path
 
-from inev.experiments.cli import main as inev
+from inev.common.cli import main as inev
 
 CHAIN = "A.bid == B.bid AND B.bid == C.bid AND C.bid == D.bid"
 QUERIES = {

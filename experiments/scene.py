@@ -54,6 +54,7 @@ from typing import Any
 from inev.common.figures import Figure
 from inev.common.words import plural
 from inev.experiments.scene_layout import layout
+from inev.planner.tables import aliases
 from inev.topologies.network import link_key
 
 Node = Hashable
@@ -209,23 +210,6 @@ def network_scene(
 
 
 # ---------------------------------------------------------------------- plans
-def aliases(plan: Any, given: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``{projection key: "P1", …}`` for the composite projections that have vertices, in
-    the order of their first vertex (inputs first); with ``given``, its aliases are kept
-    and new ones continue after the largest of them."""
-    out: dict[str, str] = {}
-    given = given or {}
-    number = max((int(a[1:]) for a in given.values() if a[1:].isdigit()), default=0)
-    for v in plan.vertices:
-        if v.inputs and v.projection not in out:
-            if v.projection in given:
-                out[v.projection] = given[v.projection]
-            else:
-                number += 1
-                out[v.projection] = f"P{number}"
-    return out
-
-
 def _input_name(plan: Any, key: str, alias: Mapping[str, str]) -> tuple[str, str]:
     """(overlay key, overlay name) of the output of projection ``key``."""
     if key in alias:

@@ -13,7 +13,8 @@ from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
-from inev.experiments.commands import _master_option, _progress_factory
+from inev.experiments.click_options import master_option
+from inev.experiments.sweep_view import sweep_progress
 from inev.experiments.whatif import MAX_CASES
 
 
@@ -125,7 +126,7 @@ def _size_check(cases: list[Any], max_cases: int, cap: int | None, each: Any) ->
 @click.option("--duration", type=float, default=20.0, show_default=True, help="--simulate: time.")
 @seed_option("the Poisson sources of --simulate")
 @click.option("--at", type=float, help="--simulate: when the change happens (default: half-way).")
-@_master_option
+@master_option
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
 @click.option(
     "--max-cases",
@@ -214,7 +215,7 @@ def whatif_command(
         knobs,
     )
     console = Console(width=None if Console().is_terminal else 120)
-    start, stop = _progress_factory(console, "whatif")
+    start, stop = sweep_progress(console, "whatif")
     try:
         outcome = run_whatif(study, out, master, parallelism, start, force=not resume)
     finally:

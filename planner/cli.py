@@ -11,14 +11,14 @@ import click
 from inev.common.figures import echo_summary, unit_token
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
-from inev.common.words import listing, plural
 from inev.planner import progress
 from inev.planner.figures import RATE, plan_figures
 from inev.planner.fingerprint import check_plan_for, stamp
-from inev.planner.inev_graph import Plan, save_plan
+from inev.planner.inev_graph import save_plan
 from inev.planner.latency_model import DEFAULT_XI
 from inev.planner.options import PlanOptions
 from inev.planner.planning import METHODS, plan_workload
+from inev.planner.tables import explain_lines
 from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
 
@@ -174,31 +174,6 @@ def progress_on_stderr(after: float = 1.0) -> Iterator[None]:
     finally:
         if shown:
             bar.stop()
-
-
-def explain_lines(plan: Plan) -> list[str]:
-    """``inev plan --explain``: the planner's notes, each placement and each type's cost, in full."""
-    lines = list(plan.notes) or ["(no split: every query is evaluated at one node)"]
-    for key in plan.projections:
-        vertices = plan.vertices_of(key)
-        if not vertices or not vertices[0].inputs:
-            continue
-        nodes = [v.node for v in vertices]
-        part = plan.multi_node.get(key)
-        how = f"partitioned by {part} at" if part else "at"
-        where = plural(len(nodes), "node")
-        if any(v.region for v in vertices):
-            how = f"partitioned by {part} regionally at"
-            where = plural(len(nodes), "site")
-        cost = sum(v.cost for v in vertices)
-        lines.append(f"place {key} {how} {where} ({listing(nodes)}); cost {cost:.6g}")
-    events: dict[str, float] = {}
-    for v in plan.vertices:
-        if not v.inputs:
-            events[v.projection] = events.get(v.projection, 0.0) + v.cost
-    for name, cost in events.items():
-        lines.append(f"forward {name} events: cost {cost:.6g}")
-    return lines
 
 
 @click.command(

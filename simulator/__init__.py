@@ -12,8 +12,9 @@ Public API (imported on first use, so ``inev match`` and ``inev --help`` stay li
     load shedding (:mod:`inev.simulator.options`, :mod:`inev.simulator.capacity`).
 ``SimulationResult``, ``load_result(path)``, ``save_result(result, path)``, ``query_table``
     What a run measured and its ``inev-sim/1`` file; a rich table of its queries.
-``simulate_request(files, out, flags)``, ``open_simulation(request)``
-    ``inev simulate`` as library calls (:mod:`inev.simulator.simulate_job`).
+``simulate_request(files, out, options, *, method=None, ...)``, ``open_simulation(request)``
+    ``inev simulate`` as library calls, taking a ``SimulationOptions``
+    (:mod:`inev.simulator.simulate_job`).
 ``compile_workload``, ``MatchOptions``, ``SheddingOptions``, ``make_event``
     The local CEP engine alone (its facade :mod:`inev.simulator.engine.api`, also
     ``inev.simulator.engine``).

@@ -1,35 +1,64 @@
 """``inev simulate``: execute a plan in the SimPy network simulator.
 
-The command parses its flags and prints; the job itself (checks, files, planning on the fly,
-the run) is :mod:`inev.simulator.simulate_job`.
+The command parses and checks its flags (their combinations are refused here, naming the
+flags) and turns them into one :class:`~inev.simulator.options.SimulationOptions`
+(:func:`options_from_flags`); the job itself (files, planning on the fly, the run) is
+:mod:`inev.simulator.simulate_job`, which takes that options object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
 
 from inev.common.click_options import seed_option
+from inev.common.errors import InevError
 from inev.common.figures import echo_summary
 from inev.common.help_text import examples
+from inev.common.paths import check_paths
 from inev.common.progress import time_progress
 from inev.planner.planning import METHODS
-from inev.simulator.engine.cli import (
+from inev.simulator.capacity import CapacityOptions, parse_node_capacities
+from inev.simulator.engine.click_options import (
     capacity_option,
     engine_options,
     shedding_options,
     size_check_option,
 )
+from inev.simulator.engine.shedding.node_queue import shedding_strategy
 from inev.simulator.figures import run_warnings, simulation_figures
-from inev.simulator.simulate_job import open_simulation, simulate_request
+from inev.simulator.options import SimulationOptions
+from inev.simulator.simulate_job import FILES, SimulateRequest, open_simulation, simulate_request
 from inev.simulator.tables import query_table
+
+DEFAULT_FLAGS: Mapping[str, Any] = {
+    "method": None,
+    "total_rate": None,
+    "force": False,
+    "duration": 100.0,
+    "duration_given": False,
+    "seed": 0,
+    "bandwidth": None,
+    "engine_plan": "greedy",
+    "adaptive": "invariant",
+    "no_size_check": False,
+    "capacity": (),
+    "latency_bound": None,
+    "shed": None,
+    "cost_per_unit": 1.0,
+    "safety": None,
+    "stage_slack": None,
+    "timeline_bin": None,
+}
+"""``inev simulate``'s flag values when none is given (``duration_given``: whether the user
+set ``--duration``, which a replayed trace then only extends)."""
 
 
 def simulation_options(command: Any) -> Any:
     """How to simulate (:class:`~inev.simulator.options.SimulationOptions`) as click options;
-    :func:`inev.simulator.simulate_job.simulation_options` turns their values into the
-    options object."""
+    :func:`options_from_flags` turns their values into the options object."""
     options = [
         click.option(
             "--duration",
@@ -133,7 +162,9 @@ def simulate_command(
         "changes": changes_file,
     }
     duration_given = given is not None and given.name != "DEFAULT"
-    job = open_simulation(simulate_request(files, out, {**flags, "duration_given": duration_given}))
+    job = open_simulation(
+        request_from_flags(files, out, {**flags, "duration_given": duration_given})
+    )
     for note in job.notes:
         click.echo(f"note: {note}", err=True)
     with time_progress("simulate", 0.0, job.options.duration) as update:
@@ -143,3 +174,88 @@ def simulate_command(
     )
     for warning in run_warnings(result):
         click.echo(f"warning: {warning}", err=True)
+
+
+def request_from_flags(
+    files: Mapping[str, str | None], out: str, flags: Mapping[str, Any]
+) -> SimulateRequest:
+    """The :class:`~inev.simulator.simulate_job.SimulateRequest` of the command's arguments
+    and flag values (by parameter name, :data:`DEFAULT_FLAGS`); a bad combination of flags is
+    one :class:`~inev.common.errors.InevError` naming them, before any file is read.
+
+    >>> request_from_flags({"network": "n", "workload": "w"}, "o", {"total_rate": 3.0})
+    Traceback (most recent call last):
+    inev.common.errors.InevError: --total-rate needs --method (a plan file was made for other rates)
+    """
+    unknown = set(flags) - set(DEFAULT_FLAGS)
+    if unknown:
+        raise TypeError(f"request_from_flags: unknown flags {', '.join(sorted(unknown))}")
+    f = {**DEFAULT_FLAGS, **flags}
+    plan_given = files.get("plan") is not None
+    if plan_given and f["method"]:
+        raise InevError("give either a plan file or --method, not both")
+    if f["total_rate"] is not None and not f["method"]:
+        raise InevError("--total-rate needs --method (a plan file was made for other rates)")
+    if not plan_given and not f["method"]:
+        raise InevError("give a plan file or --method to plan on the fly")
+    check_paths({k: files.get(k) for k in FILES}, out)
+    return simulate_request(
+        files,
+        out,
+        options_from_flags(f),
+        method=f["method"],
+        total_rate=f["total_rate"],
+        force=f["force"],
+        duration_given=f["duration_given"],
+        force_option="--force",
+    )
+
+
+def options_from_flags(flags: Mapping[str, Any]) -> SimulationOptions:
+    """The :class:`~inev.simulator.options.SimulationOptions` of the flag values (missing:
+    defaults).
+
+    >>> options_from_flags({"capacity": ("auto:0.5",), "latency_bound": 2.0}).capacity.shed
+    'pspice'
+    >>> options_from_flags({"safety": 1.0})
+    Traceback (most recent call last):
+    inev.common.errors.InevError: --safety needs --capacity and --latency-bound
+    """
+    f = {**DEFAULT_FLAGS, **flags}
+    return SimulationOptions(
+        duration=f["duration"],
+        seed=f["seed"],
+        bandwidth=f["bandwidth"],
+        engine_plan=f["engine_plan"],
+        adaptation=f["adaptive"],
+        check=not f["no_size_check"],
+        capacity=capacity_from_flags(f),
+        timeline_bin=f["timeline_bin"],
+    )
+
+
+def capacity_from_flags(flags: Mapping[str, Any]) -> CapacityOptions | None:
+    """The :class:`~inev.simulator.capacity.CapacityOptions` of the flags (``None`` without
+    ``--capacity``); the ``--safety`` margin in time units becomes a share of the bound,
+    ``--seed`` seeds the random shedders."""
+    f = {**DEFAULT_FLAGS, **flags}
+    capacity, bound = tuple(f["capacity"]), f["latency_bound"]
+    strategy = shedding_strategy(bool(capacity), f["shed"], bound)
+    if not capacity:
+        if f["safety"] is not None:
+            raise InevError("--safety needs --capacity and --latency-bound")
+        return None
+    share = 0.1
+    if f["safety"] is not None:
+        if bound is None or not 0 <= f["safety"] < bound:
+            raise InevError("--safety needs --latency-bound and must lie in [0, bound)")
+        share = f["safety"] / bound
+    return CapacityOptions(
+        parse_node_capacities(capacity),
+        latency_bound=bound,
+        shed=strategy,
+        cost_per_unit=f["cost_per_unit"],
+        stage_slack=f["stage_slack"],
+        safety=share,
+        seed=f["seed"],
+    )

@@ -1,13 +1,14 @@
-"""``inev simulate`` as library functions: flags to one checked request, files to a result.
+"""``inev simulate`` as library functions: files and options to one checked request, then a result.
 
-The command (:mod:`inev.simulator.cli`) only parses its flags and prints; what it decides
-lives here, so a notebook or a test runs the same job without click:
+The command (:mod:`inev.simulator.cli`) parses and checks its flags, builds the
+:class:`~inev.simulator.options.SimulationOptions` (with the
+:class:`~inev.simulator.capacity.CapacityOptions` of ``--capacity``) and prints; the job
+lives here, so a notebook or a test runs the same job without click (and without flags):
 
 :func:`simulate_request`
-    The command's arguments and flag values checked and turned into one
-    :class:`SimulateRequest` (its :class:`~inev.simulator.options.SimulationOptions` with the
-    :class:`~inev.simulator.capacity.CapacityOptions` of ``--capacity``); a bad combination is
-    one :class:`~inev.common.errors.InevError` before any file is read.
+    The files, the result file, the options and how to get the plan (a file or a method)
+    checked and turned into one :class:`SimulateRequest`; a bad combination is one
+    :class:`~inev.common.errors.InevError` before any file is read.
 :func:`open_simulation`
     The network, workload and plan read and checked against each other (or the plan made on
     the fly), a trace scanned, changes read: a :class:`SimulationJob` with the notes to show
@@ -27,9 +28,10 @@ Examples
 >>> save_network(Network.build(range(3), [(0, 1), (1, 2)],
 ...                            {"A": (1.0, [0]), "B": (1.0, [2])}), tmp / "net.json")
 >>> save_workload(Workload.build(1.0, [Query.build("q", "SEQ(A, B)")]), tmp / "wl.json")
+>>> from inev.simulator.options import SimulationOptions
 >>> request = simulate_request(
 ...     {"network": tmp / "net.json", "workload": tmp / "wl.json"}, tmp / "sim.json",
-...     {"method": "inev", "duration": 20.0, "seed": 1})
+...     SimulationOptions(duration=20.0, seed=1), method="inev")
 >>> result = open_simulation(request).run()
 >>> result.matches["q"] == result.centralized_matches["q"], (tmp / "sim.json").exists()
 (True, True)
@@ -40,7 +42,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.paths import check_paths
@@ -48,9 +49,7 @@ from inev.planner import METHODS, Plan, load_plan, plan_workload
 from inev.planner.fingerprint import check_plan_for
 from inev.planner.repair import apply_changes, load_changes
 from inev.simulator.aggregation import size_workload
-from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
-from inev.simulator.engine.shedding.node_queue import shedding_strategy
 from inev.simulator.options import SimulationOptions
 from inev.simulator.run import TraceStream, simulate
 from inev.simulator.simulation_result import SimulationResult, save_result
@@ -63,28 +62,6 @@ from inev.workloads.workload import Workload
 Path = str | os.PathLike[str]
 FILES = ("network", "workload", "plan", "trace", "changes")
 """The files a simulation reads (network and workload always; the rest optional)."""
-
-DEFAULT_FLAGS: Mapping[str, Any] = {
-    "method": None,
-    "total_rate": None,
-    "force": False,
-    "duration": 100.0,
-    "duration_given": False,
-    "seed": 0,
-    "bandwidth": None,
-    "engine_plan": "greedy",
-    "adaptive": "invariant",
-    "no_size_check": False,
-    "capacity": (),
-    "latency_bound": None,
-    "shed": None,
-    "cost_per_unit": 1.0,
-    "safety": None,
-    "stage_slack": None,
-    "timeline_bin": None,
-}
-"""``inev simulate``'s flag values when none is given (``duration_given``: whether the user
-set ``--duration``, which a replayed trace then only extends)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +85,8 @@ class SimulateRequest:
     duration_given : bool
         Whether ``options.duration`` was asked for; a replayed trace extends it to its last
         event, else the trace's span is the duration.
+    force_option : str or None
+        How the caller spells ``force`` (a command's flag), named when a plan does not fit.
     """
 
     files: Mapping[str, Path]
@@ -117,12 +96,21 @@ class SimulateRequest:
     total_rate: float | None = None
     force: bool = False
     duration_given: bool = False
+    force_option: str | None = None
 
 
 def simulate_request(
-    files: Mapping[str, Path | None], out: Path, flags: Mapping[str, Any]
+    files: Mapping[str, Path | None],
+    out: Path,
+    options: SimulationOptions | None = None,
+    *,
+    method: str | None = None,
+    total_rate: float | None = None,
+    force: bool = False,
+    duration_given: bool = False,
+    force_option: str | None = None,
 ) -> SimulateRequest:
-    """The :class:`SimulateRequest` of ``inev simulate``'s arguments and flag values.
+    """The checked :class:`SimulateRequest` of a simulation's files, result file and options.
 
     Parameters
     ----------
@@ -130,8 +118,18 @@ def simulate_request(
         Paths by :data:`FILES` name (``None`` or absent: not given).
     out : path
         The result file (checked: not one of the inputs).
-    flags : mapping
-        Flag values by the command's parameter names (:data:`DEFAULT_FLAGS`).
+    options : SimulationOptions, optional
+        How to simulate (default: ``SimulationOptions()``).
+    method : str, optional
+        Plan on the fly with this method (one of ``METHODS``) instead of reading a plan.
+    total_rate : float, optional
+        Rescale the network's rates to this total (with ``method`` only).
+    force : bool
+        Run a plan made for another network or workload.
+    duration_given : bool
+        Whether ``options.duration`` was asked for (a trace then only extends it).
+    force_option : str, optional
+        How the caller spells ``force``, named when a plan does not fit (a command's flag).
 
     Returns
     -------
@@ -139,81 +137,34 @@ def simulate_request(
 
     Examples
     --------
-    >>> simulate_request({"network": "n", "workload": "w", "plan": "p"}, "o", {"method": "inev"})
+    >>> simulate_request({"network": "n", "workload": "w", "plan": "p"}, "o", method="inev")
     Traceback (most recent call last):
-    inev.common.errors.InevError: give either a plan file or --method, not both
+    inev.common.errors.InevError: give either a plan file or a planning method, not both
     """
-    unknown = (set(flags) - set(DEFAULT_FLAGS)) | (set(files) - set(FILES))
+    unknown = set(files) - set(FILES)
     if unknown:
-        raise TypeError(f"simulate_request: unknown names {', '.join(sorted(unknown))}")
-    f = {**DEFAULT_FLAGS, **flags}
+        raise TypeError(f"simulate_request: unknown files {', '.join(sorted(unknown))}")
     given = {k: v for k, v in files.items() if v is not None}
-    if "plan" in given and f["method"]:
-        raise InevError("give either a plan file or --method, not both")
-    if f["total_rate"] is not None and not f["method"]:
-        raise InevError("--total-rate needs --method (a plan file was made for other rates)")
-    if "plan" not in given and not f["method"]:
-        raise InevError("give a plan file or --method to plan on the fly")
-    if f["method"] is not None and f["method"] not in METHODS:
-        raise InevError(f"unknown planning method {f['method']!r} ({', '.join(METHODS)})")
+    if "plan" in given and method:
+        raise InevError("give either a plan file or a planning method, not both")
+    if total_rate is not None and not method:
+        raise InevError(
+            "a total rate needs a planning method (a plan file was made for other rates)"
+        )
+    if "plan" not in given and not method:
+        raise InevError("give a plan file or a planning method to plan on the fly")
+    if method is not None and method not in METHODS:
+        raise InevError(f"unknown planning method {method!r} ({', '.join(METHODS)})")
     check_paths({k: files.get(k) for k in FILES}, out)
     return SimulateRequest(
         files=given,
         out=out,
-        options=simulation_options(f),
-        method=f["method"],
-        total_rate=f["total_rate"],
-        force=f["force"],
-        duration_given=f["duration_given"],
-    )
-
-
-def simulation_options(flags: Mapping[str, Any]) -> SimulationOptions:
-    """The :class:`SimulationOptions` of ``inev simulate``'s flag values (missing: defaults).
-
-    >>> simulation_options({"capacity": ("auto:0.5",), "latency_bound": 2.0}).capacity.shed
-    'pspice'
-    >>> simulation_options({"safety": 1.0})
-    Traceback (most recent call last):
-    inev.common.errors.InevError: --safety needs --capacity and --latency-bound
-    """
-    f = {**DEFAULT_FLAGS, **flags}
-    return SimulationOptions(
-        duration=f["duration"],
-        seed=f["seed"],
-        bandwidth=f["bandwidth"],
-        engine_plan=f["engine_plan"],
-        adaptation=f["adaptive"],
-        check=not f["no_size_check"],
-        capacity=capacity_options(f),
-        timeline_bin=f["timeline_bin"],
-    )
-
-
-def capacity_options(flags: Mapping[str, Any]) -> CapacityOptions | None:
-    """The :class:`CapacityOptions` of the flags (``None`` without ``--capacity``); the
-    ``--safety`` margin in time units becomes a share of the bound, ``--seed`` seeds the
-    random shedders."""
-    f = {**DEFAULT_FLAGS, **flags}
-    capacity, bound = tuple(f["capacity"]), f["latency_bound"]
-    strategy = shedding_strategy(bool(capacity), f["shed"], bound)
-    if not capacity:
-        if f["safety"] is not None:
-            raise InevError("--safety needs --capacity and --latency-bound")
-        return None
-    share = 0.1
-    if f["safety"] is not None:
-        if bound is None or not 0 <= f["safety"] < bound:
-            raise InevError("--safety needs --latency-bound and must lie in [0, bound)")
-        share = f["safety"] / bound
-    return CapacityOptions(
-        parse_node_capacities(capacity),
-        latency_bound=bound,
-        shed=strategy,
-        cost_per_unit=f["cost_per_unit"],
-        stage_slack=f["stage_slack"],
-        safety=share,
-        seed=f["seed"],
+        options=options or SimulationOptions(),
+        method=method,
+        total_rate=total_rate,
+        force=force,
+        duration_given=duration_given,
+        force_option=force_option,
     )
 
 
@@ -269,7 +220,12 @@ def open_simulation(request: SimulateRequest) -> SimulationJob:
         plan = load_plan(files["plan"])
         names = (files["plan"], files["network"], files["workload"])
         check_plan_for(
-            plan, network, workload, names=names, force=request.force, force_option="--force"
+            plan,
+            network,
+            workload,
+            names=names,
+            force=request.force,
+            force_option=request.force_option,
         )
     else:
         plan = plan_workload(network, workload, request.method)

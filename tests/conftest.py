@@ -26,7 +26,7 @@ settings.load_profile("inev")
 @pytest.fixture
 def run_cli(capsys):
     """Run the ``inev`` command in-process; return (exit code, stdout, stderr)."""
-    from inev.experiments.cli import main
+    from inev.common.cli import main
 
     def run(*args: str) -> tuple[int, str, str]:
         code = 0

@@ -149,7 +149,7 @@ def run(step: Step, folder: Path) -> str:
     lexer.commenters = "#"
     plain = not {">", ">>", "<", "|", "&&", "||", ";"} & set(lexer) if words else False
     if plain and words[0] == "inev":
-        from inev.experiments.cli import main
+        from inev.common.cli import main
 
         out, err = io.StringIO(), io.StringIO()
         here = os.getcwd()

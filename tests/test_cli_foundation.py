@@ -136,7 +136,7 @@ def test_console_script_process_exit_code(tmp_path):
         [
             sys.executable,
             "-m",
-            "inev.experiments.cli",
+            "inev.common.cli",
             "network",
             "generate",
             "--skew",

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from inev.experiments.cli import COMMANDS, load_command
+from inev.common.cli import COMMANDS, load_command
 from inev.topologies.generate import generate_network
 from inev.topologies.io import save_network
 from inev.workloads.generate import generate_workload
@@ -27,7 +27,7 @@ def _imported(tmp_path, *args: str) -> set[str]:
     """Top-level packages imported by ``inev ARGS`` run in a fresh interpreter."""
     code = (
         "import sys\n"
-        "from inev.experiments.cli import main\n"
+        "from inev.common.cli import main\n"
         "try:\n"
         f"    main({list(args)!r})\n"
         "except SystemExit:\n"

@@ -2,7 +2,8 @@
 
 The command's output file equals the library job's on the same input (exact and shed
 ``match``, ``simulate`` with a seed); bad flag combinations are refused by the request
-builders with one line before any file is written; ``--seed`` and ``--capacity`` mean one
+builders (the command's with the flags' names, the library's in its own words) with one line
+before any file is written; ``--seed`` and ``--capacity`` mean one
 thing in every command that takes them.
 """
 
@@ -14,10 +15,14 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from inev.common.cli import COMMANDS, load_command
 from inev.common.errors import InevError
-from inev.experiments.cli import COMMANDS, load_command
-from inev.simulator import open_simulation, simulate_request
+from inev.simulator import SimulationOptions, open_simulation, simulate_request
+from inev.simulator.cli import request_from_flags
+from inev.simulator.engine.api import MatchOptions, SheddingOptions
+from inev.simulator.engine.cli import request_from_flags as match_flags
 from inev.simulator.engine.match_job import MatchSummary, ShedSummary, match_request, open_match
+from inev.simulator.engine.selection import parse_selection
 from inev.simulator.engine.tables import summary_line
 from inev.topologies import Network, save_network
 from inev.workloads import Query, Workload, save_workload
@@ -43,8 +48,8 @@ def _cli(name: str, args: list) -> None:
 @pytest.mark.parametrize("flags", [[], ["--capacity", "auto:0.5", "--latency-bound", "1"]])
 def test_match_command_writes_what_the_job_writes(files, flags):
     _cli("match", [files / "wl.json", files / "t.csv", "-o", files / "cli.jsonl", *flags])
-    knobs = {"capacity": "auto:0.5", "latency_bound": 1.0} if flags else {}
-    request = match_request(files / "wl.json", files / "t.csv", files / "lib.jsonl", knobs)
+    shedding = SheddingOptions("auto:0.5", 1.0, "pspice") if flags else None
+    request = match_request(files / "wl.json", files / "t.csv", files / "lib.jsonl", None, shedding)
     summary = open_match(request).run()
     assert (files / "cli.jsonl").read_text() == (files / "lib.jsonl").read_text()
     lines = (files / "lib.jsonl").read_text().splitlines()
@@ -63,8 +68,11 @@ def test_simulate_command_writes_what_the_job_writes(files):
     common = [files / "net.json", files / "wl.json", "--method", "inev", "--duration", "30"]
     _cli("simulate", [*common, "--seed", "3", "-o", files / "cli.json"])
     paths = {"network": files / "net.json", "workload": files / "wl.json"}
-    flags = {"method": "inev", "duration": 30.0, "seed": 3, "duration_given": True}
-    result = open_simulation(simulate_request(paths, files / "lib.json", flags)).run()
+    options = SimulationOptions(duration=30.0, seed=3)
+    request = simulate_request(
+        paths, files / "lib.json", options, method="inev", duration_given=True
+    )
+    result = open_simulation(request).run()
     cli, lib = (json.loads((files / f).read_text()) for f in ("cli.json", "lib.json"))
     for doc in (cli, lib):
         doc.pop("wall_seconds", None), doc.pop("check_seconds", None)
@@ -75,8 +83,11 @@ def test_simulate_command_writes_what_the_job_writes(files):
 def test_a_trace_sets_the_duration_unless_one_is_given(files):
     paths = {"network": files / "net.json", "workload": files / "wl.json", "trace": files / "t.csv"}
     for given, duration in ((False, 9.75), (True, 30.0)):
-        flags = {"method": "centralized", "duration": 30.0, "duration_given": given}
-        job = open_simulation(simulate_request(paths, files / "o.json", flags))
+        options = SimulationOptions(duration=30.0)
+        request = simulate_request(
+            paths, files / "o.json", options, method="centralized", duration_given=given
+        )
+        job = open_simulation(request)
         assert job.options.duration == duration
 
 
@@ -92,9 +103,28 @@ def test_a_trace_sets_the_duration_unless_one_is_given(files):
         ({"distance": "far"}, "--distance must be a number"),
     ],
 )
-def test_match_request_refuses_bad_flags(files, flags, message):
+def test_the_match_command_refuses_bad_flags_by_their_names(files, flags, message):
     with pytest.raises(InevError, match=message):
-        match_request(files / "wl.json", files / "t.csv", files / "o.jsonl", flags)
+        match_flags(files / "wl.json", files / "t.csv", files / "o.jsonl", flags)
+    assert not (files / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "shedding", "message"),
+    [
+        (None, SheddingOptions(0), "capacity must be positive"),
+        (None, SheddingOptions(2, -1.0, "pspice"), "latency bound must be positive"),
+        (
+            MatchOptions(selection=parse_selection("next", (), ())),
+            SheddingOptions(2),
+            "skip-till-any-match only",
+        ),
+    ],
+)
+def test_match_request_refuses_bad_options_without_flags(files, options, shedding, message):
+    with pytest.raises(InevError, match=message) as refused:
+        match_request(files / "wl.json", files / "t.csv", files / "o.jsonl", options, shedding)
+    assert "--" not in str(refused.value)
     assert not (files / "o.jsonl").exists()
 
 
@@ -111,14 +141,31 @@ def test_match_request_refuses_bad_flags(files, flags, message):
             "0, bound",
         ),
         ((), {"method": "inev", "capacity": ("=2",)}, "node missing"),
-        ((), {"method": "best"}, "unknown planning method"),
     ],
 )
-def test_simulate_request_refuses_bad_flags(files, names, flags, message):
+def test_the_command_refuses_bad_flags_by_their_names(files, names, flags, message):
     paths = {"network": files / "net.json", "workload": files / "wl.json"}
     paths |= {n: files / "net.json" for n in names}
     with pytest.raises(InevError, match=message):
-        simulate_request(paths, files / "o.json", flags)
+        request_from_flags(paths, files / "o.json", flags)
+    assert not (files / "o.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("names", "knobs", "message"),
+    [
+        (("plan",), {"method": "inev"}, "either a plan file or a planning method"),
+        ((), {}, "give a plan file or a planning method"),
+        ((), {"total_rate": 3.0}, "a total rate needs a planning method"),
+        ((), {"method": "best"}, "unknown planning method"),
+    ],
+)
+def test_simulate_request_refuses_bad_requests_without_flags(files, names, knobs, message):
+    paths = {"network": files / "net.json", "workload": files / "wl.json"}
+    paths |= {n: files / "net.json" for n in names}
+    with pytest.raises(InevError, match=message) as refused:
+        simulate_request(paths, files / "o.json", SimulationOptions(), **knobs)
+    assert "--" not in str(refused.value)  # the library speaks of options, not of flags
     assert not (files / "o.json").exists()
 
 

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from inev.common.cli import cli
 from inev.common.errors import InevError
-from inev.experiments.cli import cli
 from inev.simulator.engine.trace import read_trace
 from inev.workloads.io import save_workload
 from inev.workloads.workload import Query, Workload
@@ -104,7 +104,7 @@ def test_bad_traces_name_the_row(tmp_path, text, message):
 
 
 def test_match_cli_error_leaves_no_output(tmp_path, workload):
-    from inev.experiments.cli import main
+    from inev.common.cli import main
 
     trace = tmp_path / "bad.csv"
     trace.write_text("time,type,node,id\nnope,A,0,1\n")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inev.experiments.cli import main
+from inev.common.cli import main
 from inev.planner.alg2_placement import placement_cost
 from inev.planner.checks import check_plan
 from inev.planner.combination_model import Combination

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from inev.experiments.commands import preset_names, resolve_spec
 from inev.experiments.measure import measure, swap_rates, task_inputs
 from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
 from inev.experiments.sweep import run_sweep
+from inev.experiments.sweep_presets import preset_names, resolve_spec
 from inev.topologies.generate import generate_network
 
 

@@ -60,7 +60,7 @@ OTHER_TYPE = {
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """Valid inputs of every kind (as bytes), made once for the module."""
-    from inev.experiments.cli import main
+    from inev.common.cli import main
 
     def run_cli(*args):
         try:

@@ -33,7 +33,7 @@ SLOW_WRITER = textwrap.dedent(
             time.sleep(60)
 
     cli.load_network = slow
-    from inev.experiments.cli import main
+    from inev.common.cli import main
     main(["network", "show", "net.json"])
     """
 )
@@ -138,7 +138,7 @@ GROWING_COMMAND = textwrap.dedent(
             sum(range(20000))
 
     cli.load_network = grow
-    from inev.experiments.cli import main
+    from inev.common.cli import main
     main(["network", "show", "net.json"])
     """
 )
@@ -175,7 +175,7 @@ def test_a_command_over_the_memory_limit_ends_with_one_line(tmp_path):
         "inev.workloads.schema",
         "inev.planner.schema",
         "inev.planner.fingerprint",
-        "inev.experiments.cli",
+        "inev.common.cli",
     ],
 )
 def test_docstring_examples_run(module):

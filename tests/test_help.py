@@ -9,8 +9,8 @@ import warnings
 import click
 import pytest
 
+from inev.common.cli import COMMANDS, cli, load_command
 from inev.common.help_text import example_lines
-from inev.experiments.cli import COMMANDS, cli, load_command
 
 
 def _commands() -> dict[str, click.Command]:

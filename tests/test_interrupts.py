@@ -90,7 +90,7 @@ def interrupt(tmp_path: Path, moment, signum: signal.Signals) -> tuple[int, str,
     out = tmp_path / "r"
     command = ["sweep", str(spec), "-o", str(out), "--master", "local[2]"]
     run = subprocess.Popen(
-        [sys.executable, "-m", "inev.experiments.cli", *command],
+        [sys.executable, "-m", "inev.common.cli", *command],
         cwd=tmp_path,
         env={**os.environ, "TMPDIR": str(temporary), "INEV_DEBUG": ""},
         stdout=subprocess.DEVNULL,

@@ -133,7 +133,7 @@ def test_every_command_that_reads_plans_accepts_the_plans_inev_writes(tmp_path_f
         ],
     }
     (d / "ch.json").write_text(json.dumps(changes))
-    from inev.experiments.cli import main
+    from inev.common.cli import main
 
     def run(*args: str) -> tuple[int, str]:
         import contextlib

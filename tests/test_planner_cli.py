@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from inev.experiments.cli import main
+from inev.common.cli import main
 from inev.planner.checks import check_plan
 from inev.planner.inev_graph import load_plan
 from inev.topologies.generate import generate_network

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inev.common.cli import main
 from inev.common.errors import InevError
-from inev.experiments.cli import main
 from inev.planner.checks import check_plan
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import save_plan

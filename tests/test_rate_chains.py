@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inev.experiments.cli import main
+from inev.common.cli import main
 from inev.planner.alg2_placement import place, placement_cost
 from inev.planner.assemble import build_plan
 from inev.planner.checks import check_plan

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inev.common.cli import main
 from inev.common.errors import InevError
-from inev.experiments.cli import main
 from inev.planner.broken import priced_on
 from inev.planner.inev_graph import Plan, Vertex, load_plan, save_plan
 from inev.planner.planning import plan_workload

@@ -7,13 +7,13 @@ import pytest
 
 from inev.common.errors import InevError
 from inev.experiments.claims import load_claims
-from inev.experiments.commands import preset_names
 from inev.experiments.paper_settings import (
     preset_value,
     settings_problems,
     settings_rows,
     settings_table,
 )
+from inev.experiments.sweep_presets import preset_names
 
 
 def test_every_figure_preset_has_rows_and_every_difference_a_reason():

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inev.experiments.cli import cli, main
+from inev.common.cli import cli, main
 from inev.simulator.engine.engine import Engine, OrderPlan
 from inev.simulator.engine.events import make_event
 from inev.simulator.engine.shedding import shedders

@@ -9,8 +9,8 @@ import math
 import pyarrow.parquet as pq
 import pytest
 
+from inev.common.cli import main
 from inev.common.errors import InevError
-from inev.experiments.cli import main
 from inev.experiments.whatif import (
     Study,
     blocker,

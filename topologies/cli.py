@@ -1,4 +1,4 @@
-"""``inev network …``: generate and inspect event networks."""
+"""``inev network …``: generate event networks, measure one from a trace, and inspect them."""
 
 from __future__ import annotations
 
@@ -22,8 +22,7 @@ from inev.topologies.io import (
     read_topology,
     save_network,
 )
-from inev.topologies.tables import distances_text, network_table
-from inev.topologies.trace_cli import from_trace_command
+from inev.topologies.tables import distances_text, network_heading, network_table
 
 
 @click.group(
@@ -124,16 +123,94 @@ def show_command(network_file: str) -> None:
     from rich.console import Console
 
     network = load_network(network_file)
-    s = network.summary()
     console = Console()
-    console.print(
-        f"[bold]{network_file}[/]: {plural(s['nodes'], 'node')}, {plural(s['links'], 'link')}, "
-        f"mean degree {s['mean_degree']:.2f}, {distances_text(s)}"
-    )
+    console.print(f"[bold]{network_file}[/]: {network_heading(network)}")
     console.print(network_table(network))
 
 
-# measured from a trace; the command lives with the trace commands
+@click.command(
+    "from-trace",
+    epilog=examples(
+        "inev network from-trace trips.parquet --out-degree 3 --link-latency 0.0001 --seed 1 -o net.json",
+        "inev network from-trace trips.parquet --topology stations.graphml -o net.json",
+    ),
+)
+@click.argument("trace_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--topology",
+    "topology_file",
+    type=click.Path(dir_okay=False),
+    help="The topology (GraphML or edge list 'u v [latency]'); it must hold every trace node.",
+)
+@click.option(
+    "--out-degree",
+    default=3.0,
+    show_default=True,
+    help="Mean degree of the generated topology (without --topology).",
+)
+@seed_option("the generated topology")
+@click.option(
+    "--link-latency",
+    default=1.0,
+    show_default=True,
+    help="Latency of every generated link, in the trace's time unit.",
+)
+@click.option(
+    "--duration",
+    type=float,
+    default=None,
+    help="Time span the rates are measured over (default: the trace's last minus first time).",
+)
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output network JSON."
+)
+def from_trace_command(
+    trace_file: str,
+    topology_file: str | None,
+    out_degree: float,
+    seed: int,
+    link_latency: float,
+    duration: float | None,
+    out: str,
+) -> None:
+    """Measure an event network from a trace: types, sources and each source's own rate."""
+    check_paths({"trace": trace_file, "topology": topology_file}, out)
+    from rich.console import Console
+    from rich.table import Table
+
+    from inev.common.traces import scan_trace
+    from inev.topologies.from_trace import network_from_scan
+    from inev.topologies.io import read_topology, save_network
+
+    topology = read_topology(topology_file) if topology_file else None
+    scan = scan_trace(trace_file)
+    network = network_from_scan(
+        scan, topology, out_degree, seed, duration, name=trace_file, link_latency=link_latency
+    )
+    save_network(network, out)
+    span = duration if duration is not None else scan.duration
+    table = Table("type", "events", "sources", "r(e, n) min", "r(e, n) max", "mean r(e)", "R(e)")
+    for name in network.types:
+        rates = network.source_rates(name)
+        table.add_row(
+            name,
+            str(scan.counts[name]),
+            str(len(rates)),
+            f"{min(rates):.4g}",
+            f"{max(rates):.4g}",
+            f"{network.rate(name):.4g}",
+            f"{network.global_rate(name):.4g}",
+        )
+    Console().print(table)
+    s = network.summary()
+    click.echo(
+        f"network: {s['nodes']} nodes, {s['links']} links, diameter {s['diameter']}, "
+        f"{len(network.types)} event types measured on {scan.rows} events over {span:g} time "
+        f"units" + (f" ({scan.skipped} empty lines skipped)" if scan.skipped else "") + f" -> {out}"
+    )
+
+
+# measured from a trace
 network_group.add_command(from_trace_command)
 
 __all__ = ["build_topology", "network_group"]

@@ -1,4 +1,5 @@
-"""Text and rich tables of a network for the terminal: its distances line and its event types.
+"""Text and rich tables of a network for the terminal: its distances line, its event types,
+and the whole view of a network file.
 
 The ``network`` commands and ``inev show`` print these; they live in the library, not in a
 command module, so any layer above may use them without importing a command.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inev.common.words import listing
+from inev.common.words import listing, plural
 
 
 def distances_text(summary: dict[str, Any]) -> str:
@@ -44,3 +45,32 @@ def network_table(network: Any) -> Any:
             f"{len(t.sources)}: {listing(t.sources, limit=24)}",
         )
     return table
+
+
+def network_heading(network: Any) -> str:
+    """What ``inev network show`` and ``inev show`` say of a network after its file name:
+    nodes, links, mean degree and distances."""
+    s = network.summary()
+    return (
+        f"{plural(s['nodes'], 'node')}, {plural(s['links'], 'link')}, mean "
+        f"degree {s['mean_degree']:.2f}, {distances_text(s)}"
+    )
+
+
+def network_view(path: str) -> list[Any]:
+    """``inev show net.json``: summary line, event types, and the links (all of them up to
+    300)."""
+    from inev.common.display import rich_table
+    from inev.topologies.io import load_network
+
+    network = load_network(path)
+    out: list[Any] = [f"{path}: network, {network_heading(network)}", network_table(network)]
+    links = network.links
+    if len(links) <= 300:
+        table = rich_table("link", "latency", title="links")
+        for u, v, latency in links:
+            table.add_row(f"{u}-{v}", f"{latency:g}")
+        out.append(table)
+    else:
+        out.append(f"{len(links)} links (inev draw {path} --text lists them all)")
+    return out

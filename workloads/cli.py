@@ -1,18 +1,22 @@
-"""``inev workload …``: generate and inspect query workloads."""
+"""``inev workload …``: generate query workloads, estimate their selectivities on a trace, and
+inspect them."""
 
 from __future__ import annotations
 
 import click
+from rich.console import Console
+from rich.table import Table
 
 from inev.common.click_options import seed_option
+from inev.common.files import write_json_document
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.topologies.io import load_network
-from inev.workloads.estimate_cli import estimate_command
+from inev.workloads.estimate import EXACT_LIMIT, SAMPLE, estimate_selectivities
 from inev.workloads.generate import generate_workload
-from inev.workloads.io import load_workload, save_workload
-from inev.workloads.tables import workload_table
+from inev.workloads.io import load_workload, save_workload, workload_to_dict
+from inev.workloads.tables import load_shown, workload_heading, workload_table
 
 
 @click.group(
@@ -97,16 +101,62 @@ def show_command(workload_file: str, network_file: str | None) -> None:
     check_paths({"workload": workload_file, "network": network_file})
     from rich.console import Console
 
-    workload = load_workload(workload_file)
-    network = load_network(network_file) if network_file else None
-    if network is not None:
-        workload.check_network(network, (workload_file, network_file))
+    workload, network = load_shown(workload_file, network_file)
     console = Console()
-    console.print(
-        f"[bold]{workload_file}[/]: {plural(len(workload.queries), 'query', 'queries')}, "
-        f"window {workload.window:g} time unit{'' if workload.window == 1 else 's'}"
-    )
+    console.print(f"[bold]{workload_file}[/]: {workload_heading(workload)}")
     console.print(workload_table(workload, network))
+
+
+@click.command(
+    "estimate",
+    epilog=examples(
+        "inev workload estimate queries.json trips.parquet -o workload.json",
+    ),
+)
+@click.argument("workload_file", type=click.Path(dir_okay=False))
+@click.argument("trace_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--sample",
+    default=SAMPLE,
+    show_default=True,
+    help=f"Pairs checked per type pair when there are more than {EXACT_LIMIT:,} candidates.",
+)
+@seed_option("the sample")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output workload JSON."
+)
+def estimate_command(workload_file: str, trace_file: str, sample: int, seed: int, out: str) -> None:
+    """Measure each query's pairwise where-selectivities on a trace, within the window.
+
+    The result is the workload with a "where_selectivity" per query, which planning uses;
+    "estimated_from" records how each pair was measured (exact, or the sample size)."""
+    check_paths({"workload": workload_file, "trace": trace_file}, out)
+    workload = load_workload(workload_file)
+    result = estimate_selectivities(workload, trace_file, sample=sample, seed=seed)
+    document = workload_to_dict(result.workload)
+    document["estimated_from"] = result.provenance(trace_file)
+    write_json_document(out, document)
+    table = Table("query", "pair", "pairs in window", "same key", "checked", "held", "σ", "how")
+    for p in result.pairs:
+        table.add_row(
+            p.query,
+            f"{p.pair[0]} {p.pair[1]}",
+            f"{p.candidates:,}",
+            "–" if p.keyed is None else f"{p.keyed:,}",
+            f"{p.checked:,}",
+            f"{p.held:,}",
+            "–" if p.selectivity is None else f"{p.selectivity:.4g}",
+            p.method,
+        )
+    console = Console()
+    console.print(table)
+    for note in result.notes:
+        console.print(f"note: {note}")
+    measured = sum(1 for p in result.pairs if p.selectivity is not None)
+    click.echo(
+        f"workload: {measured} selectivities measured on {result.events:,} events of "
+        f"{trace_file} (window {workload.window:g}) -> {out}"
+    )
 
 
 # measured on a trace

@@ -1,109 +1,60 @@
 """``inev match``: centralized evaluation of a workload over a trace (SPEC: matches as JSONL).
 
-The command parses its flags and prints; the job (checks, the trace, the output file) is
+The command parses and checks its flags and builds the options objects
+(:func:`request_from_flags`) and prints; the job (checks, the trace, the output file) is
 :mod:`inev.simulator.engine.match_job`, its table and summary line
 :mod:`inev.simulator.engine.tables`. The flags ``inev simulate`` shares with it are defined
-here once (:func:`engine_options`, :func:`capacity_option`, :func:`shedding_options`,
-:func:`size_check_option`).
+once in :mod:`inev.simulator.engine.click_options`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
 from rich.console import Console
 
 from inev.common.click_options import seed_option
+from inev.common.errors import InevError
 from inev.common.help_text import examples
+from inev.common.paths import check_paths
 from inev.common.progress import time_progress
-from inev.simulator.engine.api import SAFETY_SHARE
-from inev.simulator.engine.match_job import MatchSummary, match_request, open_match
-from inev.simulator.engine.matching import ADAPTIVE, ENGINE_PLANS
-from inev.simulator.engine.shedding.shedders import STRATEGIES
+from inev.simulator.engine.api import SheddingOptions
+from inev.simulator.engine.click_options import (
+    capacity_option,
+    engine_options,
+    shedding_options,
+    size_check_option,
+)
+from inev.simulator.engine.match_job import MatchRequest, MatchSummary, match_request, open_match
+from inev.simulator.engine.matching import MatchOptions, adaptation_of
+from inev.simulator.engine.selection import Selection, parse_selection
+from inev.simulator.engine.shedding.node_queue import (
+    check_shedding,
+    parse_capacity,
+    shedding_strategy,
+)
 from inev.simulator.engine.tables import result_table, summary_line
 
-
-def engine_options(command: Any) -> Any:
-    """``--engine-plan`` and ``--adaptive``: the local engines' options, the same (names,
-    choices, defaults) for ``inev match`` and ``inev simulate``."""
-    command = click.option(
-        "--adaptive",
-        type=click.Choice(ADAPTIVE),
-        default="invariant",
-        show_default=True,
-        help="Re-optimisation of the engines' evaluation plans (invariant-based, or always, "
-        "on a threshold, or never).",
-    )(command)
-    return click.option(
-        "--engine-plan",
-        type=click.Choice(ENGINE_PLANS),
-        default="greedy",
-        show_default=True,
-        help="How the engines order a pattern's evaluation (greedy or ZStream cost model).",
-    )(command)
-
-
-def shedding_options(command: Any) -> Any:
-    """``--latency-bound``, ``--shed``, ``--cost-per-unit`` and ``--safety``: load shedding
-    under a capacity, the same for ``inev match`` (one node) and ``inev simulate`` (each)."""
-    options = [
-        click.option(
-            "--latency-bound",
-            type=float,
-            default=None,
-            help="Latency bound per node (time units).",
-        ),
-        click.option(
-            "--shed",
-            type=click.Choice(list(STRATEGIES)),
-            default=None,
-            help="Load shedding strategy (needs --capacity; default pspice with a bound, else none).",
-        ),
-        click.option(
-            "--cost-per-unit",
-            type=float,
-            default=1.0,
-            show_default=True,
-            help="Service time per work unit, times the capacity.",
-        ),
-        click.option(
-            "--safety",
-            type=float,
-            default=None,
-            help=f"Safety buffer of the overload detector (default: {SAFETY_SHARE:.0%} of the bound).",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def size_check_option(command: Any) -> Any:
-    """``--no-size-check``: run even when the size estimate says the run would not fit."""
-    return click.option(
-        "--no-size-check", is_flag=True, help="Run even when the estimated size is too big."
-    )(command)
-
-
-def capacity_option(every_node: bool) -> Any:
-    """``--capacity``: a node's processing capacity, in work units per time unit or
-    ``auto:F`` (F times what the node needs in an unshedded run of the same input), the same
-    for ``inev match`` (its one node) and ``inev simulate`` (``every_node``: every node,
-    repeatable, with ``NODE=C`` / ``NODE=auto:F`` for one node)."""
-    text = (
-        "Processing capacity of {who}: work units per time unit, or auto:F (F times what "
-        "{need} in an unshedded run){more}."
-    )
-    if every_node:
-        help_text = text.format(
-            who="every node",
-            need="the busiest node needs",
-            more="; NODE=C or NODE=auto:F for one node (repeatable)",
-        )
-        return click.option("--capacity", multiple=True, help=help_text)
-    help_text = text.format(who="the node", need="it needs", more="")
-    return click.option("--capacity", default=None, help=help_text)
+DEFAULT_FLAGS: Mapping[str, Any] = {
+    "engine_plan": "greedy",
+    "adaptive": "invariant",
+    "k": 1,
+    "distance": "auto",
+    "check_every": 256,
+    "capacity": None,
+    "latency_bound": None,
+    "shed": None,
+    "cost_per_unit": 1.0,
+    "safety": None,
+    "seed": 0,
+    "strategy": "any",
+    "consume": (),
+    "freeze": (),
+    "no_size_check": False,
+}
+"""``inev match``'s flag values when none is given (the command's defaults)."""
 
 
 @click.command(
@@ -172,7 +123,7 @@ def match_command(workload_file: str, trace_file: str, out: str, **flags: Any) -
     The trace is streamed in time order (an unsorted one is sorted in memory up to a size);
     a scan first checks it and estimates the partial matches per window (per key for
     equality joins), refusing a run that would exhaust memory."""
-    job = open_match(match_request(workload_file, trace_file, out, flags))
+    job = open_match(request_from_flags(workload_file, trace_file, out, flags))
     errors = Console(stderr=True)
     for note in job.notes:
         errors.print(f"note: {note}", highlight=False)
@@ -182,3 +133,44 @@ def match_command(workload_file: str, trace_file: str, out: str, **flags: Any) -
         errors.print(f"note: {note}")
     Console().print(result_table(summary))
     click.echo(summary_line(summary))
+
+
+def request_from_flags(
+    workload_file: str, trace_file: str, out: str, flags: Mapping[str, Any]
+) -> MatchRequest:
+    """The :class:`~inev.simulator.engine.match_job.MatchRequest` of the command's flag
+    values (by parameter name, :data:`DEFAULT_FLAGS`; missing ones: defaults); a bad value or
+    combination is one :class:`~inev.common.errors.InevError` naming the flags."""
+    unknown = set(flags) - set(DEFAULT_FLAGS)
+    if unknown:
+        raise TypeError(f"request_from_flags: unknown flags {', '.join(sorted(unknown))}")
+    f = {**DEFAULT_FLAGS, **flags}
+    check_paths({"workload": workload_file, "trace": trace_file}, out)
+    adaptation = adaptation_of(f["adaptive"], f["k"], f["distance"], f["check_every"])
+    selection = parse_selection(f["strategy"], f["consume"], f["freeze"])
+    options = MatchOptions(
+        f["engine_plan"], adaptation, guard=not f["no_size_check"], selection=selection
+    )
+    return match_request(workload_file, trace_file, out, options, _shedding(f, selection))
+
+
+def _shedding(f: Mapping[str, Any], selection: Selection) -> SheddingOptions | None:
+    """The shedding options of the flags (None without ``--capacity``), checked."""
+    capacity = f["capacity"]
+    strategy = shedding_strategy(capacity is not None, f["shed"], f["latency_bound"])
+    if capacity is None:
+        if f["safety"] is not None:
+            raise InevError("--safety needs --capacity and --latency-bound")
+        return None
+    if not selection.default:
+        raise InevError("--capacity runs skip-till-any-match only (no --strategy, --consume)")
+    parse_capacity(capacity)
+    check_shedding(f["latency_bound"], f["cost_per_unit"])
+    return SheddingOptions(
+        capacity=capacity,
+        latency_bound=f["latency_bound"],
+        strategy=strategy,
+        cost_per_unit=f["cost_per_unit"],
+        safety=f["safety"],
+        seed=f["seed"],
+    )

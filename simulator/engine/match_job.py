@@ -1,13 +1,13 @@
-"""``inev match`` as library functions: flags to one checked request, a trace to a JSONL file.
+"""``inev match`` as library functions: options to one checked request, a trace to a JSONL file.
 
-The command (:mod:`inev.simulator.engine.cli`) only parses its flags and prints; everything
-it decides lives here, so a notebook or a test runs the same job without click:
+The command (:mod:`inev.simulator.engine.cli`) parses and checks its flags, builds the
+engines' :class:`~inev.simulator.engine.matching.MatchOptions` and, with a capacity, the
+:class:`~inev.simulator.engine.api.SheddingOptions`, and prints; the job lives here, so a
+notebook or a test runs the same job without click (and without flags):
 
 :func:`match_request`
-    The command's flag values checked and turned into one :class:`MatchRequest` (the engines'
-    :class:`~inev.simulator.engine.matching.MatchOptions` and, with a capacity, the
-    :class:`~inev.simulator.engine.api.SheddingOptions`); a bad value is one
-    :class:`~inev.common.errors.InevError` before any file is read.
+    The files and the options checked and turned into one :class:`MatchRequest`; a bad
+    value is one :class:`~inev.common.errors.InevError` before any file is read.
 :func:`open_match`
     The workload read and the trace scanned (order, size estimate): a :class:`MatchJob`, with
     the notes to show before the run and the trace's time span for a progress bar.
@@ -24,7 +24,7 @@ Examples
 >>> tmp = pathlib.Path(tempfile.mkdtemp())
 >>> save_workload(Workload.build(5.0, [Query.build("q", "SEQ(A, B)")]), tmp / "wl.json")
 >>> _ = (tmp / "t.csv").write_text("time,type,node,id\\n0,A,0,1\\n1,B,0,2\\n2,B,0,3\\n")
->>> request = match_request(tmp / "wl.json", tmp / "t.csv", tmp / "m.jsonl", {})
+>>> request = match_request(tmp / "wl.json", tmp / "t.csv", tmp / "m.jsonl")
 >>> summary = open_match(request).run()
 >>> summary.matches, summary.events
 ({'q': 2}, 3)
@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import os
 import time as clock
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,41 +47,20 @@ from inev.common.paths import check_paths
 from inev.simulator.engine.api import SheddingOptions, compile_workload
 from inev.simulator.engine.matching import (
     MatchOptions,
-    adaptation_of,
     check_engines,
     greta_queries,
     match_workload,
 )
 from inev.simulator.engine.replay import Prepared, absent_types, ordered_chunks, prepare
-from inev.simulator.engine.selection import Selection, parse_selection
+from inev.simulator.engine.selection import Selection
 from inev.simulator.engine.shedding.node_queue import (
     check_shedding,
     parse_capacity,
-    shedding_strategy,
 )
 from inev.workloads.io import load_workload
 from inev.workloads.workload import Workload
 
 Path = str | os.PathLike[str]
-
-DEFAULT_FLAGS: Mapping[str, Any] = {
-    "engine_plan": "greedy",
-    "adaptive": "invariant",
-    "k": 1,
-    "distance": "auto",
-    "check_every": 256,
-    "capacity": None,
-    "latency_bound": None,
-    "shed": None,
-    "cost_per_unit": 1.0,
-    "safety": None,
-    "seed": 0,
-    "strategy": "any",
-    "consume": (),
-    "freeze": (),
-    "no_size_check": False,
-}
-"""``inev match``'s flag values when none is given (the command's defaults)."""
 
 
 @dataclass(frozen=True)
@@ -106,16 +85,23 @@ class MatchRequest:
 
 
 def match_request(
-    workload_file: Path, trace_file: Path, out: Path, flags: Mapping[str, Any]
+    workload_file: Path,
+    trace_file: Path,
+    out: Path,
+    options: MatchOptions | None = None,
+    shedding: SheddingOptions | None = None,
 ) -> MatchRequest:
-    """The :class:`MatchRequest` of ``inev match``'s flag values (missing ones: defaults).
+    """The checked :class:`MatchRequest` of a workload, a trace, an output and the options.
 
     Parameters
     ----------
     workload_file, trace_file, out : path
-        The command's arguments (checked: inputs exist, the output is not an input).
-    flags : mapping
-        Flag values by the command's parameter names (:data:`DEFAULT_FLAGS`).
+        The inputs and the JSONL output (checked: inputs exist, the output is not an input).
+    options : MatchOptions, optional
+        The engines' options (default: ``MatchOptions()``).
+    shedding : SheddingOptions, optional
+        One overloaded node and how it sheds (``None``: the exact run); it runs
+        skip-till-any-match only.
 
     Returns
     -------
@@ -125,45 +111,18 @@ def match_request(
     --------
     >>> import tempfile, pathlib
     >>> tmp = pathlib.Path(tempfile.mkdtemp()); (tmp / "w").touch(); (tmp / "t").touch()
-    >>> match_request(tmp / "w", tmp / "t", tmp / "o", {"capacity": "auto:0.5"}).shedding
-    SheddingOptions(capacity='auto:0.5', latency_bound=None, strategy='none', cost_per_unit=1.0, safety=None, seed=0)
-    >>> match_request(tmp / "w", tmp / "t", tmp / "o", {"capacity": "a=3"})
+    >>> match_request(tmp / "w", tmp / "t", tmp / "o", shedding=SheddingOptions("a=3"))
     Traceback (most recent call last):
     inev.common.errors.InevError: capacity must be a number or auto:F, got 'a=3'
     """
-    unknown = set(flags) - set(DEFAULT_FLAGS)
-    if unknown:
-        raise TypeError(f"match_request: unknown flags {', '.join(sorted(unknown))}")
-    f = {**DEFAULT_FLAGS, **flags}
+    options = options or MatchOptions()
     check_paths({"workload": workload_file, "trace": trace_file}, out)
-    adaptation = adaptation_of(f["adaptive"], f["k"], f["distance"], f["check_every"])
-    selection = parse_selection(f["strategy"], f["consume"], f["freeze"])
-    options = MatchOptions(
-        f["engine_plan"], adaptation, guard=not f["no_size_check"], selection=selection
-    )
-    return MatchRequest(workload_file, trace_file, out, options, _shedding(f, selection))
-
-
-def _shedding(f: Mapping[str, Any], selection: Selection) -> SheddingOptions | None:
-    """The shedding options of the flags (None without ``--capacity``), checked."""
-    capacity = f["capacity"]
-    strategy = shedding_strategy(capacity is not None, f["shed"], f["latency_bound"])
-    if capacity is None:
-        if f["safety"] is not None:
-            raise InevError("--safety needs --capacity and --latency-bound")
-        return None
-    if not selection.default:
-        raise InevError("--capacity runs skip-till-any-match only (no --strategy, --consume)")
-    parse_capacity(capacity)
-    check_shedding(f["latency_bound"], f["cost_per_unit"])
-    return SheddingOptions(
-        capacity=capacity,
-        latency_bound=f["latency_bound"],
-        strategy=strategy,
-        cost_per_unit=f["cost_per_unit"],
-        safety=f["safety"],
-        seed=f["seed"],
-    )
+    if shedding is not None:
+        if options.selection is not None and not options.selection.default:
+            raise InevError("a shedding run is skip-till-any-match only (no other selection)")
+        parse_capacity(shedding.capacity)
+        check_shedding(shedding.latency_bound, shedding.cost_per_unit)
+    return MatchRequest(workload_file, trace_file, out, options, shedding)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""What ``inev match`` prints: a rich table per query and one summary line.
+"""What ``inev match`` prints (a rich table per query and one summary line) and what
+``inev show`` prints of a trace (:func:`trace_view`).
 
 They live in the library, not in the command module, so a notebook shows the same table
 and the command stays a thin wrapper (:mod:`inev.simulator.engine.match_job` runs the job).
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inev.common.words import plural
+from inev.common.words import listing, plural
 from inev.simulator.engine.match_job import MatchSummary, ShedSummary
 
 
@@ -75,3 +76,37 @@ def _shed_line(summary: ShedSummary) -> str:
 def _figure(value: float | None) -> str:
     """A summary figure for the terminal: four significant digits, ``n/a`` for none."""
     return "n/a" if value is None else f"{value:.4g}"
+
+
+def trace_view(path: str) -> list[Any]:
+    """``inev show t.csv``: events per type, with their source nodes and first and last time."""
+    from inev.common.display import rich_table
+    from inev.simulator.engine.trace import read_trace
+
+    per_type: dict[str, dict[str, Any]] = {}
+    for event in read_trace(path):
+        entry = per_type.setdefault(
+            event.type, {"count": 0, "nodes": set(), "first": event.time, "last": event.time}
+        )
+        entry["count"] += 1
+        entry["nodes"].add(event.node)
+        entry["first"] = min(entry["first"], event.time)
+        entry["last"] = max(entry["last"], event.time)
+    total = sum(e["count"] for e in per_type.values())
+    table = rich_table(
+        "type",
+        "events",
+        "source nodes",
+        "first",
+        "last",
+        title=f"{path}: trace, {plural(total, 'event')}",
+    )
+    for name, e in sorted(per_type.items()):
+        table.add_row(
+            name,
+            str(e["count"]),
+            listing(sorted(e["nodes"], key=str), limit=20),
+            f"{e['first']:g}",
+            f"{e['last']:g}",
+        )
+    return [table]

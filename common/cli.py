@@ -6,6 +6,15 @@ the planner but not Spark, pyarrow, matplotlib or the simulator. A new sub-comma
 entry here (``tests/test_cli_startup.py`` checks that every entry's line is the command's own
 short help).
 
+The root command belongs to no layer: it imports nothing but ``common`` (errors, help texts,
+signals, the memory watchdog) and names every layer's command by its module's *name*, which
+it imports only when that command runs. So it sits in ``common/``, where every layer may
+reach it and it reaches none, rather than in ``experiments/`` (the last layer, where it used
+to live and which made the planner's and the simulator's commands look like parts of the
+experiments) or in a module at the package root (the repository root is the namespace
+``inev`` and holds no module; packaging one would make the whole root, tests included, part
+of the package).
+
 The error promise: whatever goes wrong, a command ends with exactly one line
 ``error: <reason>`` on stderr and a non-zero exit status, and leaves no output or temporary
 file. :func:`main` keeps it for every kind of failure:
@@ -74,24 +83,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Evaluate every query of a workload over a trace; write one JSON line per match.",
     ),
     "show": (
-        "inev.experiments.show:show_command",
+        "inev.experiments.show_cli:show_command",
         "Print any inev file (network, workload, plan, simulation, changes, sweep results).",
     ),
     "draw": (
-        "inev.experiments.draw:draw_command",
+        "inev.experiments.draw_cli:draw_command",
         "Draw a plan, its projection graph, two plans' difference, a simulation or its timeline "
         "(PNG, SVG, PDF, an interactive HTML page, or --text).",
     ),
     "sweep": (
-        "inev.experiments.commands:sweep_command",
+        "inev.experiments.sweep_cli:sweep_command",
         "Run a parameter sweep (TOML file or preset name) on Spark; results as Parquet.",
     ),
     "plot": (
-        "inev.experiments.commands:plot_command",
+        "inev.experiments.sweep_cli:plot_command",
         "Plot sweep results: median (or mean) with its spread per line.",
     ),
     "reproduce": (
-        "inev.experiments.commands:reproduce_command",
+        "inev.experiments.sweep_cli:reproduce_command",
         "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
     ),
     "whatif": (
@@ -100,7 +109,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "rank them.",
     ),
     "demo": (
-        "inev.experiments.commands:demo_command",
+        "inev.experiments.sweep_cli:demo_command",
         "The main job: a small skew x selectivity sweep on local Spark, ending in a plot.",
     ),
 }

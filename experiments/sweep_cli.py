@@ -1,4 +1,5 @@
-"""``inev sweep``, ``inev plot`` and ``inev demo``: experiments from the command line.
+"""``inev sweep``, ``inev plot``, ``inev reproduce`` and ``inev demo``: experiments from the
+command line (the presets they name are :mod:`inev.experiments.sweep_presets`).
 
 The sweep's summary table shows the metric(s) of the spec's ``[plot] y`` (the transmission
 ratio when it names none) per grid point and method; failed tasks are listed at the end with
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,155 +20,12 @@ from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.common.words import plural
-from inev.experiments.columns import METRICS, axis_label, method_name
-from inev.experiments.spark import check_master
-from inev.experiments.spec import CONFIRM_TASKS, SweepSpec, parse_spec, read_spec_document
+from inev.experiments.click_options import master_option
+from inev.experiments.columns import METRICS
+from inev.experiments.spec import CONFIRM_TASKS, SweepSpec
 from inev.experiments.sweep_folder import stored_document
-
-
-def preset_names() -> list[str]:
-    """Names of the TOML presets shipped under ``experiments/presets``."""
-    folder = resources.files("inev.experiments") / "presets"
-    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
-
-
-def preset_titles() -> dict[str, str]:
-    """``{preset: its name line}`` (the ``name`` key of each preset)."""
-    import tomllib
-
-    folder = resources.files("inev.experiments") / "presets"
-    out = {}
-    for name in preset_names():
-        document = tomllib.loads((folder / f"{name}.toml").read_text(encoding="utf-8"))
-        title = str(document.get("name", name))
-        out[name] = title.split(": ", 1)[1] if title.startswith(f"{name}: ") else title
-    return out
-
-
-def resolve_spec(
-    name: str, notice: Callable[[str], None] | None = None
-) -> tuple[SweepSpec, dict[str, Any]]:
-    """A sweep spec from a TOML path or a preset name, with its raw document.
-
-    A file of that name wins over a preset; a folder of that name (a sweep's results, say)
-    is no sweep file, so the preset is used. When both exist, ``notice`` is told which one was
-    used.
-    """
-    import tomllib
-
-    preset = resources.files("inev.experiments") / "presets" / f"{name}.toml"
-    is_preset = "/" not in name and os.sep not in name and preset.is_file()
-    if os.path.isfile(name):
-        if is_preset and notice:
-            notice(f"{name}: using the file {name}, not the preset of the same name")
-        document = read_spec_document(name)
-        return parse_spec(document, origin=name), document
-    if is_preset:
-        if os.path.exists(name) and notice:
-            notice(f"{name}: is a folder here, not a sweep file; using the preset {name}")
-        document = tomllib.loads(preset.read_text(encoding="utf-8"))
-        return parse_spec(document, origin=f"preset {name}"), document
-    if os.path.isdir(name):
-        raise InevError(f"{name}: is a folder, not a file (and no preset has this name)")
-    raise InevError(f"{name}: no such file or preset (presets: {', '.join(preset_names())})")
-
-
-def _progress_factory(console: Any, label: str, transient: bool = False) -> tuple[Any, Any]:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    state: dict[str, Any] = {}
-
-    def start(total: int, done: int):
-        progress = Progress(
-            TextColumn(f"[bold]{label}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=transient,
-        )
-        progress.start()
-        task = progress.add_task(label, total=total, completed=done)
-        state["progress"] = progress
-
-        def advance(n: int) -> None:
-            progress.advance(task, n)
-
-        return advance
-
-    def stop() -> None:
-        if "progress" in state:
-            state["progress"].stop()
-
-    return start, stop
-
-
-def summary_metrics(plot: dict[str, Any]) -> list[str]:
-    """The metrics a sweep's summary shows: its ``[plot] y`` (``ratio`` when none)."""
-    y = plot.get("y", "ratio")
-    return [y] if isinstance(y, str) else list(y)
-
-
-def _cell(entry: dict[str, Any]) -> str:
-    if entry["median"] is None:
-        return "–"
-    if entry["q1"] == entry["q3"]:
-        return f"{entry['median']:.3g}"
-    return f"{entry['median']:.3g} ({entry['q1']:.3g} – {entry['q3']:.3g})"
-
-
-def summary_table(table: Any, axes: list[str], metrics: list[str], title: str | None = None) -> Any:
-    """The sweep's summary: per grid point and method, runs, errors and each metric's median
-    with its inter-quartile range; methods without any value and without errors are left out."""
-    from rich.table import Table
-
-    from inev.experiments.results import summarise
-
-    per_metric = [summarise(table, axes, m) for m in metrics]
-    errors = any(e["errors"] for e in per_metric[0]) if per_metric else False
-    columns = [*axes, "method", "runs", *(["errors"] if errors else [])]
-    columns += [f"{axis_label(m)}: median (IQR)" for m in metrics]
-    out = Table(*columns, title=title, title_justify="left")
-    for i, entry in enumerate(per_metric[0] if per_metric else []):
-        cells = [_cell(p[i]) for p in per_metric]
-        if all(c == "–" for c in cells) and not entry["errors"]:
-            continue
-        row = [str(entry[a]) for a in axes] + [method_name(entry["method"]), str(entry["runs"])]
-        if errors:
-            row.append(str(entry["errors"]) if entry["errors"] else "")
-        out.add_row(*row, *cells)
-    return out
-
-
-def failures(table: Any, axes: list[str]) -> list[str]:
-    """One line per failed grid point and reason: the point, the seeds, the reason."""
-    groups: dict[tuple, list[int]] = {}
-    seen: set[str] = set()
-    for row in table.to_pylist():
-        if row["error"] is None or row["task_id"] in seen:
-            continue
-        seen.add(row["task_id"])
-        key = (tuple((a, row[a]) for a in axes), row["error"])
-        groups.setdefault(key, []).append(row["seed"])
-    lines = []
-    for (point, reason), seeds in groups.items():
-        where = ", ".join(f"{a}={v}" for a, v in point) or "every point"
-        lines.append(f"{where}, {_seeds(sorted(seeds))}: {reason}")
-    return lines
-
-
-def _seeds(seeds: list[int]) -> str:
-    if len(seeds) == 1:
-        return f"seed {seeds[0]}"
-    if seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"seeds {seeds[0]}–{seeds[-1]}"
-    return "seeds " + ", ".join(map(str, seeds))
+from inev.experiments.sweep_presets import preset_titles, resolve_spec
+from inev.experiments.sweep_view import failures, summary_metrics, summary_table, sweep_progress
 
 
 def print_summary(console: Any, outcome: Any, spec: SweepSpec) -> list[str]:
@@ -207,7 +63,7 @@ def execute(
     from inev.experiments.sweep import run_sweep
 
     console = Console(width=None if Console().is_terminal else 120)
-    start, stop = _progress_factory(console, spec.name)
+    start, stop = sweep_progress(console, spec.name)
     try:
         outcome = run_sweep(
             spec,
@@ -253,16 +109,6 @@ def _presets_epilog() -> str:
     return "\b\nPresets:\n" + "\n".join(f"  {n.ljust(width)}  {t}" for n, t in titles.items())
 
 
-_master_option = click.option(
-    "--master",
-    default="local[*]",
-    show_default=True,
-    help="Spark master URL, or 'serial' to run without Spark.",
-    callback=lambda _ctx, _param, value: check_master(value),
-)
-"""``--master`` of every command that runs a sweep (sweep, demo, reproduce)."""
-
-
 @click.command(
     "sweep",
     epilog=examples(
@@ -276,7 +122,7 @@ _master_option = click.option(
 @click.option(
     "-o", "--out", required=True, type=click.Path(file_okay=False), help="Results folder."
 )
-@_master_option
+@master_option
 @click.option("--parallelism", type=int, help="Concurrent task slots (default: Spark's).")
 @click.option(
     "--resume/--force",
@@ -444,7 +290,7 @@ def plot_command(
     type=click.Path(file_okay=False),
     help="Results folder.",
 )
-@_master_option
+@master_option
 @click.option("--allow-errors", is_flag=True, help="Exit 0 even when some tasks failed.")
 def demo_command(out: str, master: str, allow_errors: bool) -> None:
     """The main job: a small skew x selectivity sweep on local Spark, ending in a plot."""
@@ -481,7 +327,7 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     metavar="N|FIG=N",
     help="Seeds per point instead of the presets' 50, for every figure or one (repeatable).",
 )
-@_master_option
+@master_option
 @click.option("--force", is_flag=True, help="Replace a non-empty report folder.")
 def reproduce_command(
     figures: tuple[str, ...],
@@ -512,9 +358,7 @@ def reproduce_command(
         command=" ".join(words),
         echo=click.echo,
         estimates=True,
-        progress=(lambda label: _progress_factory(console, label, transient=True))
-        if bars
-        else None,
+        progress=(lambda label: sweep_progress(console, label, transient=True)) if bars else None,
     )
     report = reproduce(figures, out, options)
     click.echo(f"report: {report}")

@@ -122,19 +122,6 @@ def test_bad_changes():
     assert (swapped.rate("A"), swapped.rate("B")) == (100.0, 1.0)
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 5000), st.integers(0, 5))
-def test_rate_swaps_repair_well_formed(seed, pair):
-    net = generate_network(nodes=15, event_types=6, seed=seed)
-    wl = generate_workload(net, queries=2, length=4, seed=seed)
-    plan = plan_workload(net, wl)
-    types = list(net.types)
-    change = [{"kind": "swap-rates", "types": [types[pair], types[(pair + 2) % 6]]}]
-    result = repair_plan(plan, net, wl, change)
-    assert check_plan(result.repaired, result.network) == []
-    assert result.replanned.psi <= result.replanned.centralized_cost * (1 + 1e-9)
-
-
 def test_repair_command(tmp_path, capsys):
     net = generate_network(seed=2)
     wl = generate_workload(net, seed=2)
@@ -175,12 +162,25 @@ def test_repair_refuses_a_plan_of_another_network():
         repair_plan(plan, other, seq_ab(), [])
 
 
+def _rate_swap_repairs_well_formed(plan, net, wl, pair: int) -> None:
+    """One swap of two types' rates: the repaired plan is well formed and the replanned one
+    never costs more than centralized."""
+    types = list(net.types)
+    change = [{"kind": "swap-rates", "types": [types[pair], types[(pair + 2) % 6]]}]
+    result = repair_plan(plan, net, wl, change)
+    assert check_plan(result.repaired, result.network) == []
+    assert result.replanned.psi <= result.replanned.centralized_cost * (1 + 1e-9)
+
+
+# The single swap had a test of its own (25 instances, seeds below 5000), planning the same
+# kind of instance anew: it runs here on each of these 30 planned instances instead.
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), share=st.sampled_from([0.4, 0.8, 1.0]))
-def test_repair_after_rate_changes_never_costs_more_than_keeping_the_plan(seed, share):
+@given(seed=st.integers(0, 10_000), share=st.sampled_from([0.4, 0.8, 1.0]), pair=st.integers(0, 5))
+def test_repair_after_rate_changes_never_costs_more_than_keeping_the_plan(seed, share, pair):
     net = generate_network(nodes=15, event_types=6, seed=seed)
     wl = generate_workload(net, queries=2, length=4, seed=seed)
     plan = plan_workload(net, wl)
+    _rate_swap_repairs_well_formed(plan, net, wl, pair)
     names = list(net.types)
     count = int(share * len(names)) // 2 * 2
     changes = [

@@ -325,6 +325,28 @@ def _sinks_run(broken: Plan, plan: Plan) -> bool:
     return all(key in present for key in plan.sinks.values())
 
 
+def _rerouted_candidate(
+    plan: Plan,
+    new_net: Network,
+    combination: Combination,
+    options: PlanOptions | None,
+    figures: dict[str, Any],
+) -> Plan:
+    """The old plan re-routed around the lost links and nodes (:func:`~.broken.rerouted`),
+    with its latency on ``new_net``, as a repair candidate kept as ``old``."""
+    again = rerouted(broken_plan(plan, new_net, combination), new_net)
+    latency = plan_latency(
+        again.vertices,
+        combination.projections,
+        combination.inputs,
+        combination.sinks.values(),
+        new_net.global_rates(),
+        replanned_xi(options),
+    )
+    note = "the old plan re-routed around the lost links and nodes"
+    return replace(again, method=plan.method, kept="old", latency=latency, notes=(note,), **figures)
+
+
 def _harmful(combination: Combination) -> tuple[Combination, list[str]]:
     """Remove harmful projections (R(p) > Σ R(inputs)), consumers taking their inputs."""
     inputs = {k: list(v) for k, v in combination.inputs.items()}
@@ -456,16 +478,9 @@ def repair_plan(
     candidates = [local]
     if not topology:  # the old plan still evaluates the workload correctly
         candidates.append(replace(broken, method=plan.method, kept="old", notes=local.notes))
-    elif not cannot_run and _sinks_run(
-        broken, plan
-    ):  # the old plan re-routed as the network routes it: often cheaper
-        again = rerouted(broken_plan(plan, new_net, combination), new_net)
-        latency = plan_latency(again.vertices, combination.projections, combination.inputs,
-                               combination.sinks.values(), new_net.global_rates(),
-                               replanned_xi(options))  # fmt: skip
-        note = "the old plan re-routed around the lost links and nodes"
-        candidates.append(replace(again, method=plan.method, kept="old", latency=latency,
-                                  notes=(note,), **figures))  # fmt: skip
+    elif not cannot_run and _sinks_run(broken, plan):
+        # the old plan re-routed as the network routes it: often cheaper than the local repair
+        candidates.append(_rerouted_candidate(plan, new_net, combination, options, figures))
     central = centralized_plan(new_net, prepare(changed, workload), replanned_xi(options))
     candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
     chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized

@@ -23,14 +23,18 @@ Choices where the paper is vague (and why):
   ``refit_every`` observations of its kind (the paper fits "during run-time");
 * the bound must hold for every event, and the work of an event at a given ``n`` varies
   (it depends on which buffers it is joined with, not on their sum), so the estimate is
-  ``f(n) · (1 + spread · σ)`` where ``σ`` is the standard deviation of the relative
-  residuals ``(y - f(n)) / f(n)`` (a margin, in the role of the paper's safety buffer δ but
-  scaled with the estimate, since the residuals grow with ``n``);
+  ``f(n) · r`` where ``r`` is the largest ratio ``y / f(n)`` of an observation to the
+  ``f`` in use when it was made, over all observations since the first fit, or the
+  ``quantile`` of the kept observations' ratios to the current ``f`` if that is larger (a margin in the role of the paper's safety
+  buffer δ, but scaled with the estimate, since the deviations grow with ``n``; measured on
+  Q3 of ``benchmarks/bench_pspice_paper.py``, a mean plus three standard deviations of the
+  ratio still let a D event that cost 2.5 times its estimate break the bound, and so did
+  the largest ratio of the last 2,000 observations);
 * until a kind has ``MIN_SAMPLES`` observations its estimate is ``base + n`` (every partial
   match examined once, the paper's operator), and the slope 1.
 
->>> d = PartialMatchDetector(spread=0.0)
->>> for n in range(0, 60):
+>>> d = PartialMatchDetector()
+>>> for n in range(0, 120):
 ...     d.observe("B", float(n), 1.0 + 2.0 * n)  # every partial match costs 2 work units
 >>> round(d.estimate("B", 10.0), 6), round(d.slope("B"), 6)
 (21.0, 2.0)
@@ -48,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-MIN_SAMPLES = 40
+MIN_SAMPLES = 100
 
 
 @dataclass
@@ -56,10 +60,12 @@ class _Regression:
     """Observations ``(n, work)`` of one item kind and the fitted polynomial."""
 
     keep: int
+    quantile: float = 1.0
     xs: deque = field(default_factory=deque)
     ys: deque = field(default_factory=deque)
     coef: np.ndarray | None = None
-    sigma: float = 0.0
+    margin: float = 1.0
+    worst: float = 1.0
     since: int = 0
 
     def add(self, x: float, y: float) -> None:
@@ -88,7 +94,8 @@ class _Regression:
                     best, best_err = degree, err
             self.coef = np.polyfit(x, y, best)
         fitted = np.maximum(np.polyval(self.coef, x), 1.0)
-        self.sigma = float(np.std((y - fitted) / fitted))
+        self.margin = max(float(np.quantile(y / fitted, self.quantile)), 1.0)
+        self.worst = max(self.worst, self.margin)
 
     def value(self, n: float) -> float:
         assert self.coef is not None
@@ -107,7 +114,7 @@ class PartialMatchDetector:
     :class:`.node_queue.Processor` passes the number of partial matches in its engines).
     """
 
-    spread: float = 3.0
+    quantile: float = 1.0
     keep: int = 2000
     refit_every: int = 100
     fits: dict[Any, _Regression] = field(default_factory=dict)
@@ -116,7 +123,9 @@ class PartialMatchDetector:
         """An item of ``kind`` cost ``cost`` work units with ``explained`` partial matches held."""
         fit = self.fits.get(kind)
         if fit is None:
-            fit = self.fits[kind] = _Regression(self.keep)
+            fit = self.fits[kind] = _Regression(self.keep, self.quantile)
+        if fit.coef is not None:
+            fit.worst = max(fit.worst, cost / fit.value(explained))
         fit.add(explained, cost)
         if len(fit.xs) >= MIN_SAMPLES and (fit.coef is None or fit.since >= self.refit_every):
             fit.fit()
@@ -130,7 +139,7 @@ class PartialMatchDetector:
         fit = self._ready(kind)
         if fit is None:
             return base + explained
-        return fit.value(explained) * (1.0 + self.spread * fit.sigma)
+        return fit.value(explained) * fit.worst
 
     def slope(self, kind: Any, explained: float | None = None) -> float:
         """Work units one more partial match adds at ``n`` (with the margin; at least a
@@ -139,7 +148,7 @@ class PartialMatchDetector:
         if fit is None:
             return 1.0
         n = float(np.mean(fit.xs)) if explained is None else explained
-        return max(fit.derivative(n), 1e-3) * (1.0 + self.spread * fit.sigma)
+        return max(fit.derivative(n), 1e-3) * fit.worst
 
 
 @dataclass

@@ -335,7 +335,7 @@ class PatternModel:
                 start = np.fromiter((x[0] for x in buf), dtype=float, count=len(buf))
                 left = np.maximum(window - (now - start), 0.0) * rate
                 state = info.state_of[node]
-                if state >= table.values.shape[0]:  # a state first seen after the build
+                if table is None or state >= table.values.shape[0]:  # not in the model
                     yield info.runner, node, np.full(len(buf), self.neutral)
                 else:
                     yield info.runner, node, table.lookup_many(state, left)

@@ -152,10 +152,11 @@ def paper_run(
     bound: float,
     detector: str = "paper",
     shed_cost: float = 0.0,
+    safety: float = 0.1,
     seed: int = 0,
 ) -> dict[str, Any]:
     """The unshedded reference and, per load (input rate / capacity) and strategy, the
-    shedded run of one query: match probability, per-window and per-match false-negative
+    shedded run of one query (safety buffer δ = ``safety × bound``): match probability, per-window and per-match false-negative
     shares, bound violations, false positives. pSPICE runs with the paper's components
     (no early relief: ``early`` = 2, never reached before the bound)."""
 
@@ -180,7 +181,7 @@ def paper_run(
                 f"auto:{1 / load}",
                 bound,
                 strategy,
-                safety=0.1 * bound,
+                safety=safety * bound,
                 seed=seed,
                 reference=reference,
                 arrivals=arrivals,

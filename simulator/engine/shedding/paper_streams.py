@@ -46,6 +46,7 @@ from typing import Any
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event, make_event
 from inev.simulator.engine.shedding.quality import run_node, run_overload
+from inev.simulator.engine.shedding.shedders import PSpiceShedder, make_shedder
 
 Q1_TYPES = [f"S{i}" for i in range(10)]
 Q1_PATTERN = "SEQ(" + ", ".join(Q1_TYPES) + ")"
@@ -156,10 +157,12 @@ def paper_run(
     detector: str = "paper",
     shed_cost: float = 0.0,
     safety: float = 0.1,
+    retrain: str = "error",
     seed: int = 0,
 ) -> dict[str, Any]:
     """The unshedded reference and, per load (input rate / capacity) and strategy, the
-    shedded run of one query (safety buffer δ = ``safety × bound``): match probability, per-window and per-match false-negative
+    shedded run of one query (safety buffer δ = ``safety × bound``; pSPICE's models
+    rebuilt as ``retrain`` says, by default the paper's: on error): match probability, per-window and per-match false-negative
     shares, bound violations, false positives. pSPICE runs with the paper's components
     (no early relief: ``early`` = 2, never reached before the bound)."""
 
@@ -178,12 +181,15 @@ def paper_run(
     reference = (ref_out, ref_proc.stats.work)
     for load in loads:
         for strategy in strategies:
+            shedder = make_shedder(strategy, seed)
+            if isinstance(shedder, PSpiceShedder):
+                shedder.retrain = retrain
             result, got = run_overload(
                 make,
                 events,
                 f"auto:{1 / load}",
                 bound,
-                strategy,
+                shedder,
                 safety=safety * bound,
                 seed=seed,
                 reference=reference,

@@ -121,7 +121,7 @@ def test_pspice_minus_ranks_by_completion_probability_only():
 
 def _drift_run(switch_at: int | None, n: int = 6000) -> PSpiceShedder:
     rng = random.Random(5)
-    shedder = PSpiceShedder(retrain="error", threshold=0.5, check_every=500)
+    shedder = PSpiceShedder(retrain="error", threshold=0.5, check_every=500, rebuild_every=400)
     proc = Processor(
         {"q": Engine("SEQ(A, B)", window=1.0)}, math.inf, latency_bound=1e9, shedder=shedder
     )

@@ -32,6 +32,15 @@ processed later than the bound (the paper's Fig. 8 claim: none).
 
 Fig. 6 uses Q1 at W = 300 (match probability near the paper's 30 %) and Q3 at n = 6
 (the lowest match probability of these streams, about 12 %; the paper's is 4 %).
+Measured (2026-12-03, defaults): Q1 holds under both detectors (pSPICE / PM-BL 0.14-0.42
+of lost windows, 0 violations at 120-200 %). Q3 with ``--detector paper`` breaks the bound
+(pSPICE 1-4 violations at n = 3, 4 and at 140-200 %): in this tree plan a D event's work is
+the product of the buffers along its path (S, then D1, D2, ...), not a function of the
+total ``n``; single D events cost 9-15 times the regression's f(n), more than any earlier
+ratio, and a safety buffer of 30 % of the bound did not remove the violations.
+``--detector path`` (the calibrated path-cost model) keeps pSPICE at 0 violations on both
+queries at every rate.
+
 Targets printed at the end: pSPICE's FN below PM-BL's at every match probability up to
 80 % (each query), and 0 violations for pSPICE (the others' violations are summed).
 """

@@ -28,8 +28,11 @@ stream), and the bound must hold for every item. The amount to shed is a number 
 units, converted into predicted units by the calibrated slope; the partial-match shedders
 drop partial matches on the item's paths, each worth its marginal work, until ``f_k`` fits
 (the paper's ``ρ = n - f⁻¹(budget)`` when every partial match counts, as in its NFA). The
-load-shedding latency ``l_s`` is not simulated (shedding costs no simulated time); the
-benchmark reports its wall-clock overhead instead.
+load-shedding latency ``l_s`` is simulated when the processor is given a ``shed_cost``
+(:mod:`.node_queue`, :class:`.latency_model.ShedLatency`); by default shedding costs no
+simulated time and the benchmark reports its wall-clock overhead instead. The paper's own
+detector, a regression on the number of partial matches, is
+:class:`.latency_model.PartialMatchDetector`.
 
 >>> d = OverloadDetector()
 >>> d.observe("A", explained=4.0, cost=5.0)  # 4 units of joins for 4 predicted: ratio 1
@@ -102,8 +105,9 @@ class OverloadDetector:
             fit.rest += self.smoothing * d
             fit.rest2 += self.smoothing * (d * d - fit.rest2)
 
-    def slope(self, kind: Any) -> float:
-        """Estimated work units per unit of predicted join work (ratio plus margin)."""
+    def slope(self, kind: Any, explained: float | None = None) -> float:
+        """Estimated work units per unit of predicted join work (ratio plus margin; the
+        same at every ``explained``, which the paper's detector needs)."""
         fit = self.fits.get(kind)
         if fit is None:
             return 1.0

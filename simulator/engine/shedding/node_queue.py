@@ -25,6 +25,16 @@ is counted in ``forced``). Every
 ``sample_every``-th item is observed for the state models (:mod:`.pspice_model`)
 that the detector and pSPICE use; observing costs no simulated time.
 
+Two overload detectors: ``detector="path"`` (default) calibrates the state model's join
+work on the item's plan paths (:mod:`.detector`); ``detector="paper"`` is the paper's
+regression of the work on the number ``n`` of partial matches in the node's engines
+(:mod:`.latency_model`), and the shedders then choose among every partial match, each
+counted as one unit of ``n`` (the paper's ``ρ = n - f⁻¹(budget)``). The load shedder's own
+latency ``l_s`` is simulated when ``shed_cost > 0``: each partial match a shedder scores
+costs ``shed_cost`` work units of the item's service (the paper's sort over the partial
+matches), and both detectors add ``g(n)``, a regression of that work on ``n``, to the
+estimate (eq. 4: ``l_q + l_p + l_s + δ > LB``).
+
 A simulated node (SimPy) uses it like this; ``deliver`` forwards outputs or records sinks::
 
     proc = Processor(engines, capacity, latency_bound=L, shedder="pspice", weights=w)
@@ -61,11 +71,13 @@ from inev.common.errors import InevError
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.shedding.detector import BufferCost, OverloadDetector
+from inev.simulator.engine.shedding.latency_model import PartialMatchDetector, ShedLatency
 from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.shedders import Shedder, make_shedder
 from inev.workloads.query import Primitive, event_types, negated_types
 
 SHED_ROUNDS = 8  # shedding calls per item at most
+DETECTORS = ("path", "paper")
 
 
 @dataclass(frozen=True)
@@ -181,7 +193,8 @@ class Processor:
     shedding (a shedder name or a :class:`Shedder`); ``early``: share of the bound above
     which the shedder may drop what costs no matches (pSPICE: hopeless partial matches);
     ``sample_every``: observe every n-th item for the state models; ``seed`` for the random
-    strategies.
+    strategies; ``detector``: ``path`` or ``paper`` (module doc); ``shed_cost``: work units
+    per partial match a shedder scores (the simulated ``l_s``, 0: free).
     """
 
     def __init__(
@@ -197,9 +210,15 @@ class Processor:
         early: float = 0.5,
         sample_every: int = 2,
         seed: int = 0,
+        detector: str = "path",
+        shed_cost: float = 0.0,
     ) -> None:
         if not capacity > 0:
             raise InevError(f"capacity must be positive, got {capacity}")
+        if detector not in DETECTORS:
+            raise InevError(f"unknown overload detector {detector!r} ({', '.join(DETECTORS)})")
+        if not (shed_cost >= 0 and math.isfinite(shed_cost)):
+            raise InevError(f"shed cost must be non-negative and finite, got {shed_cost}")
         check_shedding(latency_bound, cost_per_unit)
         self.engines = dict(engines)
         self.capacity = float(capacity)
@@ -217,7 +236,11 @@ class Processor:
             name: PatternModel(engine, weights.get(name, 1.0)) for name, engine in engines.items()
         }
         self.shedder.attach(self.engines, weights, self.models)
-        self.detector = OverloadDetector()
+        self.paper = detector == "paper"
+        self.detector: Any = PartialMatchDetector() if self.paper else OverloadDetector()
+        self.shed_cost = float(shed_cost)
+        self.shed_latency = ShedLatency()
+        self._shed_work = 0.0
         self.routes: dict[Any, list[tuple[str, Engine]]] = {}
         self.match_routes: dict[Any, list[tuple[str, Engine]]] = {}
         for name, engine in self.engines.items():
@@ -246,6 +269,16 @@ class Processor:
         each of their partial matches adds (:meth:`.PatternModel.path_costs`)."""
         total = 0.0
         out: list[BufferCost] = []
+        if self.paper:  # every partial match of the node, one unit of n each
+            for model in self.models.values():
+                for info in model.runners():
+                    for node, buf in enumerate(info.runner.buffers):
+                        if buf:
+                            total += len(buf)
+                            out.append(
+                                (info.runner, node, info.state_of[node], len(buf), 1.0, None)
+                            )
+            return total, out
         is_event = isinstance(item, Event)
         for name, _ in targets:
             work, buffers = self.models[name].path_costs(item, is_event)
@@ -276,8 +309,12 @@ class Processor:
         event_time = item[0] if isinstance(item, Event) else max(e[0] for e in item)
         bounded = self.latency_bound is not None
         explained: float | None = 0.0
+        self._shed_work = 0.0
         if bounded:
+            examined = shedder.examined
             explained = self._detect(item, kind, targets, start - time, event_time)
+            if self.shed_cost:
+                self._shed_work = (shedder.examined - examined) * self.shed_cost
             if explained is None:
                 return self._dropped(item, time, start)
         sample = bounded and stats.items % self.sample_every == 0
@@ -301,12 +338,20 @@ class Processor:
         if bounded:
             self.detector.observe(kind, explained, cost, float(len(targets)))
         shedder.after(item, kind, outputs, cost)
-        return self._complete(item, time, start, cost, outputs)
+        return self._complete(item, time, start, cost + self._shed_work, outputs)
 
     def _dropped(self, item: Any, time: float, start: float) -> Completion:
-        """The completion of an item shed at ``start`` (it costs no time)."""
-        self.busy_until = start
-        return Completion(item, time, start, start, 0.0, [], dropped=True)
+        """The completion of an item shed at ``start`` (it costs only the shedder's work)."""
+        finish = start + self._shed_work * self.cost_per_unit / self.capacity
+        self.busy_until = finish
+        self.stats.busy += finish - start
+        return Completion(item, time, start, finish, self._shed_work, [], dropped=True)
+
+    def _shed_estimate(self) -> float:
+        """``g(n)``: the expected work of a shedding call now (0 when shedding is free)."""
+        if not self.shed_cost:
+            return 0.0
+        return self.shed_latency.estimate(float(self.partial_matches()))
 
     def _detect(
         self,
@@ -323,7 +368,8 @@ class Processor:
         unit_time = self.cost_per_unit / self.capacity
         estimate = self.detector.estimate(kind, explained, float(len(targets)))
         assert self.latency_bound is not None
-        over = queueing + estimate * unit_time + self.safety > self.latency_bound
+        shed_time = self._shed_estimate() * unit_time
+        over = queueing + estimate * unit_time + shed_time + self.safety > self.latency_bound
         if over:
             self.stats.overloads += 1
         self.shedder.flagged(over)
@@ -351,13 +397,16 @@ class Processor:
         queueing, event_time = when
         shedder = self.shedder
         unit_time = self.cost_per_unit / self.capacity
-        budget = (self.latency_bound - self.safety - queueing) / unit_time
+        held = float(self.partial_matches()) if self.shed_cost else 0.0
+        shed_est = self.shed_latency.estimate(held) if self.shed_cost else 0.0
+        budget = (self.latency_bound - self.safety - queueing) / unit_time - shed_est
         # marginal works overlap (dropping AB partial matches also saves their joins with
         # the next buffer), so shed again until the estimate fits; the shedders count
         # partial matches in the state model's units
-        slope = max(self.detector.slope(kind), 1e-9)
         explained = 0.0
+        examined = shedder.examined
         for _ in range(SHED_ROUNDS):
+            slope = max(self.detector.slope(kind, explained or None), 1e-9)
             excess = (estimate - budget) / slope
             if shedder.shed(item, kind, event_time, excess, buffers):
                 return None
@@ -365,7 +414,10 @@ class Processor:
             estimate = self.detector.estimate(kind, explained, float(len(targets)))
             if estimate <= budget or not buffers:
                 break
-        if queueing + estimate * unit_time > self.latency_bound:
+        shed_work = (shedder.examined - examined) * self.shed_cost
+        if self.shed_cost:
+            self.shed_latency.observe(held, shed_work)
+        if queueing + (estimate + shed_work) * unit_time > self.latency_bound:
             # Nothing left to shed makes the item fit: the queue alone is too long (the
             # items' own work exceeds the capacity). Drop the item as a last resort, so that
             # what is processed keeps the bound; never an event of a negated type, whose

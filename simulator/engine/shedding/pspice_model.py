@@ -22,8 +22,10 @@ only (where no later event ever extends it) made every A and C event look hopele
 :meth:`PatternModel.build` turns the counts into a transition matrix, completion and
 remaining-time tables over the events left in a window (``window × observed item rate``,
 at most ``MAX_EVENTS``), and a :class:`.utility.UtilityTable`; then it halves the counts
-(retraining with forgetting, §III-D). Building is called periodically by the shedder, not
-per item.
+(retraining with forgetting, §III-D). Building is called by the shedder, not per item:
+periodically, or (the paper's §III-D) when :meth:`PatternModel.drift`, the error between
+the transition matrix in use and one built from the statistics gathered since, passes a
+threshold.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ class PatternModel:
         self.neutral = 1.0
         self.matrix: np.ndarray | None = None  # the last transition matrix built
         self.rate = 0.0
+        self.use_time = True  # False: pSPICE-- (utility = completion probability only)
+        self._snapshot: tuple[dict[int, float], dict[tuple[int, int], float]] = ({}, {})
         self._traced: list[_RunnerInfo] = []
 
     # ------------------------------------------------------------------ states
@@ -276,7 +280,7 @@ class PatternModel:
         completion = completion_table(P, max_events, bin_size)
         remaining = remaining_time_table(P, reward, max_events, bin_size)
         self.matrix = P
-        table = UtilityTable.build(self.weight, completion, remaining, bin_size)
+        table = UtilityTable.build(self.weight, completion, remaining, bin_size, self.use_time)
         trusted = np.array([self.exposure.get(s, 0.0) >= MIN_EXPOSURE for s in range(n)])
         trusted[COMPLETE] = True
         positive = table.values[trusted][table.values[trusted] > 0]
@@ -287,7 +291,37 @@ class PatternModel:
         for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
+        self._snapshot = (dict(self.exposure), dict(self.moves))
         return self.table
+
+    def drift(self) -> float:
+        """Error between the transition matrix in use and one built from the statistics
+        gathered since it was built (``inf`` before the first build).
+
+        The paper names "an error measurement, e.g, mean squared error" (§III-D). The moves
+        of a partial match per event are small probabilities (a few per cent), so a plain
+        MSE depends on their scale; this is the MSE of the off-diagonal entries relative to
+        their mean square in the matrix in use, over the states observed at least
+        ``MIN_EXPOSURE`` times since (a new such state counts as a full change, 1.0).
+        """
+        if self.matrix is None:
+            return math.inf
+        old_exposure, old_moves = self._snapshot
+        exposure = {s: v - old_exposure.get(s, 0.0) for s, v in self.exposure.items()}
+        moves = {k: v - old_moves.get(k, 0.0) for k, v in self.moves.items()}
+        n = len(self.states) + 1
+        fresh = transition_matrix(n, exposure, moves)
+        m = self.matrix.shape[0]
+        rows = [s for s in range(1, n) if exposure.get(s, 0.0) >= MIN_EXPOSURE]
+        if any(s >= m for s in rows):
+            return 1.0
+        if not rows:
+            return 0.0
+        off = ~np.eye(m, dtype=bool)[rows]
+        old = self.matrix[rows][off]
+        new = fresh[rows][:, :m][off]
+        scale = float(np.mean(old**2)) or float(np.mean(new**2)) or 1.0
+        return float(np.mean((new - old) ** 2)) / scale
 
     def utilities(self, now: float) -> Iterator[tuple[Any, int, np.ndarray]]:
         """``(runner, node, utilities)`` of every non-empty buffer (table lookups)."""
@@ -301,7 +335,7 @@ class PatternModel:
                 start = np.fromiter((x[0] for x in buf), dtype=float, count=len(buf))
                 left = np.maximum(window - (now - start), 0.0) * rate
                 state = info.state_of[node]
-                if state >= table.values.shape[0]:  # a state first seen after the build
+                if table is None or state >= table.values.shape[0]:  # not in the model
                     yield info.runner, node, np.full(len(buf), self.neutral)
                 else:
                     yield info.runner, node, table.lookup_many(state, left)

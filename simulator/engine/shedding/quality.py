@@ -34,11 +34,14 @@ def run_node(
     make_engines: Callable[[], dict[str, Any]],
     events: Sequence[Event],
     capacity: float,
+    arrivals: Sequence[float] | None = None,
     **options: Any,
 ) -> tuple[Processor, dict[str, list[Any]], float]:
-    """Run ``events`` (arriving at their times) through a fresh :class:`Processor`;
-    return it, the outputs per engine in emission order, and the wall seconds spent in the
-    shedder (detection excluded; model building included, as it runs in ``after``)."""
+    """Run ``events`` (arriving at their times, or at ``arrivals``: with a count-based
+    window the events' times are their places in the stream) through a fresh
+    :class:`Processor`; return it, the outputs per engine in emission order, and the wall
+    seconds spent in the shedder (detection excluded; model building included, as it runs
+    in ``after``)."""
     proc = Processor(make_engines(), capacity, **options)
     outputs: dict[str, list[Any]] = {name: [] for name in proc.engines}
     shedder = proc.shedder
@@ -46,8 +49,9 @@ def run_node(
     if shedder.name != "none":
         for hook in ("shed", "relieve", "after", "admit"):
             setattr(shedder, hook, _timed(getattr(shedder, hook), timed))
-    for e in events:
-        for name, out in proc.arrive(e, e[0]).outputs:
+    times = [e[0] for e in events] if arrivals is None else arrivals
+    for e, t in zip(events, times, strict=True):
+        for name, out in proc.arrive(e, t).outputs:
             outputs[name].append(out)
     for name, out in proc.finish().outputs:
         outputs[name].append(out)
@@ -70,23 +74,28 @@ def run_overload(
     events: Sequence[Event],
     capacity: str | float,
     latency_bound: float | None,
-    strategy: str = "pspice",
+    strategy: Any = "pspice",
     *,
     weights: dict[str, float] | None = None,
     cost_per_unit: float = 1.0,
     safety: float = 0.0,
     seed: int = 0,
     reference: tuple[dict[str, list[Any]], float] | None = None,
+    arrivals: Sequence[float] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     """Reference and shedded runs of ``events``; return the ``shedding`` figures and the
     shedded run's outputs per query. ``reference`` reuses an earlier unshedded run
-    (outputs, work units)."""
+    (outputs, work units); ``arrivals``: arrival times when they are not the events' times
+    (count-based windows); ``options``: further :class:`Processor` options (``detector``,
+    ``shed_cost``, ``early``); ``strategy`` may be a shedder object."""
     weights = weights or {}
     if reference is None:
-        ref_proc, ref_out, _ = run_node(make_engines, events, math.inf)
+        ref_proc, ref_out, _ = run_node(make_engines, events, math.inf, arrivals)
         reference = (ref_out, ref_proc.stats.work)
     ref_out, ref_work = reference
-    duration = events[-1][0] - events[0][0] if events else 0.0
+    times = [e[0] for e in events] if arrivals is None else list(arrivals)
+    duration = times[-1] - times[0] if times else 0.0
     kind, value = parse_capacity(capacity)
     needed = needed_capacity(ref_work, duration)
     cap = value * needed if kind == "auto" else value
@@ -95,12 +104,14 @@ def run_overload(
         make_engines,
         events,
         cap,
+        arrivals,
         cost_per_unit=cost_per_unit,
         latency_bound=latency_bound,
         shedder=strategy,
         weights=weights,
         safety=safety,
         seed=seed,
+        **(options or {}),
     )
     wall = clock.perf_counter() - wall
     per_query: dict[str, dict[str, int]] = {}
@@ -121,11 +132,9 @@ def run_overload(
         fn_weighted += w * fn
         total_weighted += w * len(ref)
     stats = proc.stats
-    span = max(proc.busy_until, events[-1][0] if events else 0.0) - (
-        events[0][0] if events else 0.0
-    )
+    span = max(proc.busy_until, times[-1] if times else 0.0) - (times[0] if times else 0.0)
     result = {
-        "strategy": strategy,
+        "strategy": strategy if isinstance(strategy, str) else proc.shedder.name,
         "capacity": cap,
         "needed_capacity": needed,
         "load": needed / cap if cap > 0 else math.inf,

@@ -16,7 +16,9 @@ overload detector (:mod:`.detector`) and the same amount:
   spirit of eSPICE, the lowest-utility input kinds first until a share ``x`` of the input
   is covered (``type-utility``; the utility of a kind is the pattern weight of the matches
   its items took part in, per item and per work unit);
-* ``none`` never sheds (the detector still counts the would-be violations).
+* ``none`` never sheds (the detector still counts the would-be violations);
+* ``pspice--`` (benchmarks only, :data:`ABLATIONS`): pSPICE with the utility of the
+  completion probability alone, the paper's ablation.
 
 Partial-match shedding removes buffered partial matches only (never negation buffers), so
 every match it still reports is a match of the unshedded run: no false positives.
@@ -35,6 +37,8 @@ from inev.simulator.engine.shedding.detector import BufferCost
 from inev.simulator.engine.shedding.pspice_model import PatternModel
 
 STRATEGIES = ("none", "pspice", "random-pm", "random-event", "type-utility")
+ABLATIONS = ("pspice--",)
+"""Strategies :func:`make_shedder` builds for the benchmarks but the commands do not offer."""
 
 
 class Shedder:
@@ -46,6 +50,8 @@ class Shedder:
         self.rng = np.random.default_rng(seed)
         self.shed_partial_matches = 0
         self.shed_events = 0
+        self.examined = 0
+        """Partial matches scored by the shedder so far (the simulated ``l_s`` counts them)."""
         self.engines: dict[str, Any] = {}
         self.weights: dict[str, float] = {}
         self.models: dict[str, PatternModel] = {}
@@ -103,6 +109,7 @@ class Shedder:
         if not scored:
             return 0
         scores = np.concatenate([s for _, _, s, _ in scored])
+        self.examined += len(scores)
         costs = np.concatenate([np.broadcast_to(c, s.shape) for _, _, s, c in scored])
         drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
         need = excess - float(costs[drop].sum())
@@ -164,26 +171,58 @@ class PSpiceShedder(Shedder):
     state small before the bound is at stake (an addition to the paper, whose operator
     matches every event against every partial match, so hopeless ones cost at once).
     Before the first model it drops like ``random-pm``.
+
+    ``retrain="error"`` is the paper's §III-D instead: the first models are built as
+    above until ``rebuild_every`` items (the paper builds its model during a warm-up at
+    no more than the operator's throughput; a single model from the first 100 items, kept
+    while its error stayed under the threshold, lost 46 % of Q1's windows at W = 300 of
+    ``tests/gate_figures.py pspice-paper`` against 9 % periodically), then every
+    ``check_every`` items each pattern's transition matrix is compared with one built from
+    the statistics gathered since (:meth:`.PatternModel.drift`), and the models are rebuilt
+    when an error passes ``threshold``. Default 0.5: on a
+    stationary stream of SEQ(A, B) the first model (built after 100 items) already differs
+    from the later statistics by 0.2 (tests/test_shedding_paper.py), a vanished B event
+    type gives 1.
     """
 
     name = "pspice"
 
     def __init__(
-        self, seed: int = 0, warmup: int = 100, rebuild_every: int = 5000, relieve_every: int = 1
+        self,
+        seed: int = 0,
+        warmup: int = 100,
+        rebuild_every: int = 5000,
+        relieve_every: int = 1,
+        retrain: str = "periodic",
+        threshold: float = 0.5,
+        check_every: int = 500,
     ) -> None:
         super().__init__(seed)
+        if retrain not in ("periodic", "error"):
+            raise InevError(f"retrain must be periodic or error, got {retrain!r}")
         self.relieve_every = relieve_every
         self.last_relief = -relieve_every
         self.warmup = warmup
         self.rebuild_every = rebuild_every
+        self.retrain = retrain
+        self.threshold = threshold
+        self.check_every = check_every
         self.counter = 0
         self.next_build = warmup
         self.builds = 0
+        self.checks = 0
 
     def after(self, item: Any, kind: Any, outputs: list[tuple[str, Any]], cost: float) -> None:
-        """Rebuild the models periodically."""
+        """Rebuild the models periodically, or when their error passes the threshold."""
         self.counter += 1
-        if self.counter >= self.next_build:
+        if self.counter < self.next_build:
+            return
+        if self.retrain == "periodic" or self.counter < self.rebuild_every:
+            self.build()
+            return
+        self.next_build = self.counter + self.check_every
+        self.checks += 1
+        if any(m.drift() > self.threshold for m in self.models.values()):
             self.build()
 
     def build(self) -> None:
@@ -191,7 +230,10 @@ class PSpiceShedder(Shedder):
         for model in self.models.values():
             model.build()
         self.builds += 1
-        self.next_build = self.counter + min(self.counter, self.rebuild_every)
+        if self.retrain == "error" and self.counter >= self.rebuild_every:
+            self.next_build = self.counter + self.check_every
+        else:
+            self.next_build = self.counter + min(self.counter, self.rebuild_every)
 
     def relieve(self, time: float) -> None:
         """Drop every partial match of utility 0 (lossless under the model); at most once
@@ -221,6 +263,24 @@ class PSpiceShedder(Shedder):
                 scored.append((runner, node, utilities, 0.0 if b is None else buffer_costs(b)))
         self._drop(scored, excess, free=True)
         return False
+
+
+class PSpiceMinusShedder(PSpiceShedder):
+    """pSPICE-- (the paper's §IV-B ablation): utility = completion probability only
+    (eq. 1 without the remaining processing time); everything else as :class:`PSpiceShedder`."""
+
+    name = "pspice--"
+
+    def attach(
+        self,
+        engines: Mapping[str, Any],
+        weights: Mapping[str, float],
+        models: Mapping[str, PatternModel],
+    ) -> None:
+        """As pSPICE's, with every state model told to ignore the remaining time."""
+        super().attach(engines, weights, models)
+        for model in self.models.values():
+            model.use_time = False
 
 
 class RandomEventShedder(Shedder):
@@ -315,6 +375,7 @@ def make_shedder(strategy: str, seed: int = 0) -> Shedder:
         "random-pm": RandomPartialMatchShedder,
         "random-event": RandomEventShedder,
         "type-utility": TypeUtilityShedder,
+        "pspice--": PSpiceMinusShedder,
     }
     if strategy not in classes:
         raise InevError(f"unknown shedding strategy {strategy!r} ({', '.join(STRATEGIES)})")

@@ -31,9 +31,22 @@ class UtilityTable:
 
     @classmethod
     def build(
-        cls, weight: float, completion: np.ndarray, remaining: np.ndarray, bin_size: int
+        cls,
+        weight: float,
+        completion: np.ndarray,
+        remaining: np.ndarray,
+        bin_size: int,
+        use_time: bool = True,
     ) -> UtilityTable:
-        """Combine completion-probability and remaining-time tables of equal shape."""
+        """Combine completion-probability and remaining-time tables of equal shape
+        (``use_time=False``: the paper's pSPICE-- ablation, eq. 1's denominator is 1).
+
+        >>> c, r = np.array([[0.0, 0.5]]), np.array([[0.0, 4.0]])
+        >>> UtilityTable.build(1.0, c, r, 1, use_time=False).values.tolist()
+        [[0.0, 0.5]]
+        """
+        if not use_time:
+            return cls(weight * np.clip(completion, 0.0, 1.0), int(bin_size))
         positive = remaining[remaining > 0]
         scale = float(positive.mean()) if positive.size else 1.0
         time = np.maximum(remaining / scale, TIME_FLOOR)

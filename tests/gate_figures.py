@@ -383,12 +383,64 @@ def _print_adaptivity() -> None:
     )
 
 
+# ----------------------------------------------------------------------------- invariant paper
+PAPER_THRESHOLDS = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
+"""The constant-threshold method's grid (``benchmarks/bench_invariant_paper.py``'s)."""
+
+
+def invariant_paper_figures(stream: str, events: int = 20_000) -> dict[str, Any]:
+    """On a :mod:`inev.simulator.engine.drift_streams` stream (seed 1, greedy plans): the
+    work units of the invariant method with its defaults against the static plan and against
+    the constant-threshold method at the threshold of the grid with the least work (the
+    deterministic side of ``bench_invariant_paper.py``'s CPU figures), and its plan changes."""
+    from inev.simulator.engine.drift_streams import STREAMS
+
+    s = STREAMS[stream](events, seed=1)
+
+    def run(adaptation: Adaptation) -> dict[str, int]:
+        engine = Engine(
+            s.pattern,
+            s.window,
+            selectivities=s.selectivities,
+            rates=s.initial_rates,
+            adaptation=adaptation,
+        )
+        matches = 0
+        for e in s.events:
+            matches += len(engine.push(e))
+        matches += len(engine.flush())
+        return {**engine.counters, "matches": matches}
+
+    static = run(Adaptation("off"))
+    invariant = run(Adaptation("invariant"))
+    thresholds = {t: run(Adaptation("threshold", threshold=t)) for t in PAPER_THRESHOLDS}
+    best = min(thresholds, key=lambda t: thresholds[t]["work"])
+    return {
+        "of_static": invariant["work"] / static["work"],
+        "of_threshold": invariant["work"] / thresholds[best]["work"],
+        "threshold": best,
+        "plan_changes": invariant["plan_changes"],
+        "matches": {c["matches"] for c in (static, invariant, *thresholds.values())},
+    }
+
+
+def _print_invariant_paper() -> None:
+    for stream in ("rate-swap", "traffic-like", "stocks-like", "stationary"):
+        f = invariant_paper_figures(stream)
+        print(
+            f"invariant paper {stream}: invariant work {f['of_static']:.3f}x static, "
+            f"{f['of_threshold']:.3f}x the least-work threshold (t={f['threshold']}), "
+            f"{f['plan_changes']} plan changes"
+        )
+
+
 GROUPS: dict[str, Callable[[], None]] = {
     "shedding": _print_shedding,
     "pspice-paper": _print_pspice_paper,
     "planner": _print_planner,
     "simulator": _print_simulator,
     "adaptivity": _print_adaptivity,
+    "invariant-paper": _print_invariant_paper,
 }
 
 

@@ -15,6 +15,7 @@ from inev.simulator.engine.invariants import (
     InvariantDecision,
     ThresholdDecision,
     average_distance,
+    select_invariants,
 )
 from inev.simulator.engine.statistics import Stats
 from inev.simulator.engine.zstream import tree_cost, zstream_plan
@@ -144,6 +145,40 @@ def test_distance_auto_needs_three_noise_deviations_and_ten_percent():
     assert not decision(Stats((3.0, 2.0), stats.sel, var))
     assert decision(Stats((2.3, 2.0), stats.sel))
     assert not decision(Stats((2.1, 2.0), stats.sel))
+
+
+def test_probability_selection_prefers_the_noisy_condition_over_the_tight_precise_one():
+    # greedy over rates 1, 1.2, 2 picks unit 0 first; block 0 compares it with unit 1
+    # (ln 1.2 = 0.182 apart) and unit 2 (ln 2 = 0.693). With unit 1 counted precisely
+    # (relative variances 1e-4 for units 0 and 1) its sigma is sqrt(2e-4) = 0.0141: 12.9
+    # deviations from violation; unit 2's variance 0.5 gives sigma sqrt(0.5001) = 0.707:
+    # 0.98 deviations. The gap (§3.1) keeps unit 1, the violation probability (§3.5) unit 2.
+    sel = ((1, 1, 1),) * 3
+    stats = Stats((1.0, 1.2, 2.0), sel, (1e-4, 1e-4, 0.5, 0.0, 0.0, 0.0))
+    _, conditions = greedy_plan(stats)
+    by_gap = select_invariants(conditions, stats, 1, "gap")
+    by_probability = select_invariants(conditions, stats, 1, "probability")
+    assert by_gap[0].label == "pos0: unit 0 before 1"
+    assert by_probability[0].label == "pos0: unit 0 before 2"
+    # the later block (unit 1 before 2) has one condition: both keep it
+    assert by_gap[1].label == by_probability[1].label == "pos1: unit 1 before 2"
+
+
+@given(counts=st.lists(st.integers(1, 400), min_size=2, max_size=6))
+@settings(max_examples=60, deadline=None)
+def test_probability_selection_equals_the_gap_under_poisson_rate_noise(counts):
+    # rates counted n times over a span of 10 have relative variance 1 / n: a competitor
+    # with a higher rate is further away (larger gap) and less noisy (smaller sigma), so
+    # gap / sigma orders the conditions of a block as the gap does (what §3.5 changes on
+    # the drift streams, whose selectivities are constant: nothing)
+    n = len(counts)
+    rates = tuple(c / 10 for c in counts)
+    variance = tuple(1 / c for c in counts) + (0.0,) * (n * (n - 1) // 2)
+    stats = Stats(rates, ((1.0,) * n,) * n, variance)
+    _, conditions = greedy_plan(stats)
+    gap = [c.label for c in select_invariants(conditions, stats, 1, "gap")]
+    probability = [c.label for c in select_invariants(conditions, stats, 1, "probability")]
+    assert gap == probability
 
 
 def test_k_invariant_keeps_the_k_tightest_per_block():

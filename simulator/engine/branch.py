@@ -76,6 +76,7 @@ class Branch:
         self.none = (None,) * len(constraints.types)
         self.gen = CodeGen(constraints, engine.selectivity_seed)
         self.compiled: dict[Tree, CompiledPlan] = {}
+        self.joins: dict[Any, tuple] = {}  # inner nodes' join code, shared by the plans
         self.runners: list[PlanRunner] = []
         self.plan: Plan | None = None
         # set by the engine once the branch is registered
@@ -227,7 +228,12 @@ class Branch:
             except ValueError as exc:
                 raise InevError(str(exc)) from None
             compiled = compile_plan(
-                self.c, self.units, tree, self.negation_buffers, self.engine.selectivity_seed
+                self.c,
+                self.units,
+                tree,
+                self.negation_buffers,
+                self.engine.selectivity_seed,
+                self.joins,
             )
             self.compiled[tree] = compiled
         return PlanRunner(compiled, start_seq)

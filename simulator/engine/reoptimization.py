@@ -105,9 +105,16 @@ def tick(engine: Engine, item: Any, t: float) -> None:
     adaptation = engine.adaptation
     engine.next_tick = engine.seq + adaptation.sample_every
     if type(item) is Event:
+        # :func:`sample`, inlined: a call per sample was a fifth of the sampling's cost
         typ = item[1]
-        engine.last_event[typ] = item
-        sample(engine, item, typ, t)
+        last_event = engine.last_event
+        last_event[typ] = item
+        for sampled, passed, i, other_type, test, first in engine.sample_routes.get(typ, ()):
+            other = last_event.get(other_type)
+            if other is not None:
+                sampled[i] += 1
+                if test(item, other) if first else test(other, item):
+                    passed[i] += 1
     if engine.seq >= engine.next_check:
         engine.next_check = engine.seq + adaptation.check_every
         for branch in engine.branches:

@@ -55,7 +55,7 @@ from inev.common.figures import Figure
 from inev.common.words import plural
 from inev.experiments.scene_layout import layout
 from inev.planner.tables import aliases
-from inev.topologies.network import link_key
+from inev.topologies.network_entries import link_key
 
 Node = Hashable
 Link = tuple[Node, Node]

@@ -31,7 +31,7 @@ from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.words import plural
 from inev.experiments.scene import NodeMark, Overlay, Scene, element_id
-from inev.topologies.network import link_key
+from inev.topologies.network_entries import link_key
 
 FORMATS = (".png", ".svg", ".pdf")
 LABELLED_LINKS = 60

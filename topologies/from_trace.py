@@ -30,7 +30,8 @@ from inev.common.errors import InevError
 from inev.common.traces import TraceScan
 from inev.common.validation import MAX_NUMBER
 from inev.topologies.generate import build_topology
-from inev.topologies.network import DEFAULT_LATENCY, Network, check_node_id, check_type_name
+from inev.topologies.network import Network, check_node_id
+from inev.topologies.network_entries import DEFAULT_LATENCY, check_type_name
 from inev.topologies.schema import MAX_NODES, MAX_TYPES
 
 

@@ -36,7 +36,8 @@ import networkx as nx
 import numpy as np
 
 from inev.common.errors import InevError
-from inev.topologies.network import DEFAULT_LATENCY, Network
+from inev.topologies.network import Network
+from inev.topologies.network_entries import DEFAULT_LATENCY
 from inev.topologies.schema import MAX_NODES, MAX_TYPES
 
 TOPOLOGIES = ("degree", "ws", "grid", "tree", "ba", "waxman", "ring")

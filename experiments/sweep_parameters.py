@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.schema import MAX_NODES
 
 DEFAULTS: dict[str, Any] = {
-    # event network (INEv paper §7.1 defaults)
-    "nodes": 20,
-    "out_degree": 3.0,
-    "event_types": 6,
-    "skew": 1.3,
-    "node_ratio": 0.5,
-    "topology": "degree",
+    # event network (INEv paper §7.1 defaults, written in inev.topologies.generator_options)
+    "nodes": NETWORK_DEFAULTS.nodes,
+    "out_degree": NETWORK_DEFAULTS.out_degree,
+    "event_types": NETWORK_DEFAULTS.event_types,
+    "skew": NETWORK_DEFAULTS.skew,
+    "node_ratio": NETWORK_DEFAULTS.node_ratio,
+    "topology": NETWORK_DEFAULTS.topology,
     # workload
     "queries": 1,
     "length": 6,

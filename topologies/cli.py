@@ -163,7 +163,7 @@ def show_command(network_file: str) -> None:
 )
 @click.option(
     "--out-degree",
-    default=3.0,
+    default=NETWORK_DEFAULTS.out_degree,
     show_default=True,
     help="Mean degree of the generated topology (without --topology).",
 )

@@ -36,9 +36,10 @@ from inev.common.errors import InevError
 from inev.experiments.dynamics import dynamic_changes
 from inev.experiments.measure import plan_options, task_inputs
 from inev.experiments.spec import DEFAULTS
+from inev.planner.changes import apply_changes
 from inev.planner.checks import check_fits
 from inev.planner.planning import plan_workload
-from inev.planner.repair import apply_changes, repair_plan
+from inev.planner.repair import repair_plan
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
 

@@ -109,7 +109,8 @@ def build_scene(path: str, network_file: str | None, plan_file: str | None) -> A
 
 def _scene(options: DrawOptions) -> tuple[Any, Any]:
     """The scene of ``options.file`` and, for a plan, the plan."""
-    from inev.experiments.scene import network_scene, plan_scene, simulation_scene
+    from inev.experiments.scene import network_scene, plan_scene
+    from inev.experiments.scene_simulation import simulation_scene
     from inev.planner.inev_graph import load_plan
     from inev.topologies.io import load_network
 

@@ -41,7 +41,8 @@ from typing import Any
 from inev.common.display import escape, figures_table, register
 from inev.common.errors import InevError
 from inev.experiments.columns import axis_label, method_name
-from inev.experiments.scene import Scene, network_scene, plan_scene, simulation_scene
+from inev.experiments.scene import Scene, network_scene, plan_scene
+from inev.experiments.scene_simulation import simulation_scene
 from inev.planner.inev_graph import Plan
 
 

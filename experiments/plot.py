@@ -30,7 +30,7 @@ labelled in plain numbers (0.2, 0.5, 1, 2), so that it never shows only two labe
 ratios of 1e-3 to 1 in the README's walk-through) are drawn in a second panel below, with a
 scale of its own, instead of squeezing the main lines into a sliver (:func:`panels`).
 
-**Few seeds.** A line whose points rest on fewer than :data:`SPARSE_SEEDS` seeds each is
+**Few seeds.** A line whose points rest on fewer than :data:`~inev.experiments.plot_options.SPARSE_SEEDS` seeds each is
 dashed, each point is marked with its n, and a note says so: two seeds joined by a straight
 line across decades are not a trend.
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,9 @@ import pyarrow as pa
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.experiments.columns import axis_label, column
-from inev.experiments.plot_data import _data, _kept, bound_series, scatter_series, series
+from inev.experiments.plot_data import _data, bound_series, scatter_series, series
+from inev.experiments.plot_options import REFERENCE_AT_ONE, SPARSE_SEEDS, PlotOptions
+from inev.experiments.plot_text import infinite_values, notes_text, setup_text, y_label
 
 __all__ = [
     "PlotOptions",
@@ -68,100 +70,11 @@ BANDS = 2
 """Lines drawn with a shaded inter-quartile band (per panel); the others get error bars."""
 GAP_DECADES = 4.0
 """Decades between groups of lines that put the smaller group into a panel of its own."""
-SPARSE_SEEDS = 5
-"""Fewer seeds than this behind every point of a line make it a sparse (dashed) line."""
 SPARSE_MARKS = 40
 """At most this many points are marked with their n (else the note alone says it)."""
 PLAIN_DECADES = 3.0
 """Log axes spanning at most this many decades get 1-2-5 ticks in plain numbers."""
 MARKERS = "osD^v<>ph*"
-SETUP = {
-    "nodes": "{} nodes",
-    "out_degree": "out-degree {}",
-    "event_types": "{} event types",
-    "skew": "skew {}",
-    "node_ratio": "node ratio {}",
-    "topology": "{} topology",
-    "queries": "{} queries",
-    "length": "query length {}",
-    "kleene": "{} KL",
-    "negation": "{} NSEQ",
-    "selectivity": "selectivity {}",
-    "duration": "{} time units simulated",
-    "sim_rate": "input {} events / time unit",
-    "latency_bound": "latency bound {}",
-    "shed": "shedding {}",
-}
-"""Parameters the subtitle names when they are the same in every row, and how."""
-REFERENCE_AT_ONE = (
-    "ratio",
-    "sim_ratio",
-    "repaired_ratio",
-    "broken_ratio",
-    "replanned_ratio",
-    "counterpart_ratio",
-)
-"""Metrics that are ψ over the centralized cost: one line at 1 marks centralized."""
-
-
-@dataclass(frozen=True)
-class PlotOptions:
-    """What to plot and how (the ``[plot]`` table of a sweep spec, or ``inev plot``'s flags)."""
-
-    x: str | None = None
-    y: str | tuple[str, ...] = "ratio"
-    lines: str | None = None
-    methods: tuple[str, ...] | None = None
-    log: bool | None = None
-    """Log vertical axis (``None``: by the first metric's column, see the module docstring)."""
-    log_x: bool = False
-    integer_x: bool | None = None
-    """Integer ticks on the horizontal axis (``None``: for count parameters)."""
-    scatter: bool = False
-    """One marker per row (x may be a metric) instead of the median and quartiles per x."""
-    title: str | None = None
-    y_label: str | None = None
-    stat: str = "median"
-    """``median`` or ``mean`` (see the module docstring)."""
-    interval: str | None = None
-    """``iqr`` (quartiles) or ``ci`` (95 % confidence interval); ``None``: ``iqr`` for the
-    median, ``ci`` for the mean."""
-    bound: bool = False
-    """Add the provable lower bound of the plotted ratio or cost as a line."""
-
-    @property
-    def spread(self) -> str:
-        """``iqr`` or ``ci``: what the bands and bars show."""
-        return self.interval or ("ci" if self.stat == "mean" else "iqr")
-
-    @property
-    def legend_title(self) -> str:
-        """What the lines and bands are, for the legend.
-
-        >>> PlotOptions(stat="mean").legend_title
-        'mean, 95 % confidence interval'
-        """
-        if self.scatter:
-            return "one point per run"
-        spread = "95 % confidence interval" if self.spread == "ci" else "inter-quartile range"
-        return f"{self.stat}, {spread}"
-
-    @property
-    def metrics(self) -> tuple[str, ...]:
-        """The metrics to plot, as a tuple."""
-        return (self.y,) if isinstance(self.y, str) else tuple(self.y)
-
-    @classmethod
-    def from_table(cls, table: Mapping[str, Any], **overrides: Any) -> PlotOptions:
-        """Options from a ``[plot]`` table, with the non-``None`` ``overrides`` on top."""
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in table.items() if k in known}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if isinstance(values.get("y"), list):
-            values["y"] = tuple(values["y"])
-        if values.get("methods") is not None:
-            values["methods"] = tuple(values["methods"]) or None
-        return cls(**values)
 
 
 def _draw_points(axis: Any, data: dict[str, list], floor: float | None) -> int:
@@ -178,80 +91,6 @@ def _draw_points(axis: Any, data: dict[str, list], floor: float | None) -> int:
         )
         marks.set_gid(f"points-{i}")
     return floored
-
-
-def setup_text(table: pa.Table, options: PlotOptions) -> str:
-    """The subtitle: the parameters equal in every row (other than x and lines), and n.
-
-    n is the number of seeds behind each point (a range when it varies); KL and NSEQ counts
-    of 0 are left out, and the simulation's parameters unless rows were simulated.
-    """
-    rows = [r for r in table.to_pylist() if r.get("error") is None]
-    simulated = any(r.get("simulate") for r in rows)
-    shown = []
-    for name in SETUP:
-        if name in (options.x, options.lines) or name not in table.column_names:
-            continue
-        if name in ("duration", "sim_rate", "latency_bound", "shed") and not simulated:
-            continue
-        item = _setup_item(name, {r[name] for r in rows})
-        if item:
-            shown.append(item)
-    seeds = _seeds_item(rows, options)
-    if seeds:
-        shown.append(seeds)
-    return _wrapped(shown, 110)
-
-
-def _setup_item(name: str, values: set[Any]) -> str | None:
-    """The subtitle's words for parameter ``name`` taking ``values`` (``None``: say nothing,
-    as when it varies, or is a count of 0, or an unset bound)."""
-    if len(values) != 1:
-        return None
-    value = next(iter(values))
-    if value is None:
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if name in ("kleene", "negation") and value == 0:
-        return None
-    if name in ("latency_bound", "duration", "sim_rate") and not value:
-        return None
-    if name == "queries" and value == 1:
-        return "1 query"
-    return SETUP[name].format(value)
-
-
-def _seeds_item(rows: list[dict[str, Any]], options: PlotOptions) -> str | None:
-    """``n = k seeds per point`` (a range when points differ), or ``None`` without seeds."""
-    seeds: dict[tuple, set] = {}
-    for r in rows:
-        if r.get("seed") is None:  # results written by hand may lack the column
-            continue
-        key = (r.get(options.x), r.get(options.lines) if options.lines else None, r["method"])
-        seeds.setdefault(key, set()).add(r["seed"])
-    counts = sorted({len(s) for s in seeds.values()})
-    if not counts:
-        return None
-    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
-    return f"n = {n} seeds per point"
-
-
-def _wrapped(items: Sequence[str], width: int) -> str:
-    """``items`` joined by commas into lines of about ``width`` characters, wrapped between
-    items and never inside one.
-
-    >>> print(_wrapped(["a b", "c", "d e f"], 6))
-    a b, c,
-    d e f
-    """
-    lines = [""]
-    for item in items:
-        if lines[-1] and len(lines[-1]) + len(item) + 2 > width:
-            lines[-1] += ","
-            lines.append("")
-        lines[-1] += (", " if lines[-1] else "") + item
-    return "\n".join(lines)
 
 
 def plot(
@@ -303,7 +142,7 @@ def plot(
             drawn = drawn + _draw_series(lower, far, far_floor, order)
             _decorate_far(lower, main, far, far_floor)
         notes = Notes(
-            drawn.floored, _infinite(table, options), drawn.sparse, drawn.marked, drawn.counts
+            drawn.floored, infinite_values(table, options), drawn.sparse, drawn.marked, drawn.counts
         )
         _decorate(figure, axis, table, options, log, floor, notes, lower if far else None)
         with atomic_output(target, "wb") as handle:
@@ -551,7 +390,7 @@ def _decorate(
     if log:
         _log_ticks(axis)
     (lower if lower is not None else axis).set_xlabel(axis_label(options.x))
-    axis.set_ylabel(options.y_label or _y_label(metrics))
+    axis.set_ylabel(options.y_label or y_label(metrics))
     title = options.title
     subtitle = setup_text(table, options)
     if title:
@@ -567,7 +406,7 @@ def _decorate(
         title=legend_title,
         title_fontsize=7,
     )
-    text = _notes(notes.floored, notes.infinite, notes.sparse, notes.marked, notes.counts)
+    text = notes_text(notes.floored, notes.infinite, notes.sparse, notes.marked, notes.counts)
     if text:
         figure.text(0.01, 0.01, text, ha="left", va="bottom", fontsize=6.5, color="0.35")
     figure.tight_layout(rect=(0, 0.03 if text else 0, 1, 1))
@@ -626,72 +465,6 @@ def _scales(
     integer = column(options.x).count if options.integer_x is None else options.integer_x
     if integer and numeric and not options.log_x:
         axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-
-
-def _notes(
-    floored: int,
-    infinite: int,
-    sparse: int = 0,
-    marked: bool = False,
-    counts: frozenset[int] = frozenset(),
-) -> str:
-    """The note under the plot: points drawn at the floor, infinite values left out, sparse
-    lines (``marked``: their points carry their n; ``counts``: their seed counts).
-
-    >>> _notes(2, 1)
-    '▽ 2 points with median ≤ 0, drawn at the floor of the log axis; 1 infinite value left out'
-    >>> _notes(0, 0, 3, marked=True)
-    'dashed: 3 lines with fewer than 5 seeds per point (n at each point)'
-    >>> _notes(0, 0, 2, counts=frozenset({2}))
-    'dashed: 2 lines with only 2 seeds per point (fewer than 5)'
-    >>> _notes(0, 0)
-    ''
-    """
-    notes = []
-    if floored:
-        notes.append(
-            f"▽ {floored} point{'s' if floored > 1 else ''} with median ≤ 0, drawn at the floor "
-            "of the log axis"
-        )
-    if infinite:
-        notes.append(f"{infinite} infinite value{'s' if infinite > 1 else ''} left out")
-    if sparse:
-        lines = f"{sparse} line{'s' if sparse > 1 else ''}"
-        if len(counts) == 1 and not marked:
-            n = next(iter(counts))
-            notes.append(
-                f"dashed: {lines} with only {n} seed{'s' if n > 1 else ''} per point "
-                f"(fewer than {SPARSE_SEEDS})"
-            )
-        else:
-            notes.append(
-                f"dashed: {lines} with fewer than {SPARSE_SEEDS} seeds per point"
-                + (" (n at each point)" if marked else "")
-            )
-    return "; ".join(notes)
-
-
-def _infinite(table: pa.Table, options: PlotOptions) -> int:
-    """How many values of the plotted metrics are infinite (or NaN) in error-free rows."""
-    count = 0
-    for row in table.to_pylist():
-        if not _kept(row, options.methods):
-            continue
-        for metric in options.metrics:
-            value = row.get(metric)
-            if value is not None and not math.isfinite(float(value)):
-                count += 1
-    return count
-
-
-def _y_label(metrics: Sequence[str]) -> str:
-    """One metric: its label with unit; several: their shared unit, else 'value'."""
-    if len(metrics) == 1:
-        return axis_label(metrics[0])
-    units = {column(m).unit for m in metrics}
-    if all(m in REFERENCE_AT_ONE for m in metrics):
-        return "transmission ratio (ψ / centralized)"
-    return units.pop() if len(units) == 1 and "" not in units else "value"
 
 
 def _metadata(target: Path) -> dict[str, Any]:

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
 from inev.common.errors import InevError
 from inev.common.stats import quantiles
 from inev.experiments.columns import column, method_name
-
-if TYPE_CHECKING:
-    from inev.experiments.plot import PlotOptions
+from inev.experiments.plot_options import PlotOptions
 
 
 def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:

@@ -35,7 +35,7 @@ from inev.common.figures import Figure
 from inev.common.words import listing
 from inev.experiments.scene import NodeMark, Overlay, Scene, aliases, flow_directions, plan_scene
 from inev.experiments.scene_layout import layout
-from inev.topologies.network import link_key
+from inev.topologies.network_entries import link_key
 
 GAIN = "#2e9e44"
 LOSS = "#d1352b"

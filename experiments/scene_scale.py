@@ -39,7 +39,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.words import listing, plural
 from inev.experiments.scene import NodeMark, Overlay, Scene
-from inev.topologies.network import link_key
+from inev.topologies.network_entries import link_key
 
 Node = Hashable
 GROUP_ABOVE = 300

@@ -154,7 +154,7 @@ def swap_cases(network: Any, shares: Sequence[float], start: str = "middle") -> 
 def given_cases(document: Any, origin: str, network: Any) -> list[Case]:
     """The cases of a ``--cases`` file: a JSON list whose items are lists of change entries
     or ``inev-changes/1`` documents; each is checked against the network."""
-    from inev.planner.repair import apply_changes
+    from inev.planner.changes import apply_changes
 
     if isinstance(document, dict) and isinstance(document.get("cases"), list):
         document = document["cases"]

@@ -38,6 +38,7 @@ placement to plan :mod:`~inev.planner.assemble`; the search around the construct
 """
 
 from inev.planner.baselines import PushPullPlan, centralized_node, push_pull
+from inev.planner.changes import apply_changes
 from inev.planner.checks import check_plan
 from inev.planner.inev_graph import (
     Plan,
@@ -52,7 +53,7 @@ from inev.planner.inev_graph import (
 from inev.planner.lower_bound import lower_bound
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.projections import negation_ties, restrict
-from inev.planner.repair import RepairResult, apply_changes, repair_plan
+from inev.planner.repair import RepairResult, repair_plan
 
 __all__ = [
     "METHODS",

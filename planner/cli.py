@@ -225,8 +225,9 @@ def repair_command(
     **knobs: Any,
 ) -> None:
     """Repair a plan after rate or topology changes (section 6.6); print broken/repaired/re-planned costs."""
+    from inev.planner.changes import apply_changes, load_changes
     from inev.planner.inev_graph import load_plan
-    from inev.planner.repair import apply_changes, load_changes, repair_plan
+    from inev.planner.repair import repair_plan
 
     inputs = {
         "plan": plan_file,

@@ -81,7 +81,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.files import atomic_output, read_json_document, write_json_document
 from inev.common.validation import validate_document
-from inev.topologies.network import link_key
+from inev.topologies.network_entries import link_key
 
 FORMAT = "inev-plan/1"
 COMPACT_ABOVE = 32

@@ -131,7 +131,7 @@ def placements_table(plan: Any) -> Any:
 
 def changes_view(path: str) -> list[Any]:
     """``inev show changes.json``: one row per change (time, kind and what it changes)."""
-    from inev.planner.repair import load_changes
+    from inev.planner.changes import load_changes
 
     changes = load_changes(path)
     table = rich_table("time", "kind", "what", title=f"{path}: {plural(len(changes), 'change')}")

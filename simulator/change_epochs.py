@@ -13,12 +13,14 @@ from itertools import groupby
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.planner.changes import apply_changes
 from inev.planner.inev_graph import Plan
-from inev.planner.repair import apply_changes, repair_plan
+from inev.planner.repair import repair_plan
 from inev.simulator.engine.events import Event
 from inev.simulator.execution import PlanExecution
 from inev.simulator.simpy_network import SimNetwork
-from inev.topologies.network import Network, link_key
+from inev.topologies.network import Network
+from inev.topologies.network_entries import link_key
 from inev.workloads.workload import Workload
 
 Epoch = tuple[float, float, Network, Plan, dict[str, Any]]

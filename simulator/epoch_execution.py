@@ -26,7 +26,8 @@ from inev.simulator.options import SimulationOptions
 from inev.simulator.simpy_network import SimNetwork
 from inev.simulator.tally import Tally
 from inev.simulator.timeline import bin_width
-from inev.topologies.network import Network, link_key
+from inev.topologies.network import Network
+from inev.topologies.network_entries import link_key
 from inev.workloads.workload import Workload
 
 

@@ -38,7 +38,8 @@ import simpy
 
 from inev.common.errors import InevError
 from inev.planner.broken import bfs_children
-from inev.topologies.network import Network, link_key
+from inev.topologies.network import Network
+from inev.topologies.network_entries import link_key
 
 Node = Hashable
 Tree = Mapping[Node, tuple[Node, ...]]

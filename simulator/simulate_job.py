@@ -46,8 +46,8 @@ from dataclasses import dataclass, field, replace
 from inev.common.errors import InevError
 from inev.common.paths import check_paths
 from inev.planner import METHODS, Plan, load_plan, plan_workload
+from inev.planner.changes import apply_changes, load_changes
 from inev.planner.fingerprint import check_plan_for
-from inev.planner.repair import apply_changes, load_changes
 from inev.simulator.aggregation import size_workload
 from inev.simulator.engine.replay import absent_types, ordered_chunks, prepare
 from inev.simulator.options import SimulationOptions

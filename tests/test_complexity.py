@@ -4,7 +4,8 @@
   :data:`COMPLEXITY` (radon's rank D and worse); each of them is a measured hot path whose
   docstring says why it stays one function and names the benchmark that times it
   (``benchmarks/...``), save the ones in :data:`UNANNOTATED`.
-- No package module has more than :data:`MAX_LINES` lines.
+- No module has more than :data:`MAX_LINES` lines: the package's, and the scripts and tests
+  around it (:data:`LINE_FOLDERS`), save the ones in :data:`LONG` while they are being split.
 
 Each check runs on the tree and on planted sources that must fail it.
 """
@@ -20,20 +21,40 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
 COMPLEXITY = 20
 MAX_COMPLEX = 5
-MAX_LINES = 800
+MAX_LINES = 600
+LINE_FOLDERS = [*PACKAGES, "benchmarks", "tests", "examples"]
+"""Folders whose modules keep :data:`MAX_LINES` (the complexity bound is the package's only:
+a benchmark or a test may be one long loop)."""
+LONG: dict[str, int] = {"planner/search.py": 661}
+"""Modules above :data:`MAX_LINES` with the lines they may have at most, listed by name so that
+a new one fails and a listed one cannot grow (``planner/search.py`` is being split by job,
+issue 47); an entry no longer needed fails too, so the list only shrinks."""
 UNANNOTATED: set[str] = set()
 """Functions above the bound whose docstrings do not name a benchmark yet, listed by name so
 that a new one fails (empty since alg2's ``_layout`` names its benchmark and exact's
 ``_placement`` was split)."""
 
 
-def package_sources() -> dict[str, str]:
-    """``{path relative to the repository: source}`` of every module of the package."""
+def package_sources(folders: list[str] = PACKAGES) -> dict[str, str]:
+    """``{path relative to the repository: source}`` of every module under ``folders``
+    (default: the package's)."""
     return {
-        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
-        for package in PACKAGES
-        for p in sorted((ROOT / package).rglob("*.py"))
+        p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+        for folder in folders
+        for p in sorted((ROOT / folder).rglob("*.py"))
     }
+
+
+def long_modules(sources: dict[str, str], allowed: dict[str, int] | None = None) -> list[str]:
+    """The modules above :data:`MAX_LINES` lines (or above their entry in ``allowed``), one
+    line each (empty: none)."""
+    allowed = {} if allowed is None else allowed
+    out = []
+    for path, code in sources.items():
+        lines = len(code.splitlines())
+        if lines > allowed.get(path, MAX_LINES):
+            out.append(f"{path}: {lines} lines (at most {allowed.get(path, MAX_LINES)})")
+    return out
 
 
 def over_complex(sources: dict[str, str]) -> list[tuple[str, int, str]]:
@@ -63,10 +84,6 @@ def violations(sources: dict[str, str]) -> list[str]:
     for name, cc, doc in complex_:
         if name not in UNANNOTATED and "benchmarks/" not in doc:
             out.append(f"{name} (complexity {cc}): its docstring names no benchmark")
-    for path, code in sources.items():
-        lines = len(code.splitlines())
-        if lines > MAX_LINES:
-            out.append(f"{path}: {lines} lines (at most {MAX_LINES})")
     return out
 
 
@@ -78,6 +95,17 @@ def _branchy(name: str, branches: int, doc: str = "") -> str:
 
 def test_the_package_keeps_its_size_floors():
     assert violations(package_sources()) == []
+
+
+def test_no_module_is_too_long():
+    assert long_modules(package_sources(LINE_FOLDERS), LONG) == []
+
+
+def test_the_long_modules_are_still_long():
+    sources = package_sources(LINE_FOLDERS)
+    lines = {path: len(sources[path].splitlines()) for path in LONG if path in sources}
+    short = {path for path in LONG if lines.get(path, 0) <= MAX_LINES}
+    assert short == set(), f"at most {MAX_LINES} lines now: strike {short} off LONG"
 
 
 def test_the_exemptions_are_still_needed():
@@ -102,7 +130,22 @@ def test_planted_complex_functions_fail():
 
 
 def test_a_planted_long_module_fails():
-    assert violations({"long.py": "x = 1\n" * MAX_LINES}) == []
-    assert violations({"long.py": "x = 1\n" * (MAX_LINES + 1)}) == [
+    assert long_modules({"long.py": "x = 1\n" * MAX_LINES}) == []
+    assert long_modules({"long.py": "x = 1\n" * (MAX_LINES + 1)}) == [
         f"long.py: {MAX_LINES + 1} lines (at most {MAX_LINES})"
     ]
+    # a listed module may keep its size, not grow; the others keep the bound
+    listed = {"old.py": MAX_LINES + 50}
+    grown = {"old.py": "x = 1\n" * (MAX_LINES + 51), "new.py": "x = 1\n" * (MAX_LINES + 1)}
+    assert long_modules({"old.py": "x = 1\n" * (MAX_LINES + 50)}, listed) == []
+    assert long_modules(grown, listed) == [
+        f"old.py: {MAX_LINES + 51} lines (at most {MAX_LINES + 50})",
+        f"new.py: {MAX_LINES + 1} lines (at most {MAX_LINES})",
+    ]
+
+
+def test_the_line_check_sees_the_scripts_and_tests():
+    sources = package_sources(LINE_FOLDERS)
+    assert "benchmarks/fuzz_commands.py" in sources
+    assert "tests/test_complexity.py" in sources
+    assert "examples/build_notebooks.py" in sources

@@ -9,9 +9,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from inev.experiments.scene import aliases, plan_scene, simulation_scene
+from inev.experiments.scene import aliases, plan_scene
 from inev.experiments.scene_figure import element_id, save_scene
 from inev.experiments.scene_html import page_data, scene_html
+from inev.experiments.scene_simulation import simulation_scene
 from inev.experiments.scene_text import scene_text
 from inev.planner.inev_graph import save_plan
 from inev.planner.planning import plan_workload

@@ -28,7 +28,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.generate import generate_network
 from inev.topologies.io import save_network
-from inev.topologies.network import link_key
+from inev.topologies.network_entries import link_key
 from inev.workloads.generate import generate_workload
 
 QUICK = PlanOptions(effort=0.0, exact_steps=0)

@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 from inev.common.cli import main
 from inev.common.errors import InevError
+from inev.planner.changes import apply_changes
 from inev.planner.checks import check_plan
 from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import save_plan
 from inev.planner.planning import plan_workload
 from inev.planner.projections import make_projection, primitive_projection
-from inev.planner.repair import _harmful, apply_changes, repair_plan
+from inev.planner.repair import _harmful, repair_plan
 from inev.topologies.generate import generate_network
 from inev.topologies.io import save_network
 from inev.topologies.network import Network

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from inev.common.errors import InevError
 from inev.planner.broken import rerouted
+from inev.planner.changes import apply_changes
 from inev.planner.checks import check_fits
 from inev.planner.inev_graph import Plan, Vertex, plan_to_dict
 from inev.planner.planning import plan_workload
-from inev.planner.repair import apply_changes, repair_plan
+from inev.planner.repair import repair_plan
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload

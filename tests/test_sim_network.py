@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from inev.common.errors import InevError
 from inev.simulator.simpy_network import SimNetwork, forwarding_tree
 from inev.simulator.sources import expected_events, poisson_trace, workload_attributes
-from inev.topologies.network import Network, link_key
+from inev.topologies.network import Network
+from inev.topologies.network_entries import link_key
 from inev.workloads.workload import Query, Workload
 
 PATH = Network.build([0, 1, 2, 3, 4], [(0, 1), (1, 2), (2, 3, 2.0), (3, 4)], {"A": (1.0, [0])})

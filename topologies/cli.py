@@ -15,6 +15,7 @@ from inev.topologies.generate import (
     generate_network,
     network_from_topology,
 )
+from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.io import (
     connected_part,
     drawing_keys,
@@ -44,17 +45,35 @@ def network_group() -> None:
         "inev network generate --from-file Geant2011.graphml --largest-component -o geant.json",
     ),
 )
-@click.option("--nodes", default=20, show_default=True, help="Number of nodes.")
-@click.option("--out-degree", default=3.0, show_default=True, help="Average node degree.")
-@click.option("--event-types", default=6, show_default=True, help="Number of event types.")
-@click.option("--skew", default=1.3, show_default=True, help="Zipf exponent of the rates (> 1).")
+@click.option("--nodes", default=NETWORK_DEFAULTS.nodes, show_default=True, help="Number of nodes.")
 @click.option(
-    "--node-ratio", default=0.5, show_default=True, help="Share of types each node generates."
+    "--out-degree",
+    default=NETWORK_DEFAULTS.out_degree,
+    show_default=True,
+    help="Average node degree.",
+)
+@click.option(
+    "--event-types",
+    default=NETWORK_DEFAULTS.event_types,
+    show_default=True,
+    help="Number of event types.",
+)
+@click.option(
+    "--skew",
+    default=NETWORK_DEFAULTS.skew,
+    show_default=True,
+    help="Zipf exponent of the rates (> 1).",
+)
+@click.option(
+    "--node-ratio",
+    default=NETWORK_DEFAULTS.node_ratio,
+    show_default=True,
+    help="Share of types each node generates.",
 )
 @click.option(
     "--topology",
     type=click.Choice(TOPOLOGIES),
-    default="degree",
+    default=NETWORK_DEFAULTS.topology,
     show_default=True,
     help="Topology kind ('ws' is the paper's networkx Watts-Strogatz).",
 )
@@ -144,7 +163,7 @@ def show_command(network_file: str) -> None:
 )
 @click.option(
     "--out-degree",
-    default=3.0,
+    default=NETWORK_DEFAULTS.out_degree,
     show_default=True,
     help="Mean degree of the generated topology (without --topology).",
 )

@@ -30,14 +30,16 @@ from inev.common.errors import InevError
 from inev.common.traces import TraceScan
 from inev.common.validation import MAX_NUMBER
 from inev.topologies.generate import build_topology
-from inev.topologies.network import DEFAULT_LATENCY, Network, check_node_id, check_type_name
+from inev.topologies.generator_options import NETWORK_DEFAULTS
+from inev.topologies.network import Network, check_node_id
+from inev.topologies.network_entries import DEFAULT_LATENCY, check_type_name
 from inev.topologies.schema import MAX_NODES, MAX_TYPES
 
 
 def network_from_scan(
     scan: TraceScan,
     topology: nx.Graph | None = None,
-    out_degree: float = 3.0,
+    out_degree: float = NETWORK_DEFAULTS.out_degree,
     seed: int = 0,
     duration: float | None = None,
     name: str = "trace",

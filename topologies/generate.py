@@ -36,7 +36,9 @@ import networkx as nx
 import numpy as np
 
 from inev.common.errors import InevError
-from inev.topologies.network import DEFAULT_LATENCY, Network
+from inev.topologies.generator_options import NETWORK_DEFAULTS
+from inev.topologies.network import Network
+from inev.topologies.network_entries import DEFAULT_LATENCY
 from inev.topologies.schema import MAX_NODES, MAX_TYPES
 
 TOPOLOGIES = ("degree", "ws", "grid", "tree", "ba", "waxman", "ring")
@@ -269,15 +271,16 @@ def network_from_topology(
 
 
 def generate_network(
-    nodes: int = 20,
-    out_degree: float = 3,
-    event_types: int = 6,
-    skew: float = 1.3,
-    node_ratio: float = 0.5,
+    nodes: int = NETWORK_DEFAULTS.nodes,
+    out_degree: float = NETWORK_DEFAULTS.out_degree,
+    event_types: int = NETWORK_DEFAULTS.event_types,
+    skew: float = NETWORK_DEFAULTS.skew,
+    node_ratio: float = NETWORK_DEFAULTS.node_ratio,
     seed: int = 0,
-    topology: str = "degree",
+    topology: str = NETWORK_DEFAULTS.topology,
 ) -> Network:
-    """The paper's synthetic event network (§7.1); defaults are the paper's defaults.
+    """The paper's synthetic event network (§7.1); defaults are the paper's defaults
+    (:data:`~inev.topologies.generator_options.NETWORK_DEFAULTS`).
 
     Sizes are bounded as for network files (:data:`inev.topologies.schema.MAX_NODES` nodes,
     :data:`~inev.topologies.schema.MAX_TYPES` types), and the mean degree must be finite.

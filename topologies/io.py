@@ -18,7 +18,8 @@ import networkx as nx
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
 from inev.common.validation import validate_document
-from inev.topologies.network import DEFAULT_LATENCY, EventType, Network
+from inev.topologies.network import EventType, Network
+from inev.topologies.network_entries import DEFAULT_LATENCY
 from inev.topologies.schema import MAX_NODES, NetworkDocument
 
 FORMAT = "inev-network/1"

@@ -8,7 +8,12 @@ from inev.common.click_options import seed_option
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
 from inev.topologies.io import load_network
-from inev.topologies.trace_generator import PROFILES, TraceOptions, generate_trace_file
+from inev.topologies.trace_generator import (
+    PROFILES,
+    TRACE_DEFAULTS,
+    TraceOptions,
+    generate_trace_file,
+)
 
 
 @click.group(
@@ -28,42 +33,72 @@ def trace_group() -> None:
         "inev trace generate --nodes 20 --types 4 --events 100000 --duration 30 --period 1 --profile diurnal --keys 5000 --key-name bid --seed 1 -o trips.parquet",
     ),
 )
-@click.option("--nodes", default=20, show_default=True, help="Number of nodes.")
-@click.option("--types", "types_", default=4, show_default=True, help="Number of event types.")
-@click.option("--events", default=100_000, show_default=True, help="Expected number of events.")
+@click.option("--nodes", default=TRACE_DEFAULTS.nodes, show_default=True, help="Number of nodes.")
+@click.option(
+    "--types",
+    "types_",
+    default=TRACE_DEFAULTS.types,
+    show_default=True,
+    help="Number of event types.",
+)
+@click.option(
+    "--events", default=TRACE_DEFAULTS.events, show_default=True, help="Expected number of events."
+)
 @click.option(
     "--duration",
-    default=30 * 86_400.0,
+    default=TRACE_DEFAULTS.duration,
     show_default=True,
     help="Time span of the trace (time units; the default is 30 days in seconds).",
 )
 @click.option(
-    "--skew", default=0.5, show_default=True, help="Type i gets a share 1/(i+1)^skew of events."
+    "--skew",
+    default=TRACE_DEFAULTS.skew,
+    show_default=True,
+    help="Type i gets a share 1/(i+1)^skew of events.",
 )
 @click.option(
-    "--node-ratio", default=0.5, show_default=True, help="Chance that a node is a source of a type."
+    "--node-ratio",
+    default=TRACE_DEFAULTS.node_ratio,
+    show_default=True,
+    help="Chance that a node is a source of a type.",
 )
 @click.option(
     "--spread",
-    default=1.5,
+    default=TRACE_DEFAULTS.spread,
     show_default=True,
     help="Log-normal spread (sigma) of the per-source rates of a type; 0 makes them equal.",
 )
 @click.option(
     "--profile",
     type=click.Choice(PROFILES),
-    default="poisson",
+    default=TRACE_DEFAULTS.profile,
     show_default=True,
     help="Rates over time: constant (poisson), following the day (diurnal: 1 + 0.8 sin), "
     "or diurnal with busy and quiet phases per source (bursty).",
 )
 @click.option(
-    "--period", default=86_400.0, show_default=True, help="Day length of diurnal/bursty profiles."
+    "--period",
+    default=TRACE_DEFAULTS.period,
+    show_default=True,
+    help="Day length of diurnal/bursty profiles.",
 )
-@click.option("--keys", default=0, show_default=True, help="Key pool size (0: no key attribute).")
-@click.option("--key-name", default="key", show_default=True, help="Name of the key attribute.")
 @click.option(
-    "--key-skew", default=0.0, show_default=True, help="Key popularity 1/(k+1)^skew (0: uniform)."
+    "--keys",
+    default=TRACE_DEFAULTS.keys,
+    show_default=True,
+    help="Key pool size (0: no key attribute).",
+)
+@click.option(
+    "--key-name",
+    default=TRACE_DEFAULTS.key_name,
+    show_default=True,
+    help="Name of the key attribute.",
+)
+@click.option(
+    "--key-skew",
+    default=TRACE_DEFAULTS.key_skew,
+    show_default=True,
+    help="Key popularity 1/(k+1)^skew (0: uniform).",
 )
 @click.option(
     "--network",

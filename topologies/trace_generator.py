@@ -51,6 +51,7 @@ import numpy as np
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.topologies.generate import type_names
+from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.network import Network
 
 PROFILES = ("poisson", "diurnal", "bursty")
@@ -69,12 +70,12 @@ SourceRates = Mapping[tuple[str, Any], float]
 class TraceOptions:
     """The knobs of :func:`random_rates` and :func:`generate_trace` (module docstring)."""
 
-    nodes: int = 20
+    nodes: int = NETWORK_DEFAULTS.nodes
     types: int = 4
     events: int = 100_000
     duration: float = 30 * 86_400.0
     skew: float = 0.5
-    node_ratio: float = 0.5
+    node_ratio: float = NETWORK_DEFAULTS.node_ratio
     spread: float = 1.5
     profile: str = "poisson"
     period: float = 86_400.0
@@ -117,6 +118,11 @@ class TraceOptions:
             or not 0 <= self.seed < 2**63
         ):
             raise InevError(f"seed must be a non-negative integer (64 bits), got {self.seed!r}")
+
+
+TRACE_DEFAULTS = TraceOptions()
+"""Every knob's default, what ``inev trace generate`` offers (its node count and node ratio
+are the network's, :data:`~inev.topologies.generator_options.NETWORK_DEFAULTS`)."""
 
 
 def _positive_int(value: Any, what: str, most: int) -> None:

@@ -23,7 +23,8 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.words import listing
-from inev.topologies.network import Network, check_type_name
+from inev.topologies.network import Network
+from inev.topologies.network_entries import check_type_name
 from inev.workloads.expressions import (
     Aggregate,
     Compare,

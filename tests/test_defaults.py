@@ -1,0 +1,183 @@
+"""Each default is written once (issue 47): a setting's default value lives in its home, and
+every other place (the generator's signature, the command's ``--flag``, the sweep's
+``DEFAULTS``) names it from there.
+
+:data:`SETTINGS` lists the settings held to this and their homes: the network generator's
+(:data:`inev.topologies.generator_options.NETWORK_DEFAULTS`) and the trace generator's
+(:data:`inev.topologies.trace_generator.TRACE_DEFAULTS`). A *definition* of a setting is a
+literal value given to its name: a function parameter's default (``nodes: int = 20``), a class
+field (``nodes: int = 20``), a dict entry (``"nodes": 20``), a command option's default
+(``click.option("--nodes", default=20)``) or a lookup's fallback (``config.get("nodes",
+20)``). A definition of a listed setting with its default value outside its home fails: it is
+a second source that can drift. A definition with another value is another setting of the
+same name (the trace's ``skew`` 0.5 is not the network's 1.3) and is left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from inev.topologies.generator_options import NETWORK_DEFAULTS
+from inev.topologies.trace_generator import TRACE_DEFAULTS
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
+UNLISTED = {"seed"}
+"""Names too common to hold to one value (``seed: int = 0`` is every generator's)."""
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of the same kind (``True`` is not ``1``; ``3`` is ``3.0``)."""
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def _settings() -> dict[str, list[tuple[str, Any]]]:
+    """``{name: [(home, default), ...]}`` of every listed setting (the trace's node count and
+    node ratio are the network's, so their home is the network's)."""
+    found: dict[str, list[tuple[str, Any]]] = {}
+    for home, defaults in (
+        ("topologies/generator_options.py", NETWORK_DEFAULTS),
+        ("topologies/trace_generator.py", TRACE_DEFAULTS),
+    ):
+        for f in dataclasses.fields(defaults):
+            value = getattr(defaults, f.name)
+            listed = [v for _, v in found.get(f.name, [])]
+            if f.name not in UNLISTED and not any(_same(value, v) for v in listed):
+                found.setdefault(f.name, []).append((home, value))
+    return found
+
+
+SETTINGS = _settings()
+
+
+def _value(node: ast.AST) -> tuple[bool, Any]:
+    """``(True, value)`` of a literal (numbers, text, and arithmetic on them), else ``(False,
+    None)``."""
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        ok, v = _value(node.operand)
+        return (ok, -v) if ok and isinstance(v, int | float) else (False, None)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Add | ast.Div):
+        (ok_l, left), (ok_r, right) = _value(node.left), _value(node.right)
+        if ok_l and ok_r and all(isinstance(v, int | float) for v in (left, right)):
+            op = {ast.Mult: lambda a, b: a * b, ast.Add: lambda a, b: a + b}
+            return True, op.get(type(node.op), lambda a, b: a / b)(left, right)
+    return False, None
+
+
+def definitions(code: str) -> list[tuple[int, str, Any]]:
+    """``(line, name, value)`` of every literal definition in ``code`` (module docstring)."""
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        pairs: list[tuple[str, ast.AST]] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            positional = [*args.posonlyargs, *args.args]
+            pairs += zip(
+                [a.arg for a in positional[len(positional) - len(args.defaults) :]],
+                args.defaults,
+                strict=True,
+            )
+            pairs += [
+                (a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d
+            ]
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    if item.value is not None:
+                        pairs.append((item.target.id, item.value))
+                elif isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Name):
+                    pairs.append((item.targets[0].id, item.value))
+        elif isinstance(node, ast.Dict):
+            pairs += [
+                (k.value, v)
+                for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
+        elif isinstance(node, ast.Call):
+            first = node.args[0] if node.args else None
+            flag = first.value if isinstance(first, ast.Constant) else None
+            if isinstance(flag, str) and flag.startswith("--"):
+                name = flag.lstrip("-").replace("-", "_")
+                pairs += [(name, k.value) for k in node.keywords if k.arg == "default"]
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "get"
+                and len(node.args) == 2
+                and isinstance(flag, str)
+            ):
+                pairs.append((flag, node.args[1]))
+        for name, value_node in pairs:
+            ok, value = _value(value_node)
+            if ok:
+                found.append((getattr(value_node, "lineno", 0), name, value))
+    return found
+
+
+def second_definitions(
+    sources: dict[str, str], settings: dict[str, list[tuple[str, Any]]] = SETTINGS
+) -> list[str]:
+    """The definitions of a listed setting's default outside its home, as ``file:line``."""
+    out = []
+    for path, code in sources.items():
+        for line, name, value in definitions(code):
+            for home, default in settings.get(name, ()):
+                if path != home and _same(value, default):
+                    out.append(f"{path}:{line}: {name} = {value!r} (written in {home})")
+    return out
+
+
+def package_sources() -> dict[str, str]:
+    """``{path: source}`` of every module of the package."""
+    return {
+        p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+        for package in PACKAGES
+        for p in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+def test_each_listed_default_is_written_once():
+    assert second_definitions(package_sources()) == []
+
+
+def test_the_homes_define_them():
+    sources = package_sources()
+    for name, homes in SETTINGS.items():
+        for home, default in homes:
+            assert (name, default) in {(n, v) for _, n, v in definitions(sources[home])}, name
+
+
+def test_the_listed_settings():
+    assert SETTINGS["nodes"] == [("topologies/generator_options.py", 20)]
+    assert ("topologies/generator_options.py", 1.3) in SETTINGS["skew"]
+    assert ("topologies/trace_generator.py", 0.5) in SETTINGS["skew"]
+    assert "seed" not in SETTINGS
+
+
+PLANTED = [
+    ("def generate(nodes: int = 20):\n    pass\n", ["x.py:1: nodes = 20"]),
+    ("def generate(*, skew=1.3):\n    pass\n", ["x.py:1: skew = 1.3"]),
+    ("class Options:\n    out_degree: float = 3\n", ["x.py:2: out_degree = 3"]),
+    ('DEFAULTS = {"event_types": 6, "queries": 1}\n', ["x.py:1: event_types = 6"]),
+    ('import click\nclick.option("--node-ratio", default=0.5)\n', ["x.py:2: node_ratio = 0.5"]),
+    ('def f(config):\n    return config.get("topology", "degree")\n', ["x.py:2: topology ="]),
+    ("def f(duration=30 * 86_400.0):\n    pass\n", ["x.py:1: duration = 2592000.0"]),
+    # named from the home, another value (another setting of that name), a call: no definition
+    ("def generate(nodes: int = NETWORK_DEFAULTS.nodes):\n    pass\n", []),
+    ("def generate(nodes: int = 200, skew: float = 2.0):\n    pass\n", []),
+    ("generate_network(nodes=20)\n", []),
+    ("def f(nodes=True):\n    pass\n", []),
+]
+
+
+def test_a_planted_second_default_is_found():
+    for code, expected in PLANTED:
+        found = second_definitions({"x.py": code})
+        assert len(found) == len(expected), (code, found)
+        for line, prefix in zip(found, expected, strict=True):
+            assert line.startswith(prefix), (code, line)

@@ -29,6 +29,21 @@ query alone (``isolated``, one plan per query) and prints, per seed and query co
 
 Options: ``--queries 5 10 20``, ``--seeds N`` (first N seeds of the preset), ``--effort E``,
 ``--length L --min-length M``.
+
+``--authors`` measures instead the one like-for-like quantity of the authors' Fig. 10a (their
+``REPRO_multiquery``: ``scripts/multi-query20.sh``, ``mq20``'s ``mergedcosts.py`` and
+``res/plot_multi_query.py``), as they computed it:
+
+* their "20-query" runs plan **15** queries (``generate_qwls_incremental.py 6 15 $k``), of 3
+  to 6 types, on networks of 20 nodes, node ratio 0.6 and 10 types, at skews 1.1, 1.3, 1.5
+  and 1.7 (here ``--seeds`` networks per skew, one workload each);
+* the workload grows one query at a time and each prefix is planned jointly; the
+  sharing-agnostic cost merges the routes of *every prefix's* plan (``partialInev``), so it
+  contains the routes of the whole workload's joint plan and is at least ψ of it;
+* the figure plots, per skew, the **median** of ψ(joint) / merged cost (``dev``).
+
+It prints that median per skew, beside the median of inev's own Fig. 10a quantity (ψ(joint) /
+Σ ψ(q alone)) on the same instances.
 """
 
 from __future__ import annotations
@@ -198,6 +213,59 @@ def one_task(point: dict, seed: int) -> dict[str, float]:
     return out
 
 
+AUTHORS_POINT = {"queries": 15, "length": 6, "min_length": 3, "node_ratio": 0.6}
+"""The authors' "20-query" runs (``--authors``, module docstring)."""
+AUTHORS_SKEWS = (1.1, 1.3, 1.5, 1.7)
+
+
+def _prefix(workload: Workload, count: int) -> Workload:
+    """The workload of the first ``count`` queries."""
+    queries = list(workload.queries[:count])
+    return Workload.build(workload.window, queries, workload.slide, workload.selectivity_seed)
+
+
+def _only(workload: Workload, query: object) -> Workload:
+    """The workload of one query."""
+    return Workload.build(workload.window, [query], workload.slide, workload.selectivity_seed)
+
+
+def authors_task(point: dict, seed: int) -> tuple[float, float]:
+    """(ψ(joint) / the authors' merged cost over every prefix's plan, ψ(joint) / Σ ψ(q
+    alone)) of one instance (``--authors``, module docstring)."""
+    network, workload = task_inputs(point, seed)
+    options = plan_options(point)
+    prefixes = [
+        plan_workload(network, _prefix(workload, k), "inev", options)
+        for k in range(1, len(workload.queries) + 1)
+    ]
+    joint = prefixes[-1]
+    alone = [
+        plan_workload(network, _only(workload, q), "isolated", options) for q in workload.queries
+    ]
+    return joint.psi / merged_cost(prefixes), joint.psi / math.fsum(p.psi for p in alone)
+
+
+def authors_main(seeds: int, effort: float | None) -> None:
+    """Print the per-skew medians of :func:`authors_task` (``--authors``)."""
+    spec = load_spec(PRESET)
+    base = dict(next(t.point for t in expand(spec)))
+    base.update(AUTHORS_POINT)
+    if effort is not None:
+        base["effort"] = effort
+    print("per seed (every skew), then the medians per skew", flush=True)
+    rows: dict[float, list[tuple[float, float]]] = {skew: [] for skew in AUTHORS_SKEWS}
+    for seed in range(seeds):
+        for skew in AUTHORS_SKEWS:
+            rows[skew].append(authors_task({**base, "skew": skew}, seed))
+            merged, isolated = rows[skew][-1]
+            print(f"  skew {skew} seed {seed}: {merged:.3f} {isolated:.3f}", flush=True)
+    print("skew  seeds  median joint/merged (authors' dev)  median joint/isolated (inev's)")
+    for skew, found in rows.items():
+        merged = statistics.median(r[0] for r in found)
+        isolated = statistics.median(r[1] for r in found)
+        print(f"{skew:4.1f}  {seeds:5d}  {merged:34.3f}  {isolated:30.3f}")
+
+
 def main() -> None:
     """Print the per-seed figures and their summary per query count."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -206,7 +274,11 @@ def main() -> None:
     parser.add_argument("--effort", type=float, default=None)
     parser.add_argument("--length", type=int, default=None)
     parser.add_argument("--min-length", type=int, default=None)
+    parser.add_argument("--authors", action="store_true", help="the authors' quantity")
     args = parser.parse_args()
+    if args.authors:
+        authors_main(args.seeds, args.effort)
+        return
     spec = load_spec(PRESET)
     columns = ["ratio", "vs merged", "floor", "provable", "centralized", "raw", "selected"]
     columns += ["matches", "save one node", "save any node", "save raw covers", "save same types"]

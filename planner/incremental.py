@@ -151,6 +151,10 @@ class Placer:
         (``math.fsum``, correctly rounded, so not above the exact sum) is at least
         ``below``, ψ is too and the rest is not laid out. A running float sum says when to
         check. ``(ψ, nodes)`` whenever the placement is finished.
+
+        It stays one function: it is the local search's hot path (every design it compares
+        is laid out here; timed by ``benchmarks/bench_reproduce_speed.py`` and
+        ``benchmarks/bench_planner.py``), and the running sum is kept in its locals.
         """
         network = self.network
         where = sites(network, pinned.values())

@@ -35,8 +35,12 @@ def inputs_first(
     ['Y', 'Z', 'X']
     """
     keys = list(projections)
-    position = {k: i for i, k in enumerate(keys)}
-    rank = {k: (len(projections[k].types), position[k]) for k in keys}
+    rank = {k: (len(projections[k].types), i) for i, k in enumerate(keys)}
+    ranked = sorted(keys, key=rank.__getitem__)
+    if all(
+        rank[i] < rank[k] for k in ranked for i in inputs.get(k, ()) if i in rank
+    ):  # every input ranks before its consumers: the order below pops the keys by rank
+        return ranked
     waiting = {k: {i for i in inputs.get(k, ()) if i in rank} for k in keys}
     consumers: dict[str, list[str]] = {k: [] for k in keys}
     for k, ins in waiting.items():

@@ -61,6 +61,8 @@ from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
 from inev.workloads.rates import strip_kleene
 
+MAX_COMBINATIONS = 20_000
+"""Combinations an evaluator keeps (:meth:`Evaluator.combination`) before it drops them."""
 INCREMENTAL = True
 """Whether evaluators place designs incrementally (:mod:`inev.planner.incremental`: the same
 ψ and nodes as Alg. 2 from scratch, bit for bit; off only to compare the two)."""
@@ -81,28 +83,50 @@ class Design:
 
     def reached(self) -> list[str]:
         """The projections the sinks reach through the chosen inputs (inputs first)."""
-        seen: dict[str, None] = {}
-        stack = list(self.sinks.values())
-        while stack:
-            key = stack.pop()
-            if key in seen:
-                continue
-            seen[key] = None
-            stack.extend(self.choices[key].inputs)
-        return list(seen)
+        found = self.__dict__.get("_reached")
+        if found is None:  # a design's mappings are never changed: kept on the instance
+            seen: dict[str, None] = {}
+            stack = list(self.sinks.values())
+            while stack:
+                key = stack.pop()
+                if key in seen:
+                    continue
+                seen[key] = None
+                stack.extend(self.choices[key].inputs)
+            found = tuple(seen)
+            object.__setattr__(self, "_reached", found)
+        return list(found)
 
     def signature(self) -> tuple:
         """What determines the placed graph: chosen inputs and partitions, pins, overrides."""
-        keys = self.reached()
-        return (
-            tuple(
-                sorted((k, self.choices[k].inputs, self.choices[k].partition or "") for k in keys)
-            ),
-            tuple(sorted(self.sinks.items())),
-            tuple(sorted((k, str(n)) for k, n in self.pinned.items())),
-            tuple(sorted(self.keep_matches & set(keys))),
-            tuple(sorted((k, r.sites) for k, r in self.regions_in(keys).items())),
-        )
+        found = self.__dict__.get("_signature")
+        if found is None:
+            keys = self.reached()
+            found = (
+                self.shape(),
+                tuple(sorted((k, str(n)) for k, n in self.pinned.items())),
+                tuple(sorted(self.keep_matches & set(keys))),
+            )
+            object.__setattr__(self, "_signature", found)
+        return found
+
+    def shape(self) -> tuple:
+        """The part of :meth:`signature` that determines :meth:`combination`: chosen inputs
+        and partitions, sinks, regional placements."""
+        found = self.__dict__.get("_shape")
+        if found is None:
+            keys = self.reached()
+            found = (
+                tuple(
+                    sorted(
+                        (k, self.choices[k].inputs, self.choices[k].partition or "") for k in keys
+                    )
+                ),
+                tuple(sorted(self.sinks.items())),
+                tuple(sorted((k, r.sites) for k, r in self.regions_in(keys).items())),
+            )
+            object.__setattr__(self, "_shape", found)
+        return found
 
     def regions_in(self, keys: list[str]) -> dict[str, Regions]:
         """The regional placements that hold among ``keys`` (see :attr:`regional`)."""
@@ -160,55 +184,133 @@ class Evaluator:
         self.network = network
         self.pool = pool
         self.memo: dict[tuple, float] = {}
+        """ψ per design (the cheaper of it and its selector-free twin)."""
+        self.exact: dict[tuple, float] = {}
+        """ψ of each design's own placement."""
+        self.bounds: dict[tuple, float] = {}
+        """A lower bound of ψ of a design's own placement, where the search needed no more
+        (``below``); a design in none of the three was never placed."""
         self.nodes: dict[tuple, dict[str, Node]] = {}
         """The node of every single-node projection, per placed design."""
         self.median_memo: dict[tuple, list[Node]] = {}
+        self.combinations: dict[tuple, Combination] = {}
+        self.selectors: dict[tuple, bool] = {}
         self.variants: dict[tuple, Design] = {}
         """Per design, the cheaper of it and its selector-free twin (when that is cheaper)."""
         self.placer = Placer(network) if INCREMENTAL else None
         """Alg. 2 re-placing only what a design changes (:mod:`inev.planner.incremental`)."""
 
-    def __call__(self, design: Design, budget: Budget | None = None) -> float:
-        """ψ of ``design`` (a new design uses one evaluation of ``budget``)."""
+    def __call__(
+        self, design: Design, budget: Budget | None = None, below: float = math.inf
+    ) -> float:
+        """ψ of ``design`` (a new design uses one evaluation of ``budget``); with ``below``,
+        a value of at least ``below`` may stand for any ψ that is not below it (the local
+        search keeps only cheaper designs; see :meth:`Placer.bounded`), else ψ exactly.
+
+        With selectors the design's ψ is the cheaper of its own and its twin's, either of
+        which may be a bound (at least ``below``): the twin's exact ψ below the design's
+        bound wins; a design's exact ψ below ``below`` wins over the twin's bound; a twin's
+        exact ψ below ``below`` but not below the design's bound takes the design's ψ
+        exactly; anything else is not below ``below``. Only exact answers are kept in
+        :attr:`memo`, and the budget is charged once per design, as without bounds."""
         key = design.signature()
         found = self.memo.get(key)
-        if found is None:
-            found = self._place(design, budget)
-            matches = frozenset(design.reached())
-            combination = design.combination(self.pool)
-            if uses_selectors(self.network, combination, frozenset(design.keep_matches)):
-                twin = replace(design, keep_matches=matches)
-                value = self._place(twin, None)
-                if value < found * (1 - 1e-12):
-                    found = value
-                    self.variants[key] = twin
-                    self.nodes[key] = self.nodes[twin.signature()]
-            self.memo[key] = found
+        if found is not None:
+            return found
+        found = self._place(design, budget, below)
+        if not self._selectors(design):
+            if key in self.exact:
+                self.memo[key] = found
+            return found
+        twin = replace(design, keep_matches=frozenset(design.reached()))
+        twin_key = twin.signature()
+        value = self._place(twin, None, below)
+        if twin_key in self.exact and key not in self.exact:
+            if value < found * (1 - 1e-12):  # cheaper than the design's bound: the twin wins
+                return self._chosen(key, value, twin, twin_key)
+            if value < below:  # which is cheaper takes the design's ψ
+                found = self._place(design, None)
+        if key in self.exact and twin_key not in self.exact and found < below:
+            self.memo[key] = found  # the twin's bound is not below ``below``: it cannot win
+            return found
+        if key not in self.exact or twin_key not in self.exact:
+            return min(found, value)  # neither is below ``below``
+        if value < found * (1 - 1e-12):
+            return self._chosen(key, value, twin, twin_key)
+        self.memo[key] = found
         return found
 
-    def _place(self, design: Design, budget: Budget | None) -> float:
+    def _chosen(self, key: tuple, value: float, twin: Design, twin_key: tuple) -> float:
+        """The selector-free ``twin`` (ψ ``value``) stands for the design ``key``."""
+        self.variants[key] = twin
+        self.nodes[key] = self.nodes[twin_key]
+        self.memo[key] = value
+        return value
+
+    def _place(self, design: Design, budget: Budget | None, below: float = math.inf) -> float:
+        """ψ of ``design``'s own placement (its first placement uses one evaluation of
+        ``budget``); with ``below`` possibly only a bound of at least ``below``."""
         key = design.signature()
         found = self.memo.get(key)
         if found is None:
+            found = self.exact.get(key)
+        if found is not None:
+            return found
+        bound = self.bounds.get(key)
+        if bound is not None:
+            if bound >= below:
+                return bound
+        else:
             if budget is not None:
                 budget.used += 1
             progress.advance()
-            combination = design.combination(self.pool)
-            if self.placer is not None:
-                found, nodes = self.placer(
-                    combination, design.pinned, frozenset(design.keep_matches)
-                )
-            else:
-                found, nodes = placement_cost(
-                    self.network,
-                    combination,
-                    design.pinned,
-                    frozenset(design.keep_matches),
-                    with_nodes=True,
-                    tight=False,
-                )
-            self.memo[key] = found
-            self.nodes[key] = nodes
+        combination = self.combination(design)
+        if self.placer is not None and below < math.inf:
+            found, nodes = self.placer.bounded(
+                combination, design.pinned, frozenset(design.keep_matches), below
+            )
+        elif self.placer is not None:
+            found, nodes = self.placer(combination, design.pinned, frozenset(design.keep_matches))
+        else:
+            found, nodes = placement_cost(
+                self.network,
+                combination,
+                design.pinned,
+                frozenset(design.keep_matches),
+                with_nodes=True,
+                tight=False,
+            )
+        if nodes is None:
+            self.bounds[key] = found
+            return found
+        self.bounds.pop(key, None)
+        self.exact[key] = found
+        self.nodes[key] = nodes
+        return found
+
+    def combination(self, design: Design) -> Combination:
+        """``design.combination(pool)``, one object for every design of the same
+        :meth:`Design.shape` (designs that differ by pins or selectors share it, and so
+        does the placer's work that depends on it alone, :meth:`Placer.bounded`)."""
+        shape = design.shape()
+        found = self.combinations.get(shape)
+        if found is None:
+            if len(self.combinations) >= MAX_COMBINATIONS:
+                self.combinations.clear()
+            found = self.combinations[shape] = design.combination(self.pool)
+        return found
+
+    def _selectors(self, design: Design) -> bool:
+        """Whether Alg. 2 gives a projection of ``design`` an output selector (kept per
+        design without its pins, on which it does not depend)."""
+        shape, _, keep = design.signature()
+        found = self.selectors.get((shape, keep))
+        if found is None:
+            if len(self.selectors) >= MAX_COMBINATIONS:
+                self.selectors.clear()
+            combination = self.combination(design)
+            found = uses_selectors(self.network, combination, frozenset(design.keep_matches))
+            self.selectors[(shape, keep)] = found
         return found
 
     def medians(self, types: frozenset[str], alone: bool = True) -> list[Node]:
@@ -246,7 +348,7 @@ def improve(
         for neighbour in moves:
             if budget.spent():
                 break
-            value = evaluate(neighbour, budget)
+            value = evaluate(neighbour, budget, cost * (1 - 1e-9))
             if value < cost * (1 - 1e-9):
                 current, cost = evaluate.variant(neighbour), value
                 break

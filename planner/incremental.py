@@ -58,6 +58,8 @@ from inev.planner.inev_graph import Node
 from inev.planner.sites import Sites, sites
 from inev.topologies.network import Network
 
+MAX_PRELUDES = 20_000
+"""Preludes (:meth:`Placer._prelude`) kept per :class:`Placer` before they are dropped."""
 MAX_STATES = 200_000
 """Vertex-group states kept per :class:`Placer` before all parts are dropped."""
 
@@ -65,7 +67,7 @@ MAX_STATES = 200_000
 class _State:
     """A vertex group with its forwarding graphs at one point of Alg. 2's layout."""
 
-    __slots__ = ("_terms", "_weighted", "id", "rates", "reaches")
+    __slots__ = ("_sum", "_terms", "_weighted", "id", "rates", "reaches")
 
     def __init__(self, sid: int, reaches: tuple[Reach, ...], rates: np.ndarray) -> None:
         self.id = sid
@@ -73,6 +75,7 @@ class _State:
         self.rates = rates
         self._weighted: np.ndarray | None = None
         self._terms: list[float] | None = None
+        self._sum: float | None = None
 
     def weighted(self, where: Sites) -> np.ndarray:
         """Per vertex and site: rate · hops from the site to the vertex's graph (the rows
@@ -89,6 +92,12 @@ class _State:
                 r.size * b for r, b in zip(self.reaches, self.rates.tolist(), strict=True)
             ]
         return self._terms
+
+    def sum(self) -> float:
+        """Σ of :meth:`terms` (``math.fsum``; what the group adds to ψ at this point)."""
+        if self._sum is None:
+            self._sum = math.fsum(self.terms())
+        return self._sum
 
 
 class Placer:
@@ -116,21 +125,44 @@ class Placer:
         self.initial: dict[tuple, int] = {}
         self.steps: dict[tuple, int] = {}
         self.chosen: dict[tuple, Node] = {}
+        self.preludes: dict[tuple, tuple] = {}
 
     def __call__(
         self, combination: Combination, pinned: Mapping[str, Node], keep_matches: frozenset[str]
     ) -> tuple[float, dict[str, Node]]:
         """``(ψ, {single-node projection: its node})`` of Alg. 2's placement of
         ``combination`` (as ``placement_cost(..., with_nodes=True, tight=False)``)."""
+        psi, nodes = self.bounded(combination, pinned, keep_matches)
+        assert nodes is not None
+        return psi, nodes
+
+    def bounded(
+        self,
+        combination: Combination,
+        pinned: Mapping[str, Node],
+        keep_matches: frozenset[str],
+        below: float = math.inf,
+    ) -> tuple[float, dict[str, Node] | None]:
+        """:meth:`__call__`, or ``(below, None)`` as soon as the placement is known to cost
+        at least ``below`` (a search that keeps only cheaper designs needs no more).
+
+        The layout adds the groups' terms in Alg. 2's order and a term only grows as its
+        group's graphs grow, so the terms so far bound ψ from below: once their sum
+        (``math.fsum``, correctly rounded, so not above the exact sum) is at least
+        ``below``, ψ is too and the rest is not laid out. A running float sum says when to
+        check. ``(ψ, nodes)`` whenever the placement is finished.
+
+        It stays one function: it is the local search's hot path (every design it compares
+        is laid out here; timed by ``benchmarks/bench_reproduce_speed.py`` and
+        ``benchmarks/bench_planner.py``), and the running sum is kept in its locals.
+        """
         network = self.network
-        projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
-        mn = combination.multi_node
-        order = inputs_first(projections, extended)
-        spread = _multi_node_targets(network, combination, extended)
         where = sites(network, pinned.values())
         if where is not self.where or len(self.states) > MAX_STATES:
             self._reset()
             self.where = where
+        projections, outputs, extended, order, spread = self._prelude(combination, keep_matches)
+        mn = combination.multi_node
         index = network.node_index
         state: dict[str, _State] = {}
         nodes: dict[str, Node] = {}
@@ -142,6 +174,11 @@ class Placer:
                     lambda k=key: zip(network.sources(k), network.source_rates(k), strict=True),
                     targets,
                 )
+        bounded = below < math.inf
+        if bounded:
+            total = math.fsum(s.sum() for s in state.values())
+            if total >= below:
+                return below, None
         for key in order:
             p = projections[key]
             if p.is_primitive:
@@ -160,18 +197,28 @@ class Placer:
                     targets,
                 )
                 position = {n: i for i, n in enumerate(network.sources(part))}
+                before = state[part]
                 for site, group in zip(regions.sites, regions.members, strict=True):
                     only = frozenset(position[n] for n in group)
                     state[part] = self._grown(state[part], site, only)
+                if bounded:
+                    total += state[key].sum() + state[part].sum() - before.sum()
+                    if total >= below and self._beyond(state, below):
+                        return below, None
                 continue
             if key in mn:
-                part = mn[key]
-                rates = _partition_rates(network, p, part, outputs[key])
-                state[key] = self._initial(
-                    ("m", part, rates, targets),
-                    lambda c=part, r=rates: zip(network.sources(c), r, strict=True),
+                part, out = mn[key], outputs[key]
+                state[key] = self._initial(  # the vertices' rates: a function of the key
+                    ("m", part, p.rate, out, targets),
+                    lambda c=part, p=p, o=out: zip(
+                        network.sources(c), _partition_rates(network, p, c, o), strict=True
+                    ),
                     targets,
                 )
+                if bounded:
+                    total += state[key].sum()
+                    if total >= below and self._beyond(state, below):
+                        return below, None
                 continue
             rate = send_rate(network, p, None, None, outputs[key])
             if key in pinned and pinned[key] in index:
@@ -182,10 +229,40 @@ class Placer:
             state[key] = self._initial(
                 ("s", m, rate, targets), lambda m=m, r=rate: [(m, r)], targets
             )
+            if bounded:
+                total += state[key].sum()
             for i in dict.fromkeys(ins):
-                state[i] = self._grown(state[i], m)
+                before = state[i]
+                after = state[i] = self._grown(before, m)
+                if bounded and after is not before:
+                    total += after.sum() - before.sum()
+            if bounded and total >= below and self._beyond(state, below):
+                return below, None
         psi = math.fsum(chain.from_iterable(s.terms() for s in state.values()))
         return psi, nodes
+
+    def _prelude(self, combination: Combination, keep_matches: frozenset[str]) -> tuple:
+        """What Alg. 2 derives from the combination before laying it out: projections,
+        output selectors, extended inputs, the order, the multi-node consumers' sources
+        (kept per combination object and ``keep_matches``: designs that differ by pins
+        alone share them; the object is kept with them, so its id is not reused)."""
+        key = (id(combination), keep_matches)
+        found = self.preludes.get(key)
+        if found is None or found[0] is not combination:
+            network = self.network
+            projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
+            order = inputs_first(projections, extended)
+            spread = _multi_node_targets(network, combination, extended)
+            if len(self.preludes) >= MAX_PRELUDES:
+                self.preludes.clear()
+            found = (combination, (projections, outputs, extended, order, spread))
+            self.preludes[key] = found
+        return found[1]
+
+    @staticmethod
+    def _beyond(state: Mapping[str, _State], below: float) -> bool:
+        """Whether the terms so far sum (exactly rounded) to at least ``below``."""
+        return math.fsum(chain.from_iterable(s.terms() for s in state.values())) >= below
 
     def _initial(
         self,

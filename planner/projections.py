@@ -36,6 +36,7 @@ import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from inev.common.errors import InevError
 from inev.planner.cost_model import single_selectivity
@@ -83,9 +84,10 @@ class Projection:
         agree (the engine evaluates a shared projection with one query's predicates)."""
         return (self.selectivity, self.conditions)
 
-    @property
+    @cached_property
     def is_primitive(self) -> bool:
-        """Whether the projection is a single event type."""
+        """Whether the projection is a single event type (kept on the instance: searches
+        ask it hundreds of thousands of times)."""
         return isinstance(self.pattern, Primitive)
 
     @property
@@ -296,13 +298,30 @@ def primitive_projection(name: str, global_rate: float) -> Projection:
 def projection_rate(
     projection: Projection, types: Iterable[str], global_rates: Mapping[str, float]
 ) -> float:
-    """R of ``projection`` restricted further to ``types`` (used for partial matches)."""
-    sub = restrict(projection.pattern, types)
-    if sub is None:
-        return 0.0
+    """R of ``projection`` restricted further to ``types`` (used for partial matches; kept
+    per pattern, selectivities, window, types and the rates of those types, all it reads:
+    the restricted pattern holds only ``types``, and plans of one workload in many query
+    orders ask the same again)."""
     keep = frozenset(types)
-    sel = {k: v for k, v in projection.selectivity if set(k) <= keep}
-    return windowed_rate(sub, global_rates, sel, projection.window)
+    rates = tuple((t, global_rates[t]) for t in sorted(keep) if t in global_rates)
+    key = (projection.pattern, projection.selectivity, projection.window, keep, rates)
+    found = _RATES.get(key)
+    if found is None:
+        sub = restrict(projection.pattern, keep)
+        if sub is None:
+            found = 0.0
+        else:
+            sel = {k: v for k, v in projection.selectivity if set(k) <= keep}
+            found = windowed_rate(sub, global_rates, sel, projection.window)
+        if len(_RATES) >= MAX_CACHED_RATES:
+            _RATES.clear()
+        _RATES[key] = found
+    return found
+
+
+MAX_CACHED_RATES = 100_000
+"""Rates :func:`projection_rate` keeps per process before it drops them."""
+_RATES: dict[tuple, float] = {}
 
 
 MAX_PROJECTION_SUBSETS = 2**15

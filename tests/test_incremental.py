@@ -97,3 +97,45 @@ def test_a_pinned_latency_bound_plan_is_the_same(monkeypatch):
     options = PlanOptions(latency_factor=1.5)
     on = _plan(net, wl, True, monkeypatch, options)
     assert on == _plan(net, wl, False, monkeypatch, options)
+
+
+class BoundedChecked(improve.Placer):
+    """The placer's bounded answers compared with Alg. 2 from scratch: a finished placement
+    is exact, a stopped one says ``below`` and ψ is not below it."""
+
+    finished = stopped = 0
+
+    def bounded(self, combination, pinned, keep_matches, below=float("inf")):
+        found = super().bounded(combination, pinned, keep_matches, below)
+        psi, nodes = placement_cost(
+            self.network, combination, pinned, keep_matches, with_nodes=True, tight=False
+        )
+        if found[1] is None:
+            assert found[0] == below and psi >= below
+            BoundedChecked.stopped += 1
+        else:
+            assert found == (psi, nodes)
+            BoundedChecked.finished += 1
+        return found
+
+
+@settings(max_examples=25, deadline=None)
+@given(instances)
+def test_a_bounded_placement_is_exact_or_not_below_its_bound(spec):
+    net, wl = build(spec)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(improve, "Placer", BoundedChecked)
+        m.setattr(improve, "INCREMENTAL", True)
+        plan_workload(net, wl)
+
+
+def test_the_local_search_stops_placements_early():
+    """On the default 20-node, 5-query instance most rejected neighbours stop early."""
+    net = generate_network(nodes=20, event_types=6, skew=1.3, seed=1)
+    wl = generate_workload(net, queries=3, length=5, selectivity=0.1, seed=1)
+    before = BoundedChecked.stopped
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(improve, "Placer", BoundedChecked)
+        m.setattr(improve, "INCREMENTAL", True)
+        plan_workload(net, wl)
+    assert BoundedChecked.stopped > before

@@ -53,7 +53,7 @@ def sample_routes(
 ) -> dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]]:
     """For each event type, the sampled predicates it takes part in: the pass counters of the
     branch's statistics, the pair's index, the other type, the check and whether the type is
-    the check's first argument (built once, so that :func:`sample` only looks up)."""
+    the check's first argument (built once, so that :func:`tick`'s sampling only looks up)."""
     out: dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]] = {}
     for branch in engine.branches:
         statistics = branch.statistics
@@ -64,20 +64,6 @@ def sample_routes(
                 (statistics.sampled, statistics.passed, i, a, check, False)
             )
     return out
-
-
-def sample(engine: Engine, event: Event, typ: str, t: float) -> None:
-    """Sample the monitored predicates on ``event`` against the latest sampled event of the
-    other type of each pair (hash predicates pair any two events alike, so the latest
-    *sampled* one serves as well as the latest, and the engine records an event only when it
-    samples)."""
-    last_event = engine.last_event
-    for sampled, passed, i, other_type, check, first in engine.sample_routes.get(typ, ()):
-        other = last_event.get(other_type)
-        if other is not None:
-            sampled[i] += 1
-            if check(event, other) if first else check(other, event):
-                passed[i] += 1
 
 
 def current_stats(engine: Engine, branch: Branch) -> Stats:
@@ -105,7 +91,9 @@ def tick(engine: Engine, item: Any, t: float) -> None:
     adaptation = engine.adaptation
     engine.next_tick = engine.seq + adaptation.sample_every
     if type(item) is Event:
-        # :func:`sample`, inlined: a call per sample was a fifth of the sampling's cost
+        # the monitored predicates sampled against the latest sampled event of each pair's
+        # other type (hash predicates pair any two events alike, so the latest sampled one
+        # serves as well as the latest); inline: a call per sample was a fifth of its cost
         typ = item[1]
         last_event = engine.last_event
         last_event[typ] = item

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 
 import simpy
 
-import inev.simulator.run as run_module
+import inev.simulator.reference as reference_module
 from inev.planner.planning import plan_workload
 from inev.simulator.engine.engine import Engine
 from inev.simulator.run import collector_paused, simulate
@@ -78,7 +78,7 @@ def engine_clock():
     active = [True]
     names = ("push", "advance", "advance_timed", "flush")
     originals = {name: getattr(Engine, name) for name in names}
-    central = run_module.centralized_matches
+    central = reference_module.centralized_matches
 
     def timed(original):
         def wrapper(self, *args):
@@ -101,13 +101,13 @@ def engine_clock():
 
     for name, original in originals.items():
         setattr(Engine, name, timed(original))
-    run_module.centralized_matches = untimed_central
+    reference_module.centralized_matches = untimed_central
     try:
         yield spent
     finally:
         for name, original in originals.items():
             setattr(Engine, name, original)
-        run_module.centralized_matches = central
+        reference_module.centralized_matches = central
 
 
 def instance(nodes: int, events: int, duration: float, seed: int):

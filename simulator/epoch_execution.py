@@ -1,14 +1,19 @@
 """The SimPy execution of a run's epochs: plans installed, events handed over by the sources.
 
-The trace reaches the plan executions (:class:`~inev.simulator.execution.PlanExecution`) as a
-:class:`Feed` of time-ordered chunks; the sources are a chain of timeout callbacks; a
-:class:`RunGuard` stops a run whose engines outgrow the size check (see :mod:`inev.simulator.run`).
+What is simulated is a :class:`Scenario` (network, workload, plan, epochs, options), how it
+runs a :class:`RunHooks` (capacity, callbacks); both are passed whole. The trace reaches the
+plan executions (:class:`~inev.simulator.execution.PlanExecution`) as a :class:`Feed` of
+time-ordered chunks; the sources are a chain of timeout callbacks; a :class:`RunGuard` stops a
+run whose engines outgrow the size check (see :mod:`inev.simulator.run`). The result is an
+:class:`ExecutedRun`, which :func:`inev.simulator.measurer.measure` turns into the
+simulation's result.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
@@ -29,6 +34,51 @@ from inev.simulator.timeline import bin_width
 from inev.topologies.network import Network
 from inev.topologies.network_entries import link_key
 from inev.workloads.workload import Workload
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What a simulation runs: the network (with the workload's variables as streams), the
+    OR-split workload, the plan (with its centralized node), the epochs between changes
+    (:func:`~inev.simulator.change_epochs.change_epochs`) and the options."""
+
+    network: Network
+    workload: Workload
+    plan: Plan
+    epochs: list[Epoch]
+    options: SimulationOptions
+
+    @property
+    def changed(self) -> bool:
+        """Whether changes cut the run into epochs (every change time is inside the run)."""
+        return len(self.epochs) > 1
+
+
+@dataclass(frozen=True)
+class RunHooks:
+    """How one execution runs: the nodes' ``capacity`` model (None: unlimited), whether sinks
+    of ``return`` queries may aggregate alone, ``progress(t)`` as the sources advance,
+    ``on_event(e)`` after the sources hand ``e`` over, the ``tally`` to count into (None: a
+    fresh one) and ``installed(executions)`` once the plans are installed."""
+
+    capacity: CapacityModel | None = None
+    aggregate_only: bool = False
+    progress: Callable[[float], None] | None = None
+    on_event: Callable[[Event], None] | None = None
+    tally: Tally | None = None
+    installed: Callable[[list[PlanExecution]], None] | None = None
+
+
+@dataclass
+class ExecutedRun:
+    """One finished execution: the network's counters, the tally, the plan executions (one
+    per epoch), the message count at each change and the events handed over."""
+
+    sim: SimNetwork
+    tally: Tally
+    executions: list[PlanExecution]
+    marks: list[int] = field(default_factory=list)
+    events: int = 0
 
 
 class Feed:
@@ -80,32 +130,20 @@ class Feed:
         return True
 
 
-def execute_epochs(
-    network: Network,
-    wl: Workload,
-    epochs: list[Epoch],
-    feed: Feed,
-    options: SimulationOptions,
-    progress: Callable[[float], None] | None,
-    capacity: CapacityModel | None,
-    aggregate_only: bool = False,
-    on_event: Callable[[Event], None] | None = None,
-    tally: Tally | None = None,
-    installed: Callable[[list[PlanExecution]], None] | None = None,
-) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
+def execute_epochs(scenario: Scenario, feed: Feed, hooks: RunHooks) -> ExecutedRun:
     """Install the epochs' plans on a fresh SimPy network, hand over the ``feed``'s events
-    (and each to ``on_event``, after the sources), run to ``options.duration``."""
+    (and each to ``hooks.on_event``, after the sources), run to the options' duration."""
+    options, epochs = scenario.options, scenario.epochs
     env = simpy.Environment()
-    sim = SimNetwork(env, network, bandwidth=options.bandwidth)
-    tally = Tally() if tally is None else tally
+    sim = SimNetwork(env, scenario.network, bandwidth=options.bandwidth)
+    tally = Tally() if hooks.tally is None else hooks.tally
     sim.bin = tally.bin = bin_width(options.duration, options.timeline_bin)
     # Batched releases and sources (execution._set_lags): exact in every observable time, but
     # only where nothing else reads the clock: no changes, no capacity queues, no bandwidth.
-    batched = options.batch and len(epochs) == 1 and capacity is None and options.bandwidth is None
-    executions = [
-        _install(sim, k, epochs, wl, tally, options, capacity, aggregate_only, batched)
-        for k in range(len(epochs))
-    ]
+    batched = (
+        options.batch and len(epochs) == 1 and hooks.capacity is None and options.bandwidth is None
+    )
+    executions = [_install(sim, k, scenario, tally, hooks, batched) for k in range(len(epochs))]
     for node in {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}:
         sim.on_receive(
             node, lambda n, payload, kind: executions[payload[0]].deliver(n, payload[1], payload[2])
@@ -117,29 +155,22 @@ def execute_epochs(
         sim.on_drop = lambda nodes, payload, cause, change: executions[payload[0]].dropped(
             nodes, payload[1], payload[2], cause, change
         )
-    if installed is not None:
-        installed(executions)
+    if hooks.installed is not None:
+        hooks.installed(executions)
     marks = schedule_changes(sim, epochs, executions)
-    _start_sources(sim.env, feed, executions, batched, on_event, progress, options.duration)
+    _start_sources(sim.env, feed, executions, batched, hooks, options.duration)
     env.run()
     for execution in executions:
         execution.flush()
-    return sim, tally, executions, marks
+    return ExecutedRun(sim, tally, executions, marks, feed.count)
 
 
 def _install(
-    sim: SimNetwork,
-    k: int,
-    epochs: list[Epoch],
-    wl: Workload,
-    tally: Tally,
-    options: SimulationOptions,
-    capacity: CapacityModel | None,
-    aggregate_only: bool,
-    batched: bool,
+    sim: SimNetwork, k: int, scenario: Scenario, tally: Tally, hooks: RunHooks, batched: bool
 ) -> PlanExecution:
     """Epoch ``k``'s plan on ``sim``: it takes the events of its epoch (and one window more,
     to finish the matches begun in it) and records the matches that begin in it."""
+    epochs, wl, options = scenario.epochs, scenario.workload, scenario.options
     start, stop, net_k, plan_k, _ = epochs[k]
     for u, v, latency in net_k.links:
         sim.latency.setdefault(link_key(u, v), latency)
@@ -155,8 +186,8 @@ def _install(
         record=(start, math.inf if last else stop),
         engine_plan=options.engine_plan,
         adaptation=options.adaptation,
-        capacity=capacity,
-        aggregate_only=aggregate_only,
+        capacity=hooks.capacity,
+        aggregate_only=hooks.aggregate_only,
         batched=batched,
     )
 
@@ -166,14 +197,15 @@ def _start_sources(
     feed: Feed,
     executions: list[PlanExecution],
     batched: bool,
-    on_event: Callable[[Event], None] | None,
-    progress: Callable[[float], None] | None,
+    hooks: RunHooks,
     duration: float,
 ) -> None:
     """The sources as a chain of timeout callbacks: hand every event whose time has come to
     the executions, then wait until the next one must be handed over (a plain callback is
     cheaper than resuming a SimPy process per event; batched, one callback serves every
-    event up to the smallest slack). ``progress`` hears the time every 1 % of ``duration``."""
+    event up to the smallest slack). ``hooks.progress`` hears the time every 1 % of
+    ``duration``."""
+    on_event, progress = hooks.on_event, hooks.progress
     step = max(duration / 100.0, 1e-9)
     report = {"next": step}
     # the latest time at which each event can be handed over (times plus slacks)

@@ -1,13 +1,20 @@
 """One simulation: execute an INEv plan node by node in SimPy (INEv §5, Definition 2, §6.6).
 
 The plan runs as a :class:`~inev.simulator.execution.PlanExecution` (engines per vertex,
-forwarding over the plan's trees, watermarks; see that module). This module draws or replays
-the trace, applies changes at run time, evaluates the same trace centrally, and measures; its
-parts live in modules of their own: :mod:`~inev.simulator.trace_replay` (a recorded trace,
-held or streamed), :mod:`~inev.simulator.change_epochs` (epochs between changes, repairs and
-their report), :mod:`~inev.simulator.epoch_execution` (the SimPy run of the epochs: plans
-installed, sources) and :mod:`~inev.simulator.measurement` (message counters, centralized
-gathering).
+forwarding over the plan's trees, watermarks; see that module). Every simulation takes one
+pipeline, whose parts live in modules of their own:
+
+1. an event source (:mod:`~inev.simulator.event_sources`: generated, a recorded trace held in
+   memory, or one streamed; :mod:`~inev.simulator.trace_replay` reads a recorded trace);
+2. the epochs between changes, repairs and their report (:mod:`~inev.simulator.change_epochs`),
+   which with the network, workload, plan and options make the run's
+   :class:`~inev.simulator.epoch_execution.Scenario`;
+3. the centralized reference (:mod:`~inev.simulator.reference`: evaluated after the run over
+   held events, or in the same pass over streamed ones);
+4. the SimPy run of the epochs (:mod:`~inev.simulator.epoch_execution`: plans installed,
+   sources), twice or more with a capacity (the unlimited reference first);
+5. the measurer (:func:`inev.simulator.measurer.measure`), the one builder of a
+   :class:`~inev.simulator.simulation_result.SimulationResult`.
 
 **Changes at run time** (``inev-changes/1``: ``set-rate``, ``swap-rates``, ``link-down``,
 ``link-up``, ``node-down``). The run is cut into epochs at the change times. Rates change in
@@ -39,61 +46,38 @@ is lost, and every missing match is attributed to a recorded loss
 from __future__ import annotations
 
 import gc
-import operator
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.planner.inev_graph import Plan
-from inev.simulator.aggregation import aggregate_run, result_fields, size_workload
+from inev.simulator.aggregation import size_workload
 from inev.simulator.capacity import (
     SLACK_RETRIES,
     CapacityModel,
     needed_node_capacity,
     node_work,
     resolve_capacities,
-    shedding_report,
 )
-from inev.simulator.change_epochs import Epoch, alive_events, change_epochs, change_report
-from inev.simulator.engine.engine import Adaptation
+from inev.simulator.change_epochs import Epoch, change_epochs
 from inev.simulator.engine.events import Event
-from inev.simulator.engine.matching import MatchOptions, match_ids
-from inev.simulator.epoch_execution import Feed, RunGuard, execute_epochs
-from inev.simulator.estimate import check_size
-from inev.simulator.execution import PlanExecution
-from inev.simulator.losses import attribute
-from inev.simulator.measurement import (
-    centralized_gathering,
-    deviation,
-    run_counters,
-    with_centralized_node,
+from inev.simulator.epoch_execution import (
+    ExecutedRun,
+    Feed,
+    RunHooks,
+    Scenario,
+    execute_epochs,
 )
+from inev.simulator.event_sources import EventSource, event_source
+from inev.simulator.measurement import deviation, with_centralized_node
+from inev.simulator.measurer import MeasuredRun, measure
 from inev.simulator.options import SimulationOptions
-from inev.simulator.simpy_network import SimNetwork
-from inev.simulator.simulation_result import (
-    MatchBalance,
-    SimulationResult,
-    compare_matches,
-)
-from inev.simulator.sources import (
-    poisson_trace,
-    with_variables,
-    without_variables,
-    workload_attributes,
-)
-from inev.simulator.tally import Tally
-from inev.simulator.timeline import run_timeline
-from inev.simulator.trace_replay import (
-    TraceFilter,
-    TraceStream,
-    replay_stream,
-    replayed_events,
-    streamable,
-)
+from inev.simulator.reference import Reference, centralized_matches, centralized_reference
+from inev.simulator.simulation_result import MatchBalance, SimulationResult
+from inev.simulator.trace_replay import TraceStream
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -107,8 +91,6 @@ __all__ = [
     "deviation",
     "simulate",
 ]
-
-_TIME_ID = operator.attrgetter("time", "id")
 
 
 @contextmanager
@@ -128,22 +110,6 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def centralized_matches(
-    workload: Workload,
-    events: Sequence[Event],
-    engine_plan: str = "greedy",
-    skip: Iterable[str] = (),
-) -> dict[str, Counter]:
-    """Matches of every query (but those in ``skip``) by one engine over the sorted trace:
-    :func:`inev.simulator.engine.matching.match_ids` with static plans (no re-optimisation:
-    the reference must not depend on when an engine re-plans). ``events`` may hold the
-    plan's copies of events per variable (:func:`~inev.simulator.sources.with_variables`):
-    the reference reads each event once, as the trace had it."""
-    options = MatchOptions(engine_plan, Adaptation("off"), aggregate=False, guard=False)
-    originals = without_variables(events, workload)
-    return match_ids(workload, sorted(originals, key=_TIME_ID), options, skip=skip)
 
 
 @collector_paused()
@@ -196,194 +162,57 @@ def simulate(
     plan = with_centralized_node(network, wl, plan)
     for name in plan.sinks:
         wl.query(name)
-    if isinstance(trace, TraceStream):
-        options = replace(options, duration=max(options.duration, trace.end))
+    source = event_source(trace, network, wl, changes, options)
+    options = replace(options, duration=source.span(options.duration))
     epochs = change_epochs(network, wl, plan, changes, options.duration)
+    scenario = Scenario(network, wl, plan, epochs, options)
     # sinks of return queries aggregate instead of building trends, unless the run needs
     # their matches (capacity: false negatives; changes: matches per epoch)
     aggregate_only = options.capacity is None and not changes
-    filtered = None
-    if trace is None:
-        sized = size_workload(workload) if aggregate_only else workload
-        events = _draw(epochs, wl, sized, options)
-    else:
-        filtered = TraceFilter(network, wl)
-        if isinstance(trace, TraceStream) and streamable(wl, changes, options):
-            return replay_stream(
-                network, wl, plan, epochs[0], trace, filtered, options, progress, started
-            )
-        events = alive_events(epochs, replayed_events(trace, filtered, bool(changes), options))
-        if events:
-            options = replace(options, duration=max(options.duration, events[-1].time))
-    run = _run(network, wl, plan, epochs, events, options, progress, aggregate_only)
-    return _measure(run, plan, wl, epochs, events, changes, options, started, trace, filtered)
-
-
-def _draw(
-    epochs: list[Epoch], wl: Workload, sized: Workload, options: SimulationOptions
-) -> list[Event]:
-    """Poisson sources of every epoch (its network's rates), renumbered in time order."""
-    events = []
-    for k, (start, stop, net_k, _, _) in enumerate(epochs):
-        if options.check:
-            check_size(net_k, sized, options.duration)
-        drawn = poisson_trace(
-            net_k,
-            stop,
-            options.seed + 7919 * k,
-            types=wl.event_types,
-            attributes=workload_attributes(wl),
-            start=start,
-        )
-        events.extend(drawn)
-    events.sort(key=_TIME_ID)
-    # renumbered in time order (ids of different epochs' draws would collide)
-    ordered = [Event(float(e.time), e.type, e.node, i, e.attrs, i) for i, e in enumerate(events)]
-    return with_variables(ordered, wl)
-
-
-@dataclass
-class _Run:
-    """The executed run: the network's counters, the tally, the executions, the message
-    counts at each change, and with a capacity its model and the unlimited reference."""
-
-    sim: SimNetwork
-    tally: Tally
-    executions: list[PlanExecution]
-    marks: list[int]
-    capacity: CapacityModel | None = None
-    reference: tuple[Tally, Counter] | None = None
+    events = source.events(scenario, size_workload(workload) if aggregate_only else workload)
+    if events:  # a recorded trace lasts to its last event (drawn events end before)
+        options = replace(options, duration=max(options.duration, events[-1].time))
+        scenario = replace(scenario, options=options)
+    reference = centralized_reference(scenario, events)
+    run = _run(scenario, source, events, reference, progress, aggregate_only)
+    return measure(scenario, run, source, reference, started)
 
 
 def _run(
-    network: Network,
-    wl: Workload,
-    plan: Plan,
-    epochs: list[Epoch],
-    events: list[Event],
-    options: SimulationOptions,
+    scenario: Scenario,
+    source: EventSource,
+    events: list[Event] | None,
+    reference: Reference,
     progress: Callable[[float], None] | None,
     aggregate_only: bool,
-) -> _Run:
+) -> MeasuredRun:
     """Execute the epochs; with a capacity, first the unlimited reference, then the capacity
     run (again with a wider stage slack while it is later than the reference)."""
 
-    def execute(
-        model: CapacityModel | None, report: Callable[[float], None] | None, alone: bool = False
-    ) -> tuple[SimNetwork, Tally, list[PlanExecution], list[int]]:
-        guard = RunGuard(plan, wl.window) if options.check else None
-        return execute_epochs(
-            network,
-            wl,
-            epochs,
-            Feed([events]),
-            options,
-            report,
-            model,
-            alone,
-            on_event=None if guard is None else guard.tick,
-            installed=None if guard is None else guard.install,
+    def execute(hooks: RunHooks) -> ExecutedRun:
+        watched = replace(
+            reference.watching(),
+            capacity=hooks.capacity,
+            aggregate_only=hooks.aggregate_only,
+            progress=hooks.progress,
         )
+        return execute_epochs(scenario, Feed(source.chunks(events)), watched)
 
-    capacity = options.capacity
+    capacity = scenario.options.capacity
     if capacity is None:
-        return _Run(*execute(None, progress, aggregate_only))
-    _, ref_tally, ref_executions, _ = execute(None, None)
-    work = node_work(ref_executions)
-    needed = needed_node_capacity(work, options.duration)
-    nodes = {n for _, _, net_k, _, _ in epochs for n in net_k.nodes}
+        return MeasuredRun(execute(RunHooks(aggregate_only=aggregate_only, progress=progress)))
+    unlimited = execute(RunHooks())
+    work = node_work(unlimited.executions)
+    needed = needed_node_capacity(work, scenario.options.duration)
+    nodes = {n for _, _, net_k, _, _ in scenario.epochs for n in net_k.nodes}
     capacities = resolve_capacities(capacity, nodes, needed)
-    model = CapacityModel(capacity, capacities, wl.window)
-    run = _Run(*execute(model, progress, aggregate_only), model, (ref_tally, work))
+    window = scenario.workload.window
+    model = CapacityModel(capacity, capacities, window)
+    limited = RunHooks(model, aggregate_only, progress)
+    run = MeasuredRun(execute(limited), model, (unlimited.tally, work))
     for _ in range(SLACK_RETRIES if capacity.stage_slack is None else 0):
-        if run.tally.late <= ref_tally.late:
+        if run.executed.tally.late <= unlimited.tally.late:
             break
-        model = CapacityModel(capacity, capacities, wl.window, slack=model.next_slack())
-        run = _Run(*execute(model, None), model, (ref_tally, work))
+        model = CapacityModel(capacity, capacities, window, slack=model.next_slack())
+        run = MeasuredRun(execute(RunHooks(model)), model, (unlimited.tally, work))
     return run
-
-
-def _loss_causes(
-    run: _Run,
-    tally: Tally,
-    central: Mapping[str, Counter],
-    epochs: list[Epoch],
-    events: list[Event],
-) -> tuple[dict[str, int], list[dict[str, int]]]:
-    """The run's missing matches by cause, and per change (:mod:`inev.simulator.losses`);
-    without changes, none. With a capacity, what no change explains is ``shedding``."""
-    log = run.executions[0].losses if run.executions else None
-    if log is None:
-        return {}, []
-    times = {e.id: e.time for e in events}
-    fallback = "unexplained" if run.capacity is None else "shedding"
-    starts = [start for start, *_ in epochs]
-    return attribute(tally.sink_found, central, times, starts, log, fallback)
-
-
-def _measure(
-    run: _Run,
-    plan: Plan,
-    wl: Workload,
-    epochs: list[Epoch],
-    events: list[Event],
-    changes: Sequence[Mapping[str, Any]],
-    options: SimulationOptions,
-    started: float,
-    trace: Any,
-    filtered: TraceFilter | None,
-) -> SimulationResult:
-    """The run against centralized evaluation and the model: the :class:`SimulationResult`."""
-    sim, tally, executions, duration = run.sim, run.tally, run.executions, options.duration
-    # queries whose sinks aggregated alone have no matches: they are checked by aggregates
-    alone = {q for x in executions for r in x.runs.values() if r.alone for q in r.queries}
-    for q in alone:
-        tally.sink_found.pop(q, None)
-        tally.latencies.pop(q, None)
-    checking = time.perf_counter()
-    central = centralized_matches(wl, events, options.engine_plan, skip=alone)
-    aggregations = aggregate_run(wl, executions, tally.sink_found, events, bool(changes))
-    check_seconds = time.perf_counter() - checking
-    missing, extra = compare_matches(tally.sink_found, central)
-    centralized_messages = sum(
-        centralized_gathering(net_k, wl, plan_k, [e for e in events if start <= e.time < stop])
-        for start, stop, net_k, plan_k, _ in epochs
-    )
-    loss_causes, by_change = _loss_causes(run, tally, central, epochs, events)
-    report = change_report(epochs, run.marks, sim.messages, by_change)
-    model = sum(plan_k.psi * (min(stop, duration) - start) for start, stop, _, plan_k, _ in epochs)
-    shedding = None
-    if run.capacity is not None and run.reference is not None:
-        ref_tally, ref_work = run.reference
-        shedding = shedding_report(
-            run.capacity,
-            tally.sink_found,
-            ref_tally.sink_found,
-            {q.name: q.weight for q in wl.queries},
-            tally.latencies,
-            ref_work,
-            duration,
-            tally.late,
-            central,
-        )
-    return SimulationResult(
-        method=plan.method,
-        duration=duration,
-        events=len(events),
-        **run_counters(sim, tally, executions),
-        centralized_messages=centralized_messages,
-        model_messages=model,
-        matches={q: sum(c.values()) for q, c in tally.sink_found.items()},
-        centralized_matches={q: sum(c.values()) for q, c in central.items()},
-        missing=missing,
-        extra=extra,
-        wall_seconds=time.perf_counter() - started,
-        check_seconds=check_seconds,
-        changes=report,
-        loss_causes=loss_causes,
-        timeline=run_timeline(sim, tally, duration, report, events, central),
-        trace_ignored=filtered.ignored if filtered is not None else 0,
-        trace_skipped=trace.skipped if isinstance(trace, TraceStream) else 0,
-        shedding=shedding,
-        **result_fields(aggregations),
-    )

@@ -1,32 +1,24 @@
-"""Replaying a recorded trace in a simulation: held in memory or streamed chunk by chunk.
+"""Reading a recorded trace for a simulation: held in memory or streamed chunk by chunk.
 
-A streamed trace (no changes, no capacity, no ``return`` query) runs the centralized engines in
-the same pass and keeps only the matches in flight (see :mod:`inev.simulator.run`).
+:class:`TraceStream` is a trace read chunk by chunk, :class:`TraceFilter` keeps the events a
+run replays. A streamed trace (no changes, no capacity, no ``return`` query, see
+:func:`streamable`) is a :class:`~inev.simulator.event_sources.StreamedEvents` source: its
+centralized reference runs in the same pass and keeps only the matches in flight
+(:class:`~inev.simulator.reference.StreamedReference`).
 """
 
 from __future__ import annotations
 
 import operator
-import time
-from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from inev.common.errors import InevError
-from inev.planner.inev_graph import Plan
-from inev.simulator.change_epochs import Epoch
-from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
-from inev.simulator.epoch_execution import Feed, RunGuard, execute_epochs
 from inev.simulator.estimate import MAX_EVENTS
-from inev.simulator.measurement import gathering, run_counters
 from inev.simulator.options import SimulationOptions
-from inev.simulator.simulation_result import MatchBalance, SimulationResult
 from inev.simulator.sources import with_variables
-from inev.simulator.tally import Tally
-from inev.simulator.timeline import run_timeline
 from inev.topologies.network import Network
 from inev.workloads.workload import Workload
 
@@ -114,84 +106,3 @@ def replayed_events(
     events = [e for chunk in filtered.chunks([as_events(trace)]) for e in chunk]
     events.sort(key=_TIME_ID)
     return events
-
-
-def replay_stream(
-    network: Network,
-    wl: Workload,
-    plan: Plan,
-    epoch: Epoch,
-    stream: TraceStream,
-    filtered: TraceFilter,
-    options: SimulationOptions,
-    progress: Callable[[float], None] | None,
-    started: float,
-) -> SimulationResult:
-    """A recorded trace streamed through the plan (no changes, no capacity, no ``return``).
-
-    Memory holds a chunk of the trace, what the engines keep for their window, and the
-    matches in flight: the centralized engines run in the same pass, fed each event as the
-    sources hand it over, and a :class:`MatchBalance` per query forgets a match once both
-    sides found it. A :class:`SizeGuard` stops the run if the engines' partial matches grow
-    past what the size check expected.
-    """
-    tally = Tally()
-    balances = {q.name: MatchBalance() for q in wl.queries}
-    for name in plan.sinks:
-        tally.sink_found[name] = balances[name]
-        tally.latencies[name] = array("d")
-    central = {q.name: Engine.from_query(q, wl, plan=options.engine_plan) for q in wl.queries}
-    routes: dict[str, list[tuple[MatchBalance, Engine]]] = {}
-    for q in wl.queries:
-        for t in dict.fromkeys(q.types):
-            routes.setdefault(t, []).append((balances[q.name], central[q.name]))
-    per_node: Counter = Counter()
-    guard = RunGuard(plan, wl.window)
-    engines = guard.engines
-    for q, engine in central.items():
-        engines[q] = [engine]
-    tick = guard.tick
-
-    def on_event(event: Event) -> None:
-        per_node[event.node] += 1
-        for balance, engine in routes.get(event.type, ()):
-            for match in engine.push(event):
-                balance.expect(tuple(e.id for e in match))
-        tick(event)
-
-    feed = Feed(filtered.chunks(stream.chunks()))
-    sim, tally, executions, _ = execute_epochs(
-        network, wl, [epoch], feed, options, progress, None,
-        on_event=on_event, tally=tally, installed=guard.install,
-    )  # fmt: skip
-    checking = time.perf_counter()
-    for name, engine in central.items():
-        for match in engine.flush():
-            balances[name].expect(tuple(e.id for e in match))
-    check_seconds = time.perf_counter() - checking
-    missing = extra = 0
-    for name in plan.sinks:
-        m, x = balances[name].missing_extra()
-        missing += m
-        extra += x
-    counted = run_counters(sim, tally, executions)  # partial matches: before the release
-    for group in engines.values():
-        for engine in group:
-            engine.release()
-    return SimulationResult(
-        method=plan.method,
-        duration=options.duration,
-        events=feed.count,
-        **counted,
-        centralized_messages=gathering(network, plan, per_node),
-        model_messages=plan.psi * (stream.end - min(stream.start, 0.0)),
-        matches={q: balances[q].found for q in plan.sinks},
-        centralized_matches={q: b.expected for q, b in balances.items()},
-        missing=missing,
-        extra=extra,
-        wall_seconds=time.perf_counter() - started,
-        check_seconds=check_seconds,
-        trace_ignored=filtered.ignored,
-        trace_skipped=stream.skipped,
-        timeline=run_timeline(sim, tally, options.duration),
-    )

@@ -17,8 +17,9 @@ from inev.common.errors import InevError
 from inev.planner.planning import plan_workload
 from inev.simulator.change_epochs import change_epochs
 from inev.simulator.engine.events import make_event
+from inev.simulator.event_sources import draw_events
 from inev.simulator.options import SimulationOptions
-from inev.simulator.run import _draw, simulate
+from inev.simulator.run import simulate
 from inev.simulator.simulation_result import result_from_dict
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
@@ -87,7 +88,7 @@ def test_a_down_node_draws_no_events():
     plan = plan_workload(net, wl, "centralized")
     changes = [{"time": 4.0, "kind": "node-down", "node": 1}]
     epochs = change_epochs(net, wl, plan, changes, 10.0)
-    events = _draw(epochs, wl, wl, SimulationOptions(duration=10.0, seed=3))
+    events = draw_events(epochs, wl, wl, SimulationOptions(duration=10.0, seed=3))
     at_1 = [e.time for e in events if e.node == 1]
     assert at_1 and max(at_1) < 4.0
     assert any(e.time >= 4.0 for e in events)

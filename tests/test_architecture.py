@@ -186,7 +186,6 @@ def engine_cycles(root: Path) -> list[list[str]]:
     return sorted(sorted(c) for c in nx.simple_cycles(engine_graph(root)))
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's collaborators are being untangled")
 def test_the_engine_has_no_import_cycle_even_for_annotations():
     assert engine_cycles(ROOT) == []
 

@@ -8,15 +8,16 @@ re-optimisation reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from inev.common.errors import InevError
 from inev.simulator.engine.constraints import (
     Constraints,
     condition_scope,
 )
+from inev.simulator.engine.engine_options import EngineSettings
 from inev.simulator.engine.evaluation_plans import Plan, Tree, check_tree
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.greedy import greedy_plan
@@ -44,22 +45,32 @@ from inev.workloads.query import (
 )
 from inev.workloads.rates import pair
 
-if TYPE_CHECKING:
-    from inev.simulator.engine.engine import Engine
+
+class SubEngine(Protocol):
+    """The engine of a Kleene closure over a composite, which a branch feeds its leaves'
+    events and whose matches are the closure's iterations."""
+
+    def push(self, item: Any) -> list[Any]: ...
 
 
 class Branch:
-    """One OR-free branch of the pattern with its units, plans and statistics."""
+    """One OR-free branch of the pattern with its units, plans and statistics.
+
+    ``settings`` are its engine's (:class:`~inev.simulator.engine.engine_options.EngineSettings`),
+    ``make_child(pattern, window, **options)`` builds the engine of a Kleene closure over a
+    composite (the holding engine's class: a branch does not know it)."""
 
     def __init__(
         self,
-        engine: Engine,
+        settings: EngineSettings,
+        make_child: Callable[..., SubEngine],
         pattern: Pattern,
         constraints: Constraints,
         units: list[Unit],
         negation_buffers: dict[int, tuple[list, list]],
     ) -> None:
-        self.engine = engine
+        self.settings = settings
+        self.make_child = make_child
         self.pattern = pattern
         self.c = constraints
         self.units = units
@@ -68,13 +79,13 @@ class Branch:
         self.kleene_slots = frozenset(self.slots[t] for t in constraints.kleene)
         self.composite_slots = frozenset(self.slots[t] for t in constraints.composites)
         self.rules: list[KleeneRule | None] = [None] * len(units)
-        self.children: list[Engine | None] = [None] * len(units)
+        self.children: list[SubEngine | None] = [None] * len(units)
         self.hold = constraints.hold
         self.deferred = self.hold is not None
         self.next_check: Any = None
         self.late_check: Any = None
         self.none = (None,) * len(constraints.types)
-        self.gen = CodeGen(constraints, engine.selectivity_seed)
+        self.gen = CodeGen(constraints, settings.selectivity_seed)
         self.compiled: dict[Tree, CompiledPlan] = {}
         self.joins: dict[Any, tuple] = {}  # inner nodes' join code, shared by the plans
         self.runners: list[PlanRunner] = []
@@ -172,7 +183,7 @@ class Branch:
     def _prepare_composite(self, index: int, slot: str) -> None:
         """A KL over a composite: its sub-pattern's engine and its iteration rule."""
         composite = self.c.composites[slot]
-        engine = self.engine
+        engine = self.settings  # the holding engine's
         leaves = frozenset(event_types(composite.pattern))
         own = [
             c
@@ -189,7 +200,7 @@ class Branch:
                     "Kleene closure over a composite (not supported)"
                 )
         where = None if not inner else inner[0] if len(inner) == 1 else Logic("AND", tuple(inner))
-        self.children[index] = type(engine)(  # an Engine, as the one holding the branch
+        self.children[index] = self.make_child(  # an Engine, as the one holding the branch
             composite.pattern,
             engine.window,
             selectivities=engine.selectivities,
@@ -232,7 +243,7 @@ class Branch:
                 self.units,
                 tree,
                 self.negation_buffers,
-                self.engine.selectivity_seed,
+                self.settings.selectivity_seed,
                 self.joins,
             )
             self.compiled[tree] = compiled
@@ -240,7 +251,7 @@ class Branch:
 
     def generate(self, stats: Stats) -> tuple[Plan, list]:
         """Run the plan generator on ``stats``."""
-        if self.engine.plan_kind == "zstream":
+        if self.settings.plan_kind == "zstream":
             return zstream_plan(stats)
         return greedy_plan(stats)
 

@@ -56,10 +56,11 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.branch import Branch
-from inev.simulator.engine.branch_units import add_branch
+from inev.simulator.engine.branch_units import Routes
 from inev.simulator.engine.constraints import TIES, projection_where
 from inev.simulator.engine.engine_options import (
     Adaptation,
+    EngineSettings,
     input_patterns,
     output_selector,
     plan_choice,
@@ -69,14 +70,8 @@ from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, TreePlan
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.invariants import make_decision
 from inev.simulator.engine.kleene import iteration
-from inev.simulator.engine.outputs import final, release_held
-from inev.simulator.engine.reoptimization import (
-    current_stats,
-    replace_plan,
-    sample_routes,
-    start_plan,
-    tick,
-)
+from inev.simulator.engine.outputs import Outputs
+from inev.simulator.engine.reoptimization import Reoptimizer
 from inev.simulator.engine.selection import Selection, Selector, next_match_check
 from inev.simulator.engine.statistics import Stats
 from inev.simulator.engine.zstream import cardinality
@@ -175,15 +170,29 @@ class Engine:
         all_types = event_types(tree)
         self.output = output_selector(output, tree)
         self.input_patterns = input_patterns(tree, inputs, all_types)
-        self.neg_buffers: dict[str, tuple[list, list]] = {}
-        self.branches: list[Branch] = []
-        self.routes: dict[str, list[tuple[Branch, int]]] = {}
-        self.match_routes: dict[frozenset[str], list[tuple[Branch, int]]] = {}
+        self.settings = EngineSettings(
+            tree,
+            self.window,
+            self.selectivities,
+            self.where,
+            ties,
+            self.streams,
+            selectivity_seed,
+            self.plan_kind,
+            tuple(self.input_patterns),
+            self.adaptation,
+            self.initial_rates,
+            self.estimated,
+        )
+        # the collaborators (module doc): routing tables, outputs, re-optimisation
+        routing = Routes(self.settings, type(self))  # a branch's sub-engines: this class
+        self.routes = routing.types
+        self.match_routes = routing.matches
+        self.neg_buffers = routing.negations
         variants = split_or(tree)
         if explicit is not None and len(variants) != 1:
             raise InevError("an explicit plan needs an OR-free pattern")
-        for variant in variants:
-            add_branch(self, variant)
+        self.branches: list[Branch] = [routing.add_branch(variant) for variant in variants]
         self.seq = 0
         self.watermark = -INF
         self.max_time = -INF
@@ -191,19 +200,17 @@ class Engine:
         self.heap: list[tuple[float, int, Any]] = []
         self.arrivals = 0
         self.next_purge = -INF
-        self.emitted: dict[tuple[str, Any], float] = {}
         self.selector = self._selector(selection)
-        self.pending: list[tuple[float, int, Branch, Any]] = []
         self.deferred = any(b.deferred for b in self.branches)
-        self.last_event: dict[str, Event] = {}
-        self.next_check = self.adaptation.check_every
         self.next_tick = self.adaptation.sample_every
         self.counters: dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self.last_work = 0
         self.last_cost = 0
-        for branch in self.branches:
-            start_plan(self, branch, explicit)
-        self.sample_routes = sample_routes(self)
+        self.outputs = Outputs(self.window, self.output, self.selector, self.counters)
+        self.pending = self.outputs.pending  # read on every item: one lookup, not two
+        self._final = self.outputs.final
+        self.reoptimizer = Reoptimizer(self.settings, self.branches, self.counters)
+        self.reoptimizer.start(explicit)
 
     def _selector(self, selection: Selection | None) -> Selector | None:
         """The selection state (None for skip-till-any-match): see :mod:`.selection`."""
@@ -341,7 +348,7 @@ class Engine:
             # held matches are final once the watermark passes their window's end
             while self.pending and self.pending[0][0] < self.watermark:
                 end = self.pending[0][0]
-                released = release_held(self, math.nextafter(end, INF))
+                released = self.outputs.release_held(math.nextafter(end, INF))
                 if released:
                     out.append((end, released))
         return out
@@ -350,7 +357,7 @@ class Engine:
         """Process every buffered item (end of input); later items must not be older."""
         out = self.advance(max(self.max_time, self.watermark)) if self.heap else []
         if self.pending:
-            out.extend(release_held(self, INF))
+            out.extend(self.outputs.release_held(INF))
         return out
 
     # ---------------------------------------------------------------- processing
@@ -366,7 +373,7 @@ class Engine:
         self.now = t
         out: list[Any] = []
         if self.pending and self.pending[0][0] < t:
-            release_held(self, t, out)
+            self.outputs.release_held(t, out)
         if t >= self.next_purge:
             self._purge(t)
         work = 0
@@ -403,7 +410,7 @@ class Engine:
             if adaptive:
                 branch.counts[unit] += 1
         if adaptive and seq >= self.next_tick:
-            tick(self, item, t)
+            self.next_tick = self.reoptimizer.tick(item, seq, t)
         self.last_work = work
         self.last_cost = 1 + checked
         self.counters["partial_matches"] += work
@@ -452,7 +459,7 @@ class Engine:
             work += r.created - before
             checked += r.checked - seen
             if found:
-                out.extend(final(self, branch, found))
+                out.extend(self._final(branch, found))
         return work, checked
 
     def _feed(
@@ -471,7 +478,7 @@ class Engine:
             work += r.created - before
             checked += r.checked - seen
             if found:
-                out.extend(final(self, branch, found))
+                out.extend(self._final(branch, found))
         return work, checked
 
     def _composite(
@@ -499,7 +506,7 @@ class Engine:
                 work += r.created - before
                 checked += r.checked - seen
                 if found:
-                    out.extend(final(self, branch, found))
+                    out.extend(self._final(branch, found))
         return work, checked
 
     def _purge(self, t: float) -> None:
@@ -517,18 +524,17 @@ class Engine:
             if i:
                 del times[:i]
                 del events[:i]
-        if self.emitted:
-            self.emitted = {k: v for k, v in self.emitted.items() if v >= cutoff}
+        self.outputs.purge(cutoff)
         self.next_purge = t + self.window / 2
 
     # ---------------------------------------------------------------- re-optimisation
     def current_stats(self, branch: Branch) -> Stats:
-        """The branch's statistics now, at unit level (:func:`.reoptimization.current_stats`)."""
-        return current_stats(self, branch)
+        """The branch's statistics now, at unit level (:meth:`.Reoptimizer.current_stats`)."""
+        return self.reoptimizer.current_stats(branch, self.now)
 
     def replace_plan(self, branch: Branch, new_plan: Plan) -> None:
         """Deploy ``new_plan`` from the next item on; the old plan retires after one window."""
-        replace_plan(self, branch, new_plan)
+        self.reoptimizer.replace_plan(branch, new_plan, self.seq, self.now)
 
     # ---------------------------------------------------------------- views
     @property
@@ -552,9 +558,8 @@ class Engine:
             times.clear()
             events.clear()
         self.heap = []
-        self.pending = []
-        self.emitted = {}
-        self.last_event = {}
+        self.outputs.clear()
+        self.reoptimizer.clear()
 
     def partial_match_count(self) -> int:
         """Buffered items and partial matches over all running plans (memory, for shedding)."""

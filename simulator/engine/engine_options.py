@@ -106,3 +106,26 @@ def _walk(p: Pattern) -> Iterator[Pattern]:
     if isinstance(p, Operator):
         for c in p.children:
             yield from _walk(c)
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """What an engine's collaborators read of it, fixed once the engine is built: its whole
+    ``pattern``, ``window``, realised pairwise ``selectivities``, ``where`` condition, tie
+    rule, ``streams`` (variable -> type), the seed of its hash predicates, the plan
+    generator (``plan_kind``), its ``input_patterns``, the ``adaptation`` and the first
+    plan's ``initial_rates`` and ``estimated`` selectivities (see
+    :class:`~inev.simulator.engine.engine.Engine`)."""
+
+    pattern: Pattern
+    window: float
+    selectivities: Mapping[tuple[str, str], float]
+    where: Any
+    ties: str
+    streams: Mapping[str, str]
+    selectivity_seed: int
+    plan_kind: str
+    input_patterns: Sequence[Pattern]
+    adaptation: Adaptation
+    initial_rates: Mapping[str, float]
+    estimated: Mapping[tuple[str, str], float]

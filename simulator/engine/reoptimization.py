@@ -5,13 +5,28 @@ predicates, a check of the decision function (:mod:`.invariants`) every ``check_
 items of the engine (every branch at once) and, on a violation, a new plan deployed from
 the next item on while the old one finishes the partial matches it holds and retires one
 window later.
+
+A :class:`Reoptimizer` holds that loop's state (the latest sampled event per type, the
+sampling routes, the next check) beside its engine, as OpenCEP's evaluation mechanism holds
+its optimizer and statistics collector: the engine tells it the item, its sequence number
+and time (:meth:`Reoptimizer.tick`), and the reoptimizer changes only the branches' plans.
+
+>>> from inev.simulator.engine.engine import Adaptation, Engine
+>>> from inev.simulator.engine.events import make_event
+>>> always = Adaptation("always", check_every=2, sample_every=2)
+>>> engine = Engine("SEQ(A, B)", window=5.0, adaptation=always)
+>>> for i in range(4):  # ticks at items 2 and 4, each a check (every 2 items)
+...     _ = engine.push(make_event(float(i), "AB"[i % 2], 0, i))
+>>> engine.counters["checks"], engine.reoptimizer.next_check
+(2, 6)
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from inev.simulator.engine.branch import Branch, initial_stats, unit_stats
+from inev.simulator.engine.engine_options import EngineSettings
 from inev.simulator.engine.evaluation_plans import Plan
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.invariants import make_decision
@@ -22,117 +37,135 @@ from inev.simulator.engine.statistics import (
     unit_variances,
 )
 
-if TYPE_CHECKING:
-    from inev.simulator.engine.engine import Engine
-
 INF = float("inf")
 
 
-def start_plan(engine: Engine, branch: Branch, explicit: Plan | None) -> None:
-    """A branch's first plan (``explicit``, or generated from the initial statistics), its
-    runner and its re-optimisation decision."""
-    stats = initial_stats(branch, engine.initial_rates, engine.estimated)
-    plan_now, conditions = branch.generate(stats)
-    if explicit is not None:
-        plan_now = explicit
-    branch.plan = plan_now
-    branch.runners = [branch.runner(plan_now, 0)]
-    adaptation = engine.adaptation
-    branch.decision = make_decision(
-        adaptation.kind,
-        adaptation.k,
-        adaptation.distance,
-        adaptation.threshold,
-        adaptation.selection,
-    )
-    branch.decision.reset(conditions, stats)
+class Reoptimizer:
+    """The re-optimisation of an engine's ``branches`` (module doc): ``settings`` are the
+    engine's, ``counters`` its counters (``checks``, ``violations``, ``reoptimizations``
+    and ``plan_changes`` counted here)."""
 
+    def __init__(
+        self, settings: EngineSettings, branches: list[Branch], counters: dict[str, int]
+    ) -> None:
+        self.settings = settings
+        self.adaptation = settings.adaptation
+        self.branches = branches
+        self.counters = counters
+        self.last_event: dict[str, Event] = {}
+        self.next_check = self.adaptation.check_every
+        self.sample_routes: dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]] = {}
 
-def sample_routes(
-    engine: Engine,
-) -> dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]]:
-    """For each event type, the sampled predicates it takes part in: the pass counters of the
-    branch's statistics, the pair's index, the other type, the check and whether the type is
-    the check's first argument (built once, so that :func:`tick`'s sampling only looks up)."""
-    out: dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]] = {}
-    for branch in engine.branches:
-        statistics = branch.statistics
-        for (a, b), check in branch.monitored:
-            i = statistics.pair_index((a, b))
-            out.setdefault(a, []).append((statistics.sampled, statistics.passed, i, b, check, True))
-            out.setdefault(b, []).append(
-                (statistics.sampled, statistics.passed, i, a, check, False)
+    def start(self, explicit: Plan | None) -> None:
+        """Every branch's first plan (``explicit``, or generated from the initial
+        statistics), its runner and its re-optimisation decision; then the sampling routes."""
+        settings, adaptation = self.settings, self.adaptation
+        for branch in self.branches:
+            stats = initial_stats(branch, settings.initial_rates, settings.estimated)
+            plan_now, conditions = branch.generate(stats)
+            if explicit is not None:
+                plan_now = explicit
+            branch.plan = plan_now
+            branch.runners = [branch.runner(plan_now, 0)]
+            branch.decision = make_decision(
+                adaptation.kind,
+                adaptation.k,
+                adaptation.distance,
+                adaptation.threshold,
+                adaptation.selection,
             )
-    return out
+            branch.decision.reset(conditions, stats)
+        self.sample_routes = self._sample_routes()
 
+    def _sample_routes(self) -> dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]]:
+        """For each event type, the sampled predicates it takes part in: the pass counters
+        of the branch's statistics, the pair's index, the other type, the check and whether
+        the type is the check's first argument (built once, so that :meth:`tick`'s sampling
+        only looks up)."""
+        out: dict[str, list[tuple[list[int], list[int], int, str, Any, bool]]] = {}
+        for branch in self.branches:
+            statistics = branch.statistics
+            for (a, b), check in branch.monitored:
+                i = statistics.pair_index((a, b))
+                out.setdefault(a, []).append(
+                    (statistics.sampled, statistics.passed, i, b, check, True)
+                )
+                out.setdefault(b, []).append(
+                    (statistics.sampled, statistics.passed, i, a, check, False)
+                )
+        return out
 
-def current_stats(engine: Engine, branch: Branch) -> Stats:
-    """The branch's statistics at ``engine.now``, at unit level, with the relative variance
-    of every value (:mod:`.statistics`)."""
-    statistics = branch.statistics
-    rates = statistics.rates(engine.now)
-    declared = {(a, b): s for a, b, s in branch.c.pairs}
-    sel = {}
-    sel_var = {}
-    for p, _ in branch.monitored:
-        m, k = statistics.samples_since(p)
-        sel[p] = declared.get(p, 1.0) if m <= 0 else k / m
-        sel_var[p] = pass_rate_variance(m, k)
-    stats = unit_stats(branch, rates, sel)
-    rate_var = [rate_variance(n) for n in statistics.arrivals_since()]
-    types = [u.types for u in branch.units]
-    return Stats(stats.rates, stats.sel, unit_variances(types, rate_var, sel_var))
+    def current_stats(self, branch: Branch, now: float) -> Stats:
+        """The branch's statistics at ``now``, at unit level, with the relative variance of
+        every value (:mod:`.statistics`)."""
+        statistics = branch.statistics
+        rates = statistics.rates(now)
+        declared = {(a, b): s for a, b, s in branch.c.pairs}
+        sel = {}
+        sel_var = {}
+        for p, _ in branch.monitored:
+            m, k = statistics.samples_since(p)
+            sel[p] = declared.get(p, 1.0) if m <= 0 else k / m
+            sel_var[p] = pass_rate_variance(m, k)
+        stats = unit_stats(branch, rates, sel)
+        rate_var = [rate_variance(n) for n in statistics.arrivals_since()]
+        types = [u.types for u in branch.units]
+        return Stats(stats.rates, stats.sel, unit_variances(types, rate_var, sel_var))
 
+    def tick(self, item: Any, seq: int, now: float) -> int:
+        """The adaptation's work every ``sample_every`` items of the engine (one comparison
+        per item in the engine's path): sample the predicates on an event, and check every
+        branch's decision function once ``check_every`` items have passed since the last
+        check. ``seq`` and ``now`` are the engine's item number and time; returns the item
+        number of the next tick."""
+        adaptation = self.adaptation
+        if type(item) is Event:
+            # the monitored predicates sampled against the latest sampled event of each
+            # pair's other type (hash predicates pair any two events alike, so the latest
+            # sampled one serves as well as the latest); inline: a call per sample was a
+            # fifth of its cost
+            typ = item[1]
+            last_event = self.last_event
+            last_event[typ] = item
+            for sampled, passed, i, other_type, test, first in self.sample_routes.get(typ, ()):
+                other = last_event.get(other_type)
+                if other is not None:
+                    sampled[i] += 1
+                    if test(item, other) if first else test(other, item):
+                        passed[i] += 1
+        if seq >= self.next_check:
+            self.next_check = seq + adaptation.check_every
+            for branch in self.branches:
+                self.check(branch, seq, now)
+        return seq + adaptation.sample_every
 
-def tick(engine: Engine, item: Any, t: float) -> None:
-    """The adaptation's work every ``sample_every`` items of the engine (one comparison per
-    item in the engine's path): sample the predicates on an event, and check every branch's
-    decision function once ``check_every`` items have passed since the last check."""
-    adaptation = engine.adaptation
-    engine.next_tick = engine.seq + adaptation.sample_every
-    if type(item) is Event:
-        # the monitored predicates sampled against the latest sampled event of each pair's
-        # other type (hash predicates pair any two events alike, so the latest sampled one
-        # serves as well as the latest); inline: a call per sample was a fifth of its cost
-        typ = item[1]
-        last_event = engine.last_event
-        last_event[typ] = item
-        for sampled, passed, i, other_type, test, first in engine.sample_routes.get(typ, ()):
-            other = last_event.get(other_type)
-            if other is not None:
-                sampled[i] += 1
-                if test(item, other) if first else test(other, item):
-                    passed[i] += 1
-    if engine.seq >= engine.next_check:
-        engine.next_check = engine.seq + adaptation.check_every
-        for branch in engine.branches:
-            check(engine, branch)
+    def check(self, branch: Branch, seq: int, now: float) -> None:
+        """Ask the branch's decision function; on a violation, generate a plan and deploy it
+        when it differs from the current one."""
+        counters = self.counters
+        counters["checks"] += 1
+        stats = self.current_stats(branch, now)
+        if not branch.decision(stats):
+            return
+        counters["violations"] += 1
+        counters["reoptimizations"] += 1
+        new_plan, conditions = branch.generate(stats)
+        branch.decision.reset(conditions, stats)
+        if new_plan.tree != branch.plan.tree:
+            self.replace_plan(branch, new_plan, seq, now)
 
+    def replace_plan(self, branch: Branch, new_plan: Plan, seq: int, now: float) -> None:
+        """Deploy ``new_plan`` from the item after ``seq`` on; the old plan retires one
+        window after ``now``."""
+        self.counters["plan_changes"] += 1
+        start = seq + 1
+        for r in branch.runners:
+            if r.end_seq == INF:
+                r.end_seq = start
+                r.retire_after = now + self.settings.window
+        branch.runners.append(branch.runner(new_plan, start))
+        branch.plan = new_plan
 
-def check(engine: Engine, branch: Branch) -> None:
-    """Ask the branch's decision function; on a violation, generate a plan and deploy it
-    when it differs from the current one."""
-    counters = engine.counters
-    counters["checks"] += 1
-    stats = current_stats(engine, branch)
-    if not branch.decision(stats):
-        return
-    counters["violations"] += 1
-    counters["reoptimizations"] += 1
-    new_plan, conditions = branch.generate(stats)
-    branch.decision.reset(conditions, stats)
-    if new_plan.tree != branch.plan.tree:
-        replace_plan(engine, branch, new_plan)
-
-
-def replace_plan(engine: Engine, branch: Branch, new_plan: Plan) -> None:
-    """Deploy ``new_plan`` from the engine's next item on; the old plan retires after one
-    window."""
-    engine.counters["plan_changes"] += 1
-    start = engine.seq + 1
-    for r in branch.runners:
-        if r.end_seq == INF:
-            r.end_seq = start
-            r.retire_after = engine.now + engine.window
-    branch.runners.append(branch.runner(new_plan, start))
-    branch.plan = new_plan
+    def clear(self) -> None:
+        """Forget the sampled events (the run is over)."""
+        self.last_event = {}

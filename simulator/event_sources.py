@@ -128,7 +128,7 @@ class RecordedEvents:
         self.skipped = trace.skipped if isinstance(trace, TraceStream) else 0
 
     @property
-    def ignored(self) -> int:  # type: ignore[override]
+    def ignored(self) -> int:
         return self.filtered.ignored
 
     def span(self, duration: float) -> float:
@@ -159,7 +159,7 @@ class StreamedEvents:
         self.skipped = stream.skipped
 
     @property
-    def ignored(self) -> int:  # type: ignore[override]
+    def ignored(self) -> int:
         return self.filtered.ignored
 
     def span(self, duration: float) -> float:

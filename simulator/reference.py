@@ -161,7 +161,7 @@ class StreamedReference:
             q.name: Engine.from_query(q, wl, plan=options.engine_plan) for q in wl.queries
         }
         self.per_node: Counter = Counter()
-        self.guard = RunGuard(scenario.plan, wl.window)
+        self.guard: RunGuard | None = None  # the run's, once watching
 
     def watching(self) -> RunHooks:
         plan, balances = self.scenario.plan, self.balances
@@ -209,6 +209,8 @@ class StreamedReference:
         )
 
     def release(self) -> None:
+        if self.guard is None:
+            return
         for group in self.guard.engines.values():
             for engine in group:
                 engine.release()

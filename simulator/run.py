@@ -174,7 +174,8 @@ def simulate(
         options = replace(options, duration=max(options.duration, events[-1].time))
         scenario = replace(scenario, options=options)
     reference = centralized_reference(scenario, events)
-    run = _run(scenario, source, events, reference, progress, aggregate_only)
+    hooks = RunHooks(aggregate_only=aggregate_only, progress=progress)
+    run = _run(scenario, source, events, reference, hooks)
     return measure(scenario, run, source, reference, started)
 
 
@@ -183,24 +184,24 @@ def _run(
     source: EventSource,
     events: list[Event] | None,
     reference: Reference,
-    progress: Callable[[float], None] | None,
-    aggregate_only: bool,
+    hooks: RunHooks,
 ) -> MeasuredRun:
-    """Execute the epochs; with a capacity, first the unlimited reference, then the capacity
-    run (again with a wider stage slack while it is later than the reference)."""
+    """Execute the epochs (``hooks``: whether sinks may aggregate alone, the progress
+    callback); with a capacity, first the unlimited reference, then the capacity run (again
+    with a wider stage slack while it is later than the reference)."""
 
-    def execute(hooks: RunHooks) -> ExecutedRun:
+    def execute(how: RunHooks) -> ExecutedRun:
         watched = replace(
             reference.watching(),
-            capacity=hooks.capacity,
-            aggregate_only=hooks.aggregate_only,
-            progress=hooks.progress,
+            capacity=how.capacity,
+            aggregate_only=how.aggregate_only,
+            progress=how.progress,
         )
         return execute_epochs(scenario, Feed(source.chunks(events)), watched)
 
     capacity = scenario.options.capacity
     if capacity is None:
-        return MeasuredRun(execute(RunHooks(aggregate_only=aggregate_only, progress=progress)))
+        return MeasuredRun(execute(hooks))
     unlimited = execute(RunHooks())
     work = node_work(unlimited.executions)
     needed = needed_node_capacity(work, scenario.options.duration)
@@ -208,7 +209,7 @@ def _run(
     capacities = resolve_capacities(capacity, nodes, needed)
     window = scenario.workload.window
     model = CapacityModel(capacity, capacities, window)
-    limited = RunHooks(model, aggregate_only, progress)
+    limited = RunHooks(model, hooks.aggregate_only, hooks.progress)
     run = MeasuredRun(execute(limited), model, (unlimited.tally, work))
     for _ in range(SLACK_RETRIES if capacity.stage_slack is None else 0):
         if run.executed.tally.late <= unlimited.tally.late:

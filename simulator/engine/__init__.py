@@ -7,9 +7,11 @@ matches, GRETA aggregates and shedding reports); one query's engine is
 slots and constraints), ``predicates`` (compiled checks), ``evaluation_plans`` (order- and
 tree-based plans), ``plan_runner`` (running one plan), ``greedy`` / ``zstream`` (plan
 generation), ``statistics``, ``invariants`` (decision functions: invariants and baselines),
-``reoptimization`` (Algorithm 1: checks and plan replacement), ``engine`` (with ``branch``:
-one OR branch's compiled checks, plans and statistics, ``branch_units``: its inputs and
-routes, ``outputs``: held and emitted matches, and ``engine_options``), ``trace`` and ``cli``;
+``engine`` and its collaborators, each with its own state (``reoptimization``: the
+``Reoptimizer``, Algorithm 1's checks and plan replacement; ``branch_units``: the ``Routes``
+tables and the OR branches' inputs; ``outputs``: ``Outputs``, held and emitted matches;
+``branch``: one OR branch's compiled checks, plans and statistics; ``engine_options``: the
+checked options and ``EngineSettings``), ``trace`` and ``cli``;
 the sub-package ``greta`` aggregates Kleene trends without building them (GRETA), and
 ``shedding`` holds pSPICE (``node_queue``: a node's FIFO queue, ``detector``, ``pspice_model``,
 ``shedders``).

@@ -57,13 +57,15 @@ from inev.planner.projections import (
     primitive_projection,
     suitable_projections,
 )
-from inev.planner.steiner import steiner_size
+from inev.planner.steiner import steiner_size, trees_of
 from inev.topologies.network import Network
 from inev.workloads.query import kleene_types
 from inev.workloads.workload import Query
 
 Item = tuple[str, str, str]
-_HOPS: weakref.WeakKeyDictionary[Network, dict[str, float]] = weakref.WeakKeyDictionary()
+_HOPS: weakref.WeakKeyDictionary[object, dict[tuple, float]] = weakref.WeakKeyDictionary()
+""":func:`multi_node_hops` per topology (:func:`~inev.planner.steiner.trees_of`) and source
+set: shared by networks of one topology with other rates (the search's rate kicks)."""
 
 
 @dataclass(frozen=True)
@@ -170,11 +172,13 @@ def multi_node_hops(network: Network, part: str) -> float:
     nearest source of c, the expected way from an input's source to the tree. Without it a
     type with a single source (|ST| = 0) would look free to partition by.
     """
-    cache = _HOPS.setdefault(network, {})
-    if part not in cache:
-        near = network.hops_from(network.sources(part)).mean()
-        cache[part] = float(steiner_size(network, network.sources(part))) + float(near)
-    return cache[part]
+    cache = _HOPS.setdefault(trees_of(network), {})
+    sources = network.sources(part)
+    found = cache.get(sources)
+    if found is None:
+        near = network.hops_from(sources).mean()
+        found = cache[sources] = float(steiner_size(network, sources)) + float(near)
+    return found
 
 
 def items_cost(items: Mapping[Item, float], paid: Mapping[Item, float]) -> float:

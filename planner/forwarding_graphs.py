@@ -18,7 +18,7 @@ import numpy as np
 
 from inev.planner.inev_graph import Link, Node, link
 from inev.planner.sites import Sites, sites
-from inev.planner.steiner import steiner_links, tree_nodes
+from inev.planner.steiner import steiner_links, tree_nodes, trees_of
 from inev.topologies.network import Network
 
 
@@ -68,8 +68,9 @@ class Reach:
         return node in self.tree or node in self.own_nodes
 
 
-class _Cache:
-    """Per-network caches of the searches' hot paths (trees, joined trees, distance rows)."""
+class _Shared:
+    """The caches that depend on a network's topology alone (trees, paths, searches from node
+    sets, nearest nodes, interned node sets), shared by every network of one topology."""
 
     def __init__(self) -> None:
         self.tree_nodes: dict[frozenset, frozenset] = {}
@@ -78,13 +79,37 @@ class _Cache:
         self.forests: dict[frozenset, np.ndarray] = {}
         self.nearest: dict[tuple[frozenset, Node], tuple[int, int]] = {}
         self.node_sets: dict[frozenset, frozenset] = {}
+        self.alone: dict[Node, tuple[frozenset, tuple]] = {}
+
+
+class _Cache:
+    """Per-network caches of the searches' hot paths (trees, joined trees, distance rows).
+
+    The topology's part (:class:`_Shared`) is one object for every network with the same
+    :func:`~inev.planner.steiner.trees_of` entry (the same nodes in order with the same
+    neighbours in order, and the same tree settings), e.g. the rate-kicked copies the search
+    plans on (``Network.with_rates``): what it holds is computed from hops, shortest paths and
+    Steiner trees, never from types, rates or latencies, so a shared entry is the entry a
+    fresh computation gives. Rates are read only by ``partition_rates`` and ``selectors``,
+    kept per network.
+    """
+
+    def __init__(self, shared: _Shared) -> None:
+        self.tree_nodes = shared.tree_nodes
+        self.reach = shared.reach
+        self.paths = shared.paths
+        self.forests = shared.forests
+        self.nearest = shared.nearest
+        self.node_sets = shared.node_sets
+        """One object per set: cache keys compare by identity."""
+        self.alone = shared.alone
+        """A node's own one-node set and path (shared by every fresh forwarding graph there)."""
         self.partition_rates: dict[tuple, tuple[float, ...]] = {}
         self.selectors: dict[tuple, tuple[str, ...] | None] = {}
-        self.alone: dict[Node, tuple[frozenset, tuple]] = {}
-        """A node's own one-node set and path (shared by every fresh forwarding graph there)."""
 
 
 _CACHES: weakref.WeakKeyDictionary[Network, _Cache] = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[object, _Shared] = weakref.WeakKeyDictionary()
 MAX_CACHED_ROWS = 50_000
 """Paths kept per network."""
 _MAX_FORESTS = 64
@@ -94,7 +119,11 @@ _MAX_FORESTS = 64
 def network_cache(network: Network) -> _Cache:
     found = _CACHES.get(network)
     if found is None:
-        found = _CACHES[network] = _Cache()
+        trees = trees_of(network)
+        shared = _SHARED.get(trees)
+        if shared is None:
+            shared = _SHARED[trees] = _Shared()
+        found = _CACHES[network] = _Cache(shared)
     return found
 
 

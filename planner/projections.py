@@ -239,17 +239,7 @@ def make_projection(
     (:func:`inev.planner.cost_model.single_selectivity`).
     """
     chosen = frozenset(types)
-    base = strip_kleene(query.pattern)
-    pattern = restrict(base, chosen)
-    if pattern is None:
-        raise ValueError(f"empty projection of {query.name}")
-    sel = tuple((k, v) for k, v in query.selectivities if set(k) <= chosen)
-    negated = negated_types(pattern)
-    conditions: tuple[str, ...] = ()
-    if query.where is not None:
-        conditions = tuple(
-            sorted(str(c) for c in conjuncts(query.where) if condition_types(c) <= chosen)
-        )
+    pattern, sel, negated, conditions = _shape(query, chosen)
     total = windowed_rate(pattern, global_rates, dict(sel), window)
     single = {
         t: single_selectivity(total, global_rates[t]) for t in sorted(chosen) if t not in negated
@@ -266,6 +256,35 @@ def make_projection(
         owner=query.name,
         window=window,
     )
+
+
+SHAPES_KEPT = 1 << 16
+"""Projection shapes remembered (:func:`_shape`), the oldest dropped first."""
+_SHAPES: OrderedDict[tuple, tuple] = OrderedDict()
+
+
+def _shape(query: Query, chosen: frozenset[str]) -> tuple:
+    """The parts of the projection of ``query`` over ``chosen`` that no rate changes: its
+    pattern, predicates' selectivities, negated types and conditions (remembered per query
+    and type set; the search's rate kicks make every projection again under other rates)."""
+    key = (query, chosen)
+    found = _SHAPES.get(key)
+    if found is not None:
+        _SHAPES.move_to_end(key)
+        return found
+    pattern = restrict(strip_kleene(query.pattern), chosen)
+    if pattern is None:
+        raise ValueError(f"empty projection of {query.name}")
+    sel = tuple((k, v) for k, v in query.selectivities if set(k) <= chosen)
+    conditions: tuple[str, ...] = ()
+    if query.where is not None:
+        conditions = tuple(
+            sorted(str(c) for c in conjuncts(query.where) if condition_types(c) <= chosen)
+        )
+    found = _SHAPES[key] = (pattern, sel, negated_types(pattern), conditions)
+    if len(_SHAPES) > SHAPES_KEPT:
+        _SHAPES.popitem(last=False)
+    return found
 
 
 def own_key(projection: Projection, known: Mapping[str, Projection], query: str) -> Projection:

@@ -74,6 +74,20 @@ SUMMARY_SAMPLES = 32
 """Breadth-first searches behind the mean hop count of a larger network's summary."""
 
 
+TOPOLOGY_DERIVED = (
+    "nodes",
+    "node_index",
+    "_neighbours",
+    "_adjacency",
+    "hop_matrix",
+    "latency_matrix",
+    "mean_hops",
+    "diameter",
+)
+"""Cached properties of a :class:`Network` that depend only on its nodes in order and its
+links with their latencies (shared by :meth:`Network.with_rates` copies)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Network:
     """An event network: a connected topology with event types, rates and sources.
@@ -404,7 +418,26 @@ class Network:
             name: type_spec(t.scaled(float(rates[name])) if name in rates else t)
             for name, t in self.event_types.items()
         }
-        return Network.build(self.nodes, [list(link) for link in self.links], spec)
+        return self._same_topology(
+            Network.build(self.nodes, [list(link) for link in self.links], spec)
+        )
+
+    def _same_topology(self, copy: Network) -> Network:
+        """``copy`` (built from this network's nodes and links in their order, other types or
+        rates) given this network's distances and paths computed so far, instead of computing
+        them again.
+
+        Exact: every value in :data:`TOPOLOGY_DERIVED` and the predecessor rows are computed
+        from the node order and the links with their latencies alone (searches scan
+        neighbours by sorted row index), which the copy has the same; the predecessor rows are
+        one dict shared from then on (a row either computes is the row the other would).
+        The search plans on many rate-kicked copies of one network (``with_rates``).
+        """
+        for name in TOPOLOGY_DERIVED:
+            if name in self.__dict__:
+                copy.__dict__[name] = self.__dict__[name]
+        object.__setattr__(copy, "_path_rows", self._path_rows)
+        return copy
 
     def with_streams(self, variables: Mapping[str, str]) -> Network:
         """A copy in which every pattern variable (``{variable: event type}``) is an event

@@ -138,3 +138,13 @@ def test_list_names_every_figure(run_cli):
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
     assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 8
+
+
+def test_the_report_renders_again_from_its_tables(tmp_path):
+    from inev.experiments.engine_figures.report import report_from_runs
+
+    reproduce(["inv8"], tmp_path / "r", RunOptions(quick=True, echo=lambda _: None))
+    text = report_from_runs(tmp_path / "r" / "runs", ["my header"])
+    assert text.startswith("# The local engines' papers") and "\nmy header\n" in text
+    assert "## Engine figure inv8" in text and "**Quick run:" in text
+    assert "Not in this report (not run): inv5, inv6, inv7, inv9, pspice5" in text

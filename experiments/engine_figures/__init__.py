@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from inev.common.errors import InevError
-from inev.experiments.engine_figures.model import EngineFigure, EngineResult
+from inev.experiments.engine_figures.model import EngineFigure, EngineResult, Measured
 
 
 def engine_figures() -> list[EngineFigure]:
@@ -69,6 +69,7 @@ def run_engine(
             "figure": figure.id,
             "scale": measured.scale,
             "quick": quick,
+            "seconds": result.seconds,
             "columns": list(measured.columns),
             "rows": list(measured.rows),
             "verdicts": [v.__dict__ for v in verdicts],
@@ -78,3 +79,12 @@ def run_engine(
         verdict = "holds" if result.holds else "DOES NOT HOLD"
         echo(f"{figure.id}: computed in {result.seconds:.1f} s, claim {verdict}")
     return out
+
+
+def load_result(path: Path) -> EngineResult:
+    """An engine figure's result from its ``runs/<id>.json``: the stored table, judged again
+    (the judge is a pure function of the table, so the verdicts are today's code's)."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    figure = choose_engine([record["figure"]])[0]
+    measured = Measured(tuple(record["columns"]), tuple(record["rows"]), record["scale"])
+    return EngineResult(figure, measured, figure.judge(measured), record.get("seconds", 0.0))

@@ -341,7 +341,9 @@ def compare_cause(m: Measured) -> str:
         + ". Where the invariant method's work is within a few % of the best threshold's, "
         "the methods choose the same plans and the CPU ratio is its per-event checking cost; "
         "a factor like the paper's 6x needs a threshold that misses changes, which the tuned "
-        "threshold on these streams does not."
+        "threshold on these streams does not. The overheads are CPU ratios on a shared "
+        "machine: negative values (a method faster than the static plan with the same plan) "
+        "show their noise, about ±10-15 % per point."
     )
 
 

@@ -234,6 +234,21 @@ def cause(m: Measured) -> str:
             for a, b in zip(mine, pm, strict=True)
         ]
         parts.append(f"{q} FN % pSPICE/PM-BL " + ", ".join(pairs))
+    for q in ("Q1", "Q3"):
+        fn = sorted(
+            (r["match p"], r["rate"], r["FN %"]) for r in select(m.rows, query=q, strategy="pSPICE")
+        )
+        if len({r[1] for r in fn}) == 1 and len(fn) > 1:  # a match-probability axis
+            parts.append(
+                f"{q} pSPICE FN % from {fmt(fn[0][2])} at match probability {fmt(fn[0][0])} to "
+                f"{fmt(fn[-1][2])} at {fmt(fn[-1][0])} (the paper: rising; not analysed further "
+                "here: the capacity is a fixed share of the unshedded work at every window)"
+            )
+    mine = {
+        q: sum(r["violations"] for r in select(m.rows, query=q, strategy="pSPICE"))
+        for q in ("Q1", "Q3")
+    }
+    parts.append(f"pSPICE's violations by query {mine}")
     viol = {}
     for r in m.rows:
         viol[r["strategy"]] = viol.get(r["strategy"], 0) + r["violations"]

@@ -14,6 +14,7 @@ its statistic, inev's numbers, the verdict per check and, where it fails, the me
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from inev.experiments.engine_figures.model import EngineFigure, EngineResult, fmt
@@ -63,7 +64,8 @@ def engine_text(
             f"[{r.figure.id}](#engine-figure-{r.figure.id})",
             f"{r.figure.paper.split(',')[0]}, {r.figure.section}",
             r.figure.claim,
-            "yes" if r.holds else "**no**",
+            ("yes" if r.holds else "**no**")
+            + f" ({sum(v.holds for v in r.verdicts)} of {len(r.verdicts)} checks)",
             f"{r.seconds:.0f} s",
         ]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
@@ -93,3 +95,25 @@ def _section(r: EngineResult) -> list[str]:
     lines += ["| " + " | ".join(_cell(row.get(c)) for c in cols) + " |" for row in r.measured.rows]
     lines += ["", "</details>"]
     return lines
+
+
+def report_from_runs(folder: Path, header: Sequence[str]) -> str:
+    """The engine report rendered from the ``<id>.json`` tables in ``folder`` (every engine
+    figure that has one, judged again by today's code), ``header`` after the title; the
+    figures without a table are named as not run. ``docs/reproduction/engines.md`` is this."""
+    from inev.experiments.engine_figures import engine_figures, load_result
+
+    known = engine_figures()
+    results = [
+        load_result(folder / f"{f.id}.json") for f in known if (folder / f"{f.id}.json").is_file()
+    ]
+    absent = [f for f in known if not (folder / f"{f.id}.json").is_file()]
+    lines = engine_text(results, quick=any(_quick(folder, r) for r in results), absent=absent)
+    return "\n".join([lines[0], "", *header, *lines[1:]]) + "\n"
+
+
+def _quick(folder: Path, r: EngineResult) -> bool:
+    import json
+
+    record = json.loads((folder / f"{r.figure.id}.json").read_text(encoding="utf-8"))
+    return bool(record.get("quick"))

@@ -33,54 +33,23 @@ vectors (counted at window closes, before the closed windows are dropped), and t
 from __future__ import annotations
 
 import argparse
-import random
 import time
-import tracemalloc
-from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from inev.experiments.engine_figures.greta import baseline, best, run, stock_stream
 from inev.simulator.engine.greta import (
     Event,
     GretaQuery,
-    TrendLimitExceeded,
     compile_query,
     greta_aggregates,
-    greta_event,
     two_step_aggregates,
 )
 from inev.workloads.workload import Query
 
 SETTINGS = ((0.02, 1), (0.006, 1), (0.02, 10))
-
-
-def stock_stream(n: int, seed: int, volatility: float, companies: int) -> list[Event]:
-    """``n`` stock events at times 0..n-1: price random walk per company, in cents."""
-    rng = random.Random(seed)
-    prices = [10_000] * companies
-    out = []
-    for i in range(n):
-        c = rng.randrange(companies)
-        prices[c] = max(100, round(prices[c] * (1 + rng.gauss(0, volatility))))
-        out.append(greta_event(float(i), "S", i, None, {"price": prices[c], "company": c}))
-    return out
-
-
-def run(fn: Callable[[], list[dict[str, Any]]], memory: bool) -> tuple[float, int, list]:
-    """Wall time, peak traced bytes (0 without tracing), and the results of ``fn``."""
-    if memory:
-        tracemalloc.start()
-    start = time.perf_counter()
-    try:
-        results = fn()
-    finally:
-        elapsed = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1] if memory else 0
-        if memory:
-            tracemalloc.stop()
-    return elapsed, peak, results
 
 
 def main() -> None:
@@ -127,7 +96,7 @@ def main() -> None:
                 def greta(q: Query = query, ev: list = events, w: float = window) -> list:
                     return list(greta_aggregates(q, ev, w))
 
-                g_time, _, g_results = _best(greta, n)
+                g_time, _, g_results = best(greta, n)
                 _, g_peak, _ = run(greta, memory=True)
                 digits = max(len(str(r["value"])) for r in g_results)
                 row = [
@@ -140,7 +109,7 @@ def main() -> None:
                 if baseline_stopped:
                     row += ["not run", "", ""]
                 else:
-                    b_time, b_peak, status = _baseline(query, events, window, args.timeout)
+                    b_time, b_peak, status = baseline(query, events, window, args.timeout)
                     if status == "ok":
                         _, b_peak, b_results = run(
                             lambda q=query, ev=events, w=window: list(
@@ -223,40 +192,6 @@ def sliding_table(window: int, ratios: list[int], seed: int) -> Table:
             f"{peaks[True] / peaks[False]:.2f}",
         )
     return table
-
-
-def _best(fn: Callable[[], list[dict[str, Any]]], n: int) -> tuple[float, int, list]:
-    """Best wall time of repeated runs: at least 3 (1 above 10k events) and, for runs of a
-    few milliseconds, as many as fill 0.2 s, so that a short run is not measured during a
-    burst of other load on a shared machine (as ``timeit`` does)."""
-    results = [run(fn, memory=False)]
-    spent = results[0][0]
-    while n <= 10_000 and (len(results) < 3 or (spent < 0.2 and len(results) < 200)):
-        results.append(run(fn, memory=False))
-        spent += results[-1][0]
-    return min(results, key=lambda r: r[0])
-
-
-def _baseline(
-    query: Query, events: list[Event], window: float, timeout: float
-) -> tuple[float, int, str]:
-    """Wall time of the two-step baseline; best of 3 when a run takes under 2 s (the same
-    care as for GRETA's short runs), or ``"stopped"`` past ``timeout``."""
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        try:
-            list(
-                two_step_aggregates(
-                    query, events, window, limit=None, deadline=time.perf_counter() + timeout
-                )
-            )
-        except TrendLimitExceeded:
-            return time.perf_counter() - start, 0, "stopped"
-        times.append(time.perf_counter() - start)
-        if times[-1] >= 2.0:
-            break
-    return min(times), 0, "ok"
 
 
 if __name__ == "__main__":

@@ -27,73 +27,16 @@ sampling of predicates, its statistics and its checks, nothing else).
 from __future__ import annotations
 
 import argparse
-import gc
-import time
 from typing import Any
 
+from inev.experiments.engine_figures.invariant_runs import best_threshold, compare, methods
 from inev.simulator.engine.drift_streams import STREAMS, DriftStream
-from inev.simulator.engine.engine import Adaptation, Engine
-
-THRESHOLDS = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
-
-
-def methods() -> dict[str, Adaptation]:
-    """The compared methods by label (every one with the engine's default check period)."""
-    out = {
-        "static": Adaptation("off"),
-        "invariant (defaults)": Adaptation("invariant"),
-        "invariant d=0.5": Adaptation("invariant", distance=0.5),
-        "invariant d=average": Adaptation("invariant", distance="average"),
-        "invariant select=gap": Adaptation("invariant", selection="gap"),
-        "always": Adaptation("always"),
-    }
-    for t in THRESHOLDS:
-        out[f"threshold t={t}"] = Adaptation("threshold", threshold=t)
-    return out
-
-
-def run_once(stream: DriftStream, plan: str, adaptation: Adaptation) -> dict[str, Any]:
-    """One fresh engine over the stream: CPU seconds, matches and the engine's counters."""
-    engine = Engine(
-        stream.pattern,
-        stream.window,
-        selectivities=stream.selectivities,
-        plan=plan,
-        rates=stream.initial_rates,
-        adaptation=adaptation,
-    )
-    push = engine.push
-    matches = 0
-    gc.collect()  # the previous engine's cyclic garbage is not this method's cost
-    begin = time.process_time()
-    for e in stream.events:
-        found = push(e)
-        if found:
-            matches += len(found)
-    matches += len(engine.flush())
-    cpu = time.process_time() - begin
-    engine.release()
-    return {"cpu": cpu, "matches": matches, **engine.counters}
-
-
-def compare(stream: DriftStream, plan: str, rounds: int) -> dict[str, dict[str, Any]]:
-    """Every method over ``stream``, interleaved, ``rounds`` times; the best CPU time each."""
-    found: dict[str, dict[str, Any]] = {}
-    for _ in range(rounds):
-        for label, adaptation in methods().items():
-            r = run_once(stream, plan, adaptation)
-            if label not in found or r["cpu"] < found[label]["cpu"]:
-                found[label] = r
-    assert len({r["matches"] for r in found.values()}) == 1, "adaptation changed the matches"
-    return found
 
 
 def report(stream: DriftStream, plan: str, found: dict[str, dict[str, Any]]) -> None:
     """Print one stream's table: ratios to the best threshold and to the static plan."""
     n = len(stream.events)
-    thresholds = {k: v for k, v in found.items() if k.startswith("threshold")}
-    best_t = min(thresholds, key=lambda k: thresholds[k]["cpu"])
-    best_w = min(thresholds, key=lambda k: thresholds[k]["work"])
+    best_t, best_w = best_threshold(found), best_threshold(found, "work")
     ref, static = found[best_t], found["static"]
     print(
         f"{stream.name} ({stream.pattern}, window {stream.window}, {n} events, {plan}): "
@@ -132,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.streams.split(","):
         stream = STREAMS[name](args.events, seed=args.seed)
-        report(stream, args.plan, compare(stream, args.plan, args.rounds))
+        report(stream, args.plan, compare(stream, args.plan, args.rounds, methods()))
 
 
 if __name__ == "__main__":

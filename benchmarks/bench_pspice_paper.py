@@ -50,6 +50,13 @@ from __future__ import annotations
 import argparse
 import time
 
+from inev.experiments.engine_figures.pspice import (
+    LABELS,
+    LOADS,
+    Q1_WINDOWS,
+    Q3_SIZES,
+    STRATEGIES,
+)
 from inev.simulator.engine.shedding.paper_streams import (
     Q1_PATTERN,
     Q1_WHERE,
@@ -59,18 +66,6 @@ from inev.simulator.engine.shedding.paper_streams import (
     q3_pattern,
     q3_stream,
 )
-
-STRATEGIES = ("pspice", "pspice--", "random-pm", "random-event", "type-utility")
-LABELS = {
-    "pspice": "pSPICE",
-    "pspice--": "pSPICE--",
-    "random-pm": "PM-BL",
-    "random-event": "E-BL rnd",
-    "type-utility": "E-BL type",
-}
-Q1_WINDOWS = (200, 250, 300, 400, 500, 700)
-Q3_SIZES = (2, 3, 4, 5, 6)
-LOADS = (1.2, 1.4, 1.6, 1.8, 2.0)
 
 
 def _header(x: str) -> None:

@@ -21,6 +21,12 @@ there: :mod:`inev.experiments.sweep_folder`), and the report's other figures sta
 checked and drawn again from its ``runs/``, at the settings it was run with
 (:func:`kept_figures`), so ``inev reproduce 7a -o report --force`` updates one figure of 25.
 
+The local engines' papers' figures (:mod:`inev.experiments.engine_figures`: ``inv5`` to
+``inv9``, ``pspice5``, ``pspice6``, ``greta-events``) run by name beside INEv's, each a
+library function rather than a sweep (no Spark, no seeds option); their sections follow the
+INEv figures' in the same report, and their tables go to ``runs/<id>.json``. Giving no names
+runs the INEv figures only; ``--force`` re-runs the engine figures named and keeps none.
+
 The error promise holds: paths and figure names are checked before any work, the report is
 built in a hidden sibling folder and renamed into place only when complete, and any failure
 removes it, so a failed run leaves nothing behind. An interrupt (Ctrl-C, SIGTERM) keeps the
@@ -48,6 +54,9 @@ from inev.common.errors import InevError
 from inev.common.interrupts import Terminated
 from inev.common.words import plural
 from inev.experiments.claims import Figure, describe, evaluate, load_claims
+from inev.experiments.engine_figures import choose_engine, engine_figures, is_engine, run_engine
+from inev.experiments.engine_figures.model import EngineFigure, EngineResult
+from inev.experiments.engine_figures.report import engine_text
 from inev.experiments.provenance import task_versions, version_counts
 from inev.experiments.reproduce_report import FigureResult, report_text, timing_text
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
@@ -78,6 +87,32 @@ def choose(names: Sequence[str], figures: Sequence[Figure] | None = None) -> lis
             raise InevError(f"no figure {name!r} (figures: {', '.join(ids)})")
         wanted.add(bare.lower())
     return [f for f in known if f.id in wanted]
+
+
+def split_names(names: Sequence[str]) -> tuple[list[str], list[EngineFigure]]:
+    """The INEv figure names and the engine figures among ``names``; every name is checked
+    (an unknown one is refused in one line naming both sets).
+
+    >>> inev, engine = split_names(["7a", "inv6"])
+    >>> inev, [f.id for f in engine]
+    (['7a'], ['inv6'])
+    """
+    inev = [n for n in names if not is_engine(n)]
+    try:
+        if inev:
+            choose(inev)
+    except InevError as error:
+        raise InevError(
+            f"{error}; engine figures: {', '.join(f.id for f in engine_figures())}"
+        ) from None
+    return inev, choose_engine([n for n in names if is_engine(n)])
+
+
+def figure_list() -> list[str]:
+    """One line per figure ``inev reproduce`` knows: its id, paper and section."""
+    lines = [f"{f.id:14s} INEv, {f.section}" for f in load_claims()]
+    lines += [f"{f.id:14s} {f.paper.split(',')[0]}, {f.section}" for f in engine_figures()]
+    return lines
 
 
 def parse_seeds(values: Sequence[str]) -> dict[str, int]:
@@ -321,7 +356,8 @@ def reproduce(
 ) -> Path:
     """Run the figures into a new report folder ``out`` (module docstring); return its report."""
     options = options or RunOptions()
-    figures = choose(names)
+    inev_names, engines = split_names(names)
+    figures = choose(inev_names) if inev_names or not engines else []
     target = Path(out)
     counts = parse_seeds(options.seeds)
     force = options.force
@@ -335,9 +371,10 @@ def reproduce(
         ready = True
         others = kept_figures(target, figures) if force and names else {}
         every = [f for f in load_claims() if f in figures or f.id in others]
-        results = run_figures(every, staging, options, counts, others)
-        header = _header(options, counts, timing_text(results, time.perf_counter() - started))
-        (staging / REPORT).write_text(report_text(results, header, options.quick), encoding="utf-8")
+        results = run_figures(every, staging, options, counts, others) if every else []
+        done = run_engine(engines, staging, options.quick, options.echo)
+        text = _report(results, done, options, counts, time.perf_counter() - started)
+        (staging / REPORT).write_text(text, encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -354,6 +391,25 @@ def reproduce(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target / REPORT
+
+
+def _report(
+    results: Sequence[FigureResult],
+    done: Sequence[EngineResult],
+    options: RunOptions,
+    counts: dict[str, int],
+    seconds: float,
+) -> str:
+    """The report: the INEv figures' (when any ran), then the engine figures' sections."""
+    if results:
+        header = _header(options, counts, timing_text(results, seconds))
+        text = report_text(results, header, options.quick)
+    else:  # engine figures only: no Spark, no presets, no seeds
+        scale = "--quick scale" if options.quick else "full scale"
+        text = f"Command: `{options.command}`; {scale}; wall time {seconds:.0f} s.\n"
+    if done:
+        text += "\n" + "\n".join(engine_text(done, options.quick)) + "\n"
+    return text
 
 
 def _check_target(out: str | os.PathLike[str], target: Path, force: bool) -> bool:

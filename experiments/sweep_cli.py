@@ -308,13 +308,32 @@ def demo_command(out: str, master: str, allow_errors: bool) -> None:
     _finish(outcome, failed, allow_errors)
 
 
+def _list_figures(ctx: click.Context) -> None:
+    """``--list``: one line per figure, then exit."""
+    from inev.experiments.reproduce import figure_list
+
+    click.echo("\n".join(figure_list()))
+    ctx.exit(0)
+
+
 @click.command(
     "reproduce",
     epilog=examples(
         "inev reproduce -o report",
         "inev reproduce 7a 10b -o report --quick",
         "inev reproduce 7a -o report --force",
+        "inev reproduce inv6 pspice5 greta-events -o engines --quick",
+        "inev reproduce --list",
     ),
+)
+@click.option(
+    "--list",
+    "show_list",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=lambda ctx, _param, value: _list_figures(ctx) if value else None,
+    help="List every figure (the INEv paper's and the local engines' papers') and exit.",
 )
 @click.argument("figures", nargs=-1, metavar="[FIGS]...")
 @click.option(
@@ -337,13 +356,14 @@ def reproduce_command(
     master: str,
     force: bool,
 ) -> None:
-    """Re-run the INEv paper's figures 4a to 12b and write a report checking each claim."""
+    """Re-run the INEv paper's figures 4a to 12b (and, by name, the local engines' papers'
+    figures: inev reproduce --list) and write a report checking each claim."""
     from rich.console import Console
 
-    from inev.experiments.reproduce import RunOptions, choose, parse_seeds, reproduce
+    from inev.experiments.reproduce import RunOptions, parse_seeds, reproduce, split_names
 
     check_paths({}, out, output_folder=True)
-    choose(figures)  # unknown figure names and seed counts are refused before anything runs
+    split_names(figures)  # unknown figure names and seed counts are refused before anything runs
     parse_seeds(seeds)
     words = ["inev reproduce", *figures, "-o", out]
     words += ["--quick"] * quick + [f"--seeds {s}" for s in seeds]

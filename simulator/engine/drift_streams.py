@@ -35,9 +35,11 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
+from inev.common.errors import InevError
 from inev.simulator.engine.events import Event, make_event
 
 
@@ -87,41 +89,69 @@ def rate_swap(n: int = 20_000, seed: int = 1) -> DriftStream:
     return DriftStream("rate-swap", "AND(A, B, C, D)", 2.0, sel, first, events)
 
 
-TYPES5 = ("A", "B", "C", "D", "E")
+TYPES8 = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 
-def traffic_like(n: int = 20_000, seed: int = 1) -> DriftStream:
+def _types(size: int) -> tuple[str, ...]:
+    """The first ``size`` type names (2 to 8: the invariant paper's pattern sizes are 4-8)."""
+    if not 2 <= size <= len(TYPES8):
+        raise InevError(f"pattern size must be between 2 and {len(TYPES8)}, got {size}")
+    return TYPES8[:size]
+
+
+def _chain(types: Sequence[str], values: Sequence[float]) -> dict[tuple[str, str], float]:
+    """Selectivities of consecutive types, ``values`` repeated as needed."""
+    return {(a, b): values[i % len(values)] for i, (a, b) in enumerate(pairwise(types))}
+
+
+def traffic_like(n: int = 20_000, seed: int = 1, size: int = 5) -> DriftStream:
     """Skewed, stable rates with two extreme changes (see the module docstring).
+
+    ``size`` types (SEQ of all of them; the invariant paper's Fig. 5-7 vary it from 4 to 8):
+    the rates are a geometric series from 0.1 to 8.1 (a factor 3 apart at the default 5,
+    whose stream is unchanged), the chain selectivities repeat 0.1, 0.5, 0.2, 0.8.
 
     >>> s = traffic_like(3000, seed=2)
     >>> s.initial_rates["A"], s.initial_rates["E"]
     (0.1, 8.1)
+    >>> t = traffic_like(300, seed=2, size=8)
+    >>> t.pattern, t.initial_rates["A"], t.initial_rates["H"], t.selectivities[("E", "F")]
+    ('SEQ(A, B, C, D, E, F, G, H)', 0.1, 8.1, 0.1)
     """
-    base = [0.1 * 3**i for i in range(5)]
-    first = dict(zip(TYPES5, [round(r, 6) for r in base], strict=True))
-    second = dict(zip(TYPES5, reversed(first.values()), strict=True))
+    types = _types(size)
+    base = [0.1 * 81 ** (i / (size - 1)) for i in range(size)]
+    first = dict(zip(types, [round(r, 6) for r in base], strict=True))
+    second = dict(zip(types, reversed(first.values()), strict=True))
     rng = random.Random(seed)
     values = list(first.values())
     rng.shuffle(values)
-    third = dict(zip(TYPES5, values, strict=True))
+    third = dict(zip(types, values, strict=True))
 
     def rates_at(i: int) -> dict[str, float]:
         return first if i < n // 3 else second if i < 2 * n // 3 else third
 
     events = piecewise_poisson(n, rates_at, seed)
-    sel = {("A", "B"): 0.1, ("B", "C"): 0.5, ("C", "D"): 0.2, ("D", "E"): 0.8}
-    return DriftStream("traffic-like", "SEQ(A, B, C, D, E)", 4.0, sel, first, events)
+    sel = _chain(types, (0.1, 0.5, 0.2, 0.8))
+    return DriftStream("traffic-like", _seq(types), 4.0, sel, first, events)
 
 
-def stocks_like(n: int = 20_000, seed: int = 1, every: int = 100) -> DriftStream:
-    """Near-uniform rates with frequent minor changes (see the module docstring).
+def _seq(types: Sequence[str]) -> str:
+    return f"SEQ({', '.join(types)})"
+
+
+def stocks_like(n: int = 20_000, seed: int = 1, every: int = 100, size: int = 5) -> DriftStream:
+    """Near-uniform rates with frequent minor changes (see the module docstring); ``size``
+    types, chain selectivities repeating 0.3, 0.32, 0.28, 0.31 (the default 5 unchanged).
 
     >>> s = stocks_like(2000, seed=3)
     >>> all(0.97 < r < 1.03 for r in s.initial_rates.values())
     True
+    >>> stocks_like(200, seed=3, size=7).pattern
+    'SEQ(A, B, C, D, E, F, G)'
     """
+    types = _types(size)
     rng = random.Random(seed + 7919)
-    first = {t: round(rng.uniform(0.98, 1.02), 6) for t in TYPES5}
+    first = {t: round(rng.uniform(0.98, 1.02), 6) for t in types}
     schedule = [dict(first)]
     for _ in range(n // every):
         prev = schedule[-1]
@@ -129,17 +159,23 @@ def stocks_like(n: int = 20_000, seed: int = 1, every: int = 100) -> DriftStream
             {t: min(2.0, max(0.5, r * rng.uniform(0.85, 1.15))) for t, r in prev.items()}
         )
     events = piecewise_poisson(n, lambda i: schedule[i // every], seed)
-    sel = {("A", "B"): 0.3, ("B", "C"): 0.32, ("C", "D"): 0.28, ("D", "E"): 0.31}
-    return DriftStream("stocks-like", "SEQ(A, B, C, D, E)", 2.0, sel, first, events)
+    sel = _chain(types, (0.3, 0.32, 0.28, 0.31))
+    return DriftStream("stocks-like", _seq(types), 2.0, sel, first, events)
 
 
-def stationary(n: int = 20_000, seed: int = 1) -> DriftStream:
+def stationary(n: int = 20_000, seed: int = 1, size: int = 4) -> DriftStream:
     """bench_engine's stationary stream: SEQ(A, B, C, D), every rate 1, selectivities A-B
-    and C-D 0.2, window 5 (the adaptive engine's checking overhead against the static plan)."""
-    rates = dict.fromkeys("ABCD", 1.0)
+    and C-D 0.2, window 5 (the adaptive engine's checking overhead against the static plan);
+    ``size`` types, every other consecutive pair 0.2 (the default 4 unchanged).
+
+    >>> stationary(100, size=6).selectivities
+    {('A', 'B'): 0.2, ('C', 'D'): 0.2, ('E', 'F'): 0.2}
+    """
+    types = _types(size)
+    rates = dict.fromkeys(types, 1.0)
     events = piecewise_poisson(n, lambda i: rates, seed)
-    sel = {("A", "B"): 0.2, ("C", "D"): 0.2}
-    return DriftStream("stationary", "SEQ(A, B, C, D)", 5.0, sel, rates, events)
+    sel = {(a, b): 0.2 for a, b in zip(types[::2], types[1::2], strict=False)}
+    return DriftStream("stationary", _seq(types), 5.0, sel, rates, events)
 
 
 STREAMS: dict[str, Callable[..., DriftStream]] = {

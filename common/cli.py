@@ -103,6 +103,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "inev.experiments.sweep_cli:reproduce_command",
         "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
     ),
+    "case-study": (
+        "inev.experiments.case_study_cli:case_study_command",
+        "Plan the INEv paper's case study (Table 3) on the authors' published traces.",
+    ),
     "whatif": (
         "inev.experiments.whatif_cli:whatif_command",
         "Apply every single link and node failure (or given changes) to a plan on Spark; "

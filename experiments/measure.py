@@ -61,7 +61,7 @@ from inev.experiments.latency_graphs import candidate_plans, hops, pick
 from inev.experiments.paper_workloads import counterpart, operator_type, paper_workload
 from inev.experiments.plan_cache import cached_plan
 from inev.experiments.yardstick import closeness, exact_psi, yardstick
-from inev.planner.options import PlanOptions
+from inev.planner.options import PLAN_DEFAULTS, PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.projections import all_projections
 from inev.planner.repair import repair_plan
@@ -124,8 +124,8 @@ def plan_options(config: dict[str, Any]) -> PlanOptions:
     """The planner's options of a configuration (``latency_factor`` 0: no latency bound)."""
     return PlanOptions(
         latency_factor=config["latency_factor"] or None,
-        effort=config.get("effort", 1.0),
-        xi=config.get("xi", 1.0),
+        effort=config.get("effort", PLAN_DEFAULTS.effort),
+        xi=config.get("xi", PLAN_DEFAULTS.xi),
     )
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from inev.planner.options import PLAN_DEFAULTS
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.schema import MAX_NODES
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 
 DEFAULTS: dict[str, Any] = {
     # event network (INEv paper §7.1 defaults, written in inev.topologies.generator_options)
@@ -23,14 +25,14 @@ DEFAULTS: dict[str, Any] = {
     "node_ratio": NETWORK_DEFAULTS.node_ratio,
     "topology": NETWORK_DEFAULTS.topology,
     # workload
-    "queries": 1,
-    "length": 6,
+    "queries": WORKLOAD_DEFAULTS.queries,
+    "length": WORKLOAD_DEFAULTS.length,
     # > 0: each query's length is drawn uniformly from min_length to length (Fig. 8)
     "min_length": 0,
-    "kleene": 0,
-    "negation": 0,
-    "selectivity": 0.1,
-    "window": 1.0,
+    "kleene": WORKLOAD_DEFAULTS.kleene,
+    "negation": WORKLOAD_DEFAULTS.negation,
+    "selectivity": WORKLOAD_DEFAULTS.selectivity,
+    "window": WORKLOAD_DEFAULTS.window,
     # > 0: the window is set so that the busiest (``window_type = "busiest"``) or the rarest
     # (``"rarest"``) of the workload's types has this many events per window, R(e)·w (the x
     # axis of the INEv paper's Fig. 4a and 4b); 0: ``window`` as given
@@ -39,8 +41,8 @@ DEFAULTS: dict[str, Any] = {
     # planning: latency bound factor (0 = none), search effort (0 = the paper's single pass of
     # Alg. 1 + Alg. 2), ξ of the latency model (§5.4)
     "latency_factor": 0.0,
-    "effort": 1.0,
-    "xi": 1.0,
+    "effort": PLAN_DEFAULTS.effort,
+    "xi": PLAN_DEFAULTS.xi,
     # also plan the exact optimum (the planner's ``exact`` method, where it exists and the
     # instance is small enough) as the yardstick of Fig. 5a
     "exact_optimum": False,

@@ -59,6 +59,7 @@ from inev.planner.projections import (
 )
 from inev.planner.steiner import steiner_size, trees_of
 from inev.topologies.network import Network
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.query import kleene_types
 from inev.workloads.workload import Query
 
@@ -397,7 +398,7 @@ def combine_query(
     state: SharingState,
     params: Params,
     sink: Projection,
-    window: float = 1.0,
+    window: float = WORKLOAD_DEFAULTS.window,
 ) -> None:
     """Alg. 1 for one query, merged into ``state`` (shared construction, Θ; §6.3).
 

@@ -39,6 +39,7 @@ from inev.planner.projections import (
 )
 from inev.planner.sites import sites
 from inev.topologies.network import Network
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Query, Workload
 
@@ -75,7 +76,7 @@ def centralized_node(network: Network, types: Iterable[str]) -> tuple[Node, floa
 
 
 def sink_projection(
-    query: Query, global_rates: Mapping[str, float], window: float = 1.0
+    query: Query, global_rates: Mapping[str, float], window: float = WORKLOAD_DEFAULTS.window
 ) -> Projection:
     """The projection producing a query's matches: q_nKL over all types, keyed by q's pattern."""
     p = make_projection(query, query.types, global_rates, window)
@@ -113,7 +114,7 @@ def centralized_combination(network: Network, workload: Workload) -> Combination
     return Combination(projections, inputs, {}, sinks, queries_of)
 
 
-def centralized_plan(network: Network, wl: Workload, xi: float = 1.0) -> Plan:
+def centralized_plan(network: Network, wl: Workload, xi: float = DEFAULT_XI) -> Plan:
     """Every query at the best single node, every used event sent there once."""
     comb = centralized_combination(network, wl)
     node, cost = centralized_node(network, wl.types)
@@ -158,7 +159,7 @@ def trigger_query(query: Query, model: str) -> Query:
 def push_pull(
     network: Network,
     query: Query,
-    window: float = 1.0,
+    window: float = WORKLOAD_DEFAULTS.window,
     exhaustive_up_to: int = 6,
     model: str = "ppop",
 ) -> PushPullPlan:
@@ -269,7 +270,7 @@ def push_pull_cost(
     node: Node,
     order: Sequence[str],
     pushed: int,
-    window: float = 1.0,
+    window: float = WORKLOAD_DEFAULTS.window,
     model: str = "ppop",
 ) -> float:
     """The cost of one fixed push-pull placement (node, order, pushed prefix) on ``network``.

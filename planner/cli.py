@@ -15,8 +15,7 @@ from inev.planner import progress
 from inev.planner.figures import RATE, plan_figures
 from inev.planner.fingerprint import check_plan_for, stamp
 from inev.planner.inev_graph import save_plan
-from inev.planner.latency_model import DEFAULT_XI
-from inev.planner.options import PlanOptions
+from inev.planner.options import DEFAULT_XI, PLAN_DEFAULTS, PlanOptions
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.tables import explain_lines
 from inev.topologies.io import load_network
@@ -47,7 +46,7 @@ def plan_options(command: Callable) -> Callable:
             ),
             click.option(
                 "--strict-latency/--estimated-latency",
-                default=True,
+                default=PLAN_DEFAULTS.strict_latency,
                 show_default=True,
                 help="With a bound: the placed plan meets it (strict), or only Alg. 1's "
                 "latency estimates do, as in the paper (estimated).",
@@ -55,7 +54,7 @@ def plan_options(command: Callable) -> Callable:
             click.option(
                 "--effort",
                 type=float,
-                default=1.0,
+                default=PLAN_DEFAULTS.effort,
                 show_default=True,
                 help="Search effort: 0 = the paper's single pass, larger searches longer.",
             ),
@@ -74,14 +73,14 @@ def plan_options(command: Callable) -> Callable:
             ),
             click.option(
                 "--regional/--no-regional",
-                default=True,
+                default=PLAN_DEFAULTS.regional,
                 show_default=True,
                 help="Also try regional placements (a projection at k sites between one "
                 "node and every source; beyond the paper).",
             ),
             click.option(
                 "--kicks/--no-kicks",
-                default=True,
+                default=PLAN_DEFAULTS.kicks,
                 show_default=True,
                 help="End the search by re-planning with each event type's rate ten times "
                 "higher, then lower (designs where several queries change at once; beyond "
@@ -89,7 +88,7 @@ def plan_options(command: Callable) -> Callable:
             ),
             click.option(
                 "--chains/--no-chains",
-                default=True,
+                default=PLAN_DEFAULTS.chains,
                 show_default=True,
                 help="Also search from rate-ordered chains: every query gathers the rarest "
                 "types at one node, then is partitioned by the others in one common order "

@@ -21,10 +21,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from inev.planner.inev_graph import Vertex
+from inev.planner.options import DEFAULT_XI
 from inev.planner.projections import Projection, projection_rate
 from inev.planner.steiner import bfs
-
-DEFAULT_XI = 1.0
 
 
 def prefix_rates(inputs: Sequence[Projection]) -> list[float]:

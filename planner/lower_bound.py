@@ -59,6 +59,7 @@ import numpy as np
 
 from inev.planner.projections import all_projections
 from inev.topologies.network import DENSE_UP_TO, Network
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.query import negated_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
@@ -67,7 +68,9 @@ _SELECTED = 1.0 - 1.0 / math.e
 """(1 − 1/e): the least share of min(a, m) that a · (1 − exp(−m/a)) reaches."""
 
 
-def information_rates(network: Network, query: Query, window: float = 1.0) -> dict[str, float]:
+def information_rates(
+    network: Network, query: Query, window: float = WORKLOAD_DEFAULTS.window
+) -> dict[str, float]:
     """Per type e of ``query``: min(R(e), min over projections p ∋ e of ψ_e(p)) (see above)."""
     glob = network.global_rates()
     negated = negated_types(strip_kleene(query.pattern))
@@ -81,7 +84,9 @@ def information_rates(network: Network, query: Query, window: float = 1.0) -> di
     return out
 
 
-def query_lower_bound(network: Network, query: Query, window: float = 1.0) -> float:
+def query_lower_bound(
+    network: Network, query: Query, window: float = WORKLOAD_DEFAULTS.window
+) -> float:
     """LB(q): the least cost of bringing q's event information together (module docstring)."""
     info = information_rates(network, query, window)
     index = network.node_index

@@ -64,7 +64,6 @@ import math
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
-from inev.planner.latency_model import DEFAULT_XI
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,7 @@ class PlanOptions:
 
     latency_factor: float | None = None
     latency_bound: float | None = None
-    xi: float = DEFAULT_XI
+    xi: float = 1.0
     order: tuple[str, ...] | None = None
     strict_latency: bool = True
     effort: float = 1.0
@@ -113,3 +112,13 @@ class PlanOptions:
     def bounded(self) -> bool:
         """Whether the user set a latency bound."""
         return self.latency_factor is not None or self.latency_bound is not None
+
+
+PLAN_DEFAULTS = PlanOptions()
+"""The planner's defaults, written once: the command line's flags and a sweep task's
+parameters (:data:`inev.experiments.sweep_parameters.DEFAULTS`) take them from here
+(``tests/test_defaults.py`` fails on a second definition). This module imports nothing heavy."""
+
+DEFAULT_XI = PLAN_DEFAULTS.xi
+"""ξ of the latency model (§5.4): the weight of partial matches against hops
+(:mod:`inev.planner.latency_model`)."""

@@ -20,7 +20,7 @@ from inev.planner.baselines import sink_projection
 from inev.planner.combination_model import Combination
 from inev.planner.improve import Design
 from inev.planner.inev_graph import Node
-from inev.planner.options import PlanOptions
+from inev.planner.options import DEFAULT_XI, PlanOptions
 from inev.planner.projections import Projection
 from inev.topologies.network import Network
 from inev.workloads.workload import Query, Workload
@@ -58,7 +58,7 @@ def run_alg1(
     workload: Workload,
     *,
     tau: float = math.inf,
-    xi: float = 1.0,
+    xi: float = DEFAULT_XI,
     order: Sequence[str] | None = None,
     known: Mapping[str, Projection] | None = None,
     slack: float = 1.0,
@@ -84,7 +84,7 @@ def combine_workload(
     workload: Workload,
     *,
     tau: float = math.inf,
-    xi: float = 1.0,
+    xi: float = DEFAULT_XI,
     order: Sequence[str] | None = None,
 ) -> tuple[Combination, dict[str, Choice]]:
     """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3): combination, choices."""

@@ -41,6 +41,7 @@ from functools import cached_property
 from inev.common.errors import InevError
 from inev.planner.cost_model import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.query import (
     Operator,
     Pattern,
@@ -74,7 +75,7 @@ class Projection:
     owner: str = ""
     """The query whose predicates define the projection (empty for a single event type).
     Other queries may use it too: theirs agree, or are stronger and applied downstream."""
-    window: float = 1.0
+    window: float = WORKLOAD_DEFAULTS.window
     """The query's time window (R(p) is per time unit, see :func:`windowed_rate`)."""
 
     @property
@@ -230,7 +231,7 @@ def make_projection(
     query: Query,
     types: Iterable[str],
     global_rates: Mapping[str, float],
-    window: float = 1.0,
+    window: float = WORKLOAD_DEFAULTS.window,
 ) -> Projection:
     """The projection of ``query`` (its q_nKL) over ``types`` with its global rate R(p).
 
@@ -394,7 +395,7 @@ _PROJECTIONS: OrderedDict[tuple, tuple[Projection, ...]] = OrderedDict()
 
 
 def all_projections(
-    query: Query, global_rates: Mapping[str, float], window: float = 1.0
+    query: Query, global_rates: Mapping[str, float], window: float = WORKLOAD_DEFAULTS.window
 ) -> list[Projection]:
     """Π_q: every negation-closed projection over 2 … |E(q)| types (the query itself last).
 
@@ -440,7 +441,10 @@ def _all_projections(
 
 
 def suitable_projections(
-    query: Query, global_rates: Mapping[str, float], window: float = 1.0, slack: float = 1.0
+    query: Query,
+    global_rates: Mapping[str, float],
+    window: float = WORKLOAD_DEFAULTS.window,
+    slack: float = 1.0,
 ) -> list[Projection]:
     """Π_eval (§6.1): projections with R(p) < slack · Σ_{e ∈ E(p)} R(e), plus the query (q_nKL).
 

@@ -20,8 +20,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from inev.planner.options import PLAN_DEFAULTS
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
@@ -41,9 +43,13 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
     for home, defaults in (
         ("topologies/generator_options.py", NETWORK_DEFAULTS),
         ("topologies/trace_generator.py", TRACE_DEFAULTS),
+        ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
+        ("planner/options.py", PLAN_DEFAULTS),
     ):
         for f in dataclasses.fields(defaults):
             value = getattr(defaults, f.name)
+            if value is None:  # "not set" (no latency bound, no budget): not a value to hold
+                continue
             listed = [v for _, v in found.get(f.name, [])]
             if f.name not in UNLISTED and not any(_same(value, v) for v in listed):
                 found.setdefault(f.name, []).append((home, value))
@@ -102,7 +108,7 @@ def definitions(code: str) -> list[tuple[int, str, Any]]:
             first = node.args[0] if node.args else None
             flag = first.value if isinstance(first, ast.Constant) else None
             if isinstance(flag, str) and flag.startswith("--"):
-                name = flag.lstrip("-").replace("-", "_")
+                name = flag.split("/")[0].lstrip("-").replace("-", "_")
                 pairs += [(name, k.value) for k in node.keywords if k.arg == "default"]
             func = node.func
             if (
@@ -157,13 +163,17 @@ def test_the_listed_settings():
     assert ("topologies/generator_options.py", 1.3) in SETTINGS["skew"]
     assert ("topologies/trace_generator.py", 0.5) in SETTINGS["skew"]
     assert "seed" not in SETTINGS
+    assert SETTINGS["selectivity"] == [("workloads/generator_options.py", 0.1)]
+    assert SETTINGS["effort"] == [("planner/options.py", 1.0)]
+    assert SETTINGS["kicks"] == [("planner/options.py", True)]
+    assert "latency_factor" not in SETTINGS  # None: not set
 
 
 PLANTED = [
     ("def generate(nodes: int = 20):\n    pass\n", ["x.py:1: nodes = 20"]),
     ("def generate(*, skew=1.3):\n    pass\n", ["x.py:1: skew = 1.3"]),
     ("class Options:\n    out_degree: float = 3\n", ["x.py:2: out_degree = 3"]),
-    ('DEFAULTS = {"event_types": 6, "queries": 1}\n', ["x.py:1: event_types = 6"]),
+    ('DEFAULTS = {"event_types": 6, "queries": 1}\n', ["x.py:1: event_types", "x.py:1: queries"]),
     ('import click\nclick.option("--node-ratio", default=0.5)\n', ["x.py:2: node_ratio = 0.5"]),
     ('def f(config):\n    return config.get("topology", "degree")\n', ["x.py:2: topology ="]),
     ("def f(duration=30 * 86_400.0):\n    pass\n", ["x.py:1: duration = 2592000.0"]),
@@ -172,6 +182,12 @@ PLANTED = [
     ("def generate(nodes: int = 200, skew: float = 2.0):\n    pass\n", []),
     ("generate_network(nodes=20)\n", []),
     ("def f(nodes=True):\n    pass\n", []),
+    ('click.option("--kicks/--no-kicks", default=True)\n', ["x.py:1: kicks = True"]),
+    (
+        "def plan(window: float = 1.0, effort=1.0):\n    pass\n",
+        ["x.py:1: window", "x.py:1: effort"],
+    ),
+    ('click.option("--window", default=2.0)\n', []),
 ]
 
 

@@ -15,6 +15,7 @@ from inev.common.words import plural
 from inev.topologies.io import load_network
 from inev.workloads.estimate import EXACT_LIMIT, SAMPLE, estimate_selectivities
 from inev.workloads.generate import generate_workload
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.io import load_workload, save_workload, workload_to_dict
 from inev.workloads.tables import load_shown, workload_heading, workload_table
 
@@ -44,17 +45,33 @@ def workload_group() -> None:
     type=click.Path(dir_okay=False),
     help="Event network the queries are drawn for.",
 )
-@click.option("--queries", default=1, show_default=True, help="Number of queries.")
-@click.option("--length", default=6, show_default=True, help="Event types per query.")
-@click.option("--kleene", default=0, show_default=True, help="KL operators per query.")
-@click.option("--negation", default=0, show_default=True, help="NSEQ operators per query.")
+@click.option(
+    "--queries", default=WORKLOAD_DEFAULTS.queries, show_default=True, help="Number of queries."
+)
+@click.option(
+    "--length", default=WORKLOAD_DEFAULTS.length, show_default=True, help="Event types per query."
+)
+@click.option(
+    "--kleene", default=WORKLOAD_DEFAULTS.kleene, show_default=True, help="KL operators per query."
+)
+@click.option(
+    "--negation",
+    default=WORKLOAD_DEFAULTS.negation,
+    show_default=True,
+    help="NSEQ operators per query.",
+)
 @click.option(
     "--selectivity",
-    default=0.1,
+    default=WORKLOAD_DEFAULTS.selectivity,
     show_default=True,
     help="Selectivity scale: pairwise selectivities in [scale/10, scale].",
 )
-@click.option("--window", default=1.0, show_default=True, help="Time window of every query.")
+@click.option(
+    "--window",
+    default=WORKLOAD_DEFAULTS.window,
+    show_default=True,
+    help="Time window of every query.",
+)
 @seed_option("the queries")
 @click.option(
     "-o", "--out", required=True, type=click.Path(dir_okay=False), help="Output JSON file."

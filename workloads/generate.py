@@ -23,6 +23,7 @@ import numpy as np
 
 from inev.common.errors import InevError
 from inev.topologies.network import Network
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.query import Operator, Pattern, Primitive
 from inev.workloads.rates import Pair, pair
 from inev.workloads.schema import MAX_QUERIES
@@ -104,12 +105,12 @@ def random_pattern(
 
 def generate_workload(
     network: Network,
-    queries: int = 1,
-    length: int = 6,
-    kleene: int = 0,
-    negation: int = 0,
-    selectivity: float = 0.1,
-    window: float = 1.0,
+    queries: int = WORKLOAD_DEFAULTS.queries,
+    length: int = WORKLOAD_DEFAULTS.length,
+    kleene: int = WORKLOAD_DEFAULTS.kleene,
+    negation: int = WORKLOAD_DEFAULTS.negation,
+    selectivity: float = WORKLOAD_DEFAULTS.selectivity,
+    window: float = WORKLOAD_DEFAULTS.window,
     seed: int = 0,
 ) -> Workload:
     """A random workload over the network's event types (see the module docstring)."""

@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
 
 Pair = tuple[str, str]
@@ -161,7 +162,7 @@ def windowed_rate(
     pattern: Pattern,
     global_rates: Mapping[str, float],
     selectivity: Mapping[Pair, float] | None = None,
-    window: float = 1.0,
+    window: float = WORKLOAD_DEFAULTS.window,
 ) -> float:
     """R(p) per time unit for a query window ``window``: the paper's rate model applied in
     window units, rate(p, {e: R(e) · w}) / w.

@@ -101,7 +101,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "reproduce": (
         "inev.experiments.sweep_cli:reproduce_command",
-        "Re-run the INEv paper's figures 4a to 12b and write a report checking each claim.",
+        "Re-run the INEv paper's figures 4a to 12b (and, by name, the local engines' papers' "
+        "figures: inev reproduce --list) and write a report checking each claim.",
     ),
     "case-study": (
         "inev.experiments.case_study_cli:case_study_command",

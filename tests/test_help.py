@@ -41,7 +41,11 @@ def _parse(line: str) -> click.Command:
     rest = _rest(ctx)
     while isinstance(command, click.Group):
         name, command, rest = command.resolve_command(ctx, rest)
-        ctx = command.make_context(name, rest, parent=ctx)
+        try:
+            ctx = command.make_context(name, rest, parent=ctx)
+        except click.exceptions.Exit as done:  # an eager flag (--list) answered: it parsed
+            assert done.exit_code == 0
+            return command
         rest = _rest(ctx)
     return command
 

@@ -30,7 +30,7 @@ file. :func:`main` keeps it for every kind of failure:
   exit status 70. Set ``INEV_DEBUG=1`` to get the traceback instead.
 
 >>> sorted(COMMANDS)[:3]
-['demo', 'draw', 'match']
+['case-study', 'demo', 'draw']
 """
 
 from __future__ import annotations

@@ -35,37 +35,26 @@ placement to plan :mod:`~inev.planner.assemble`; the search around the construct
 :mod:`~inev.planner.lower_bound`; repair (§6.6) :mod:`~inev.planner.repair`; checks
 (Definition 2) :mod:`~inev.planner.checks`; the INEv graph and its file
 :mod:`~inev.planner.inev_graph`; the command line :mod:`~inev.planner.cli`.
-
-The names load lazily (:mod:`inev.common.facade`), as the other layers' do: importing
-``inev.planner.options`` does not load the planner.
 """
 
-from typing import TYPE_CHECKING
+from inev.planner.baselines import PushPullPlan, centralized_node, push_pull
+from inev.planner.changes import apply_changes
+from inev.planner.checks import check_plan
+from inev.planner.inev_graph import (
+    Plan,
+    ProjectionInfo,
+    Vertex,
+    load_plan,
+    plan_from_dict,
+    plan_to_dict,
+    pulled_types,
+    save_plan,
+)
+from inev.planner.lower_bound import lower_bound
+from inev.planner.planning import METHODS, plan_workload
+from inev.planner.projections import negation_ties, restrict
+from inev.planner.repair import RepairResult, repair_plan
 
-from inev.common.facade import lazy_exports
-
-_EXPORTS = {
-    "PushPullPlan": "inev.planner.baselines",
-    "centralized_node": "inev.planner.baselines",
-    "push_pull": "inev.planner.baselines",
-    "apply_changes": "inev.planner.changes",
-    "check_plan": "inev.planner.checks",
-    "Plan": "inev.planner.inev_graph",
-    "ProjectionInfo": "inev.planner.inev_graph",
-    "Vertex": "inev.planner.inev_graph",
-    "load_plan": "inev.planner.inev_graph",
-    "plan_from_dict": "inev.planner.inev_graph",
-    "plan_to_dict": "inev.planner.inev_graph",
-    "pulled_types": "inev.planner.inev_graph",
-    "save_plan": "inev.planner.inev_graph",
-    "lower_bound": "inev.planner.lower_bound",
-    "METHODS": "inev.planner.planning",
-    "plan_workload": "inev.planner.planning",
-    "negation_ties": "inev.planner.projections",
-    "restrict": "inev.planner.projections",
-    "RepairResult": "inev.planner.repair",
-    "repair_plan": "inev.planner.repair",
-}
 __all__ = [
     "METHODS",
     "Plan",
@@ -88,23 +77,3 @@ __all__ = [
     "restrict",
     "save_plan",
 ]
-__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
-
-if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
-    from inev.planner.baselines import PushPullPlan, centralized_node, push_pull
-    from inev.planner.changes import apply_changes
-    from inev.planner.checks import check_plan
-    from inev.planner.inev_graph import (
-        Plan,
-        ProjectionInfo,
-        Vertex,
-        load_plan,
-        plan_from_dict,
-        plan_to_dict,
-        pulled_types,
-        save_plan,
-    )
-    from inev.planner.lower_bound import lower_bound
-    from inev.planner.planning import METHODS, plan_workload
-    from inev.planner.projections import negation_ties, restrict
-    from inev.planner.repair import RepairResult, repair_plan

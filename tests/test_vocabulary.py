@@ -32,6 +32,9 @@ SPOKEN: dict[str, set[str]] = {
     "topologies/from_trace.py": {"--duration"},
     "topologies/io.py": {"--largest-component"},
     "topologies/trace_generator.py": {"--period"},
+    # the engine figures' report says at which scale it ran (`inev reproduce --quick`)
+    "experiments/engine_figures/model.py": {"--quick"},
+    "experiments/engine_figures/report.py": {"--quick"},
     "planner/exact.py": {"--latency-bound", "--latency-factor", "--method", "--time-budget"},
     "planner/exact_search.py": {"--time-budget"},
     "planner/repair.py": {"--best", "--replan"},
@@ -45,7 +48,7 @@ SPOKEN: dict[str, set[str]] = {
     "simulator/estimate.py": {"--method", "--total-rate"},
     "simulator/figures.py": {"--duration", "--total-rate"},
     "experiments/plot_data.py": {"--bound"},
-    "experiments/reproduce.py": {"--force", "--seeds"},
+    "experiments/reproduce.py": {"--force", "--quick", "--seeds"},
     "experiments/results.py": {"--y"},
     "experiments/scene.py": {"--query"},
     "experiments/scene_figure.py": {"--input"},

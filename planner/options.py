@@ -117,7 +117,8 @@ class PlanOptions:
 PLAN_DEFAULTS = PlanOptions()
 """The planner's defaults, written once: the command line's flags and a sweep task's
 parameters (:data:`inev.experiments.sweep_parameters.DEFAULTS`) take them from here
-(``tests/test_defaults.py`` fails on a second definition). This module imports nothing heavy."""
+(``tests/test_defaults.py`` fails on a second definition). This module itself imports nothing
+heavy, but importing it loads the planner's eager facade (``inev.planner``)."""
 
 DEFAULT_XI = PLAN_DEFAULTS.xi
 """ξ of the latency model (§5.4): the weight of partial matches against hops

@@ -81,7 +81,7 @@ def fit_problems(plan: Plan, network: Network, workload: Workload) -> list[str]:
 def _streams_network(network: Network, workload: Workload) -> Network:
     """``network`` with each pattern variable of ``workload`` a stream of its own, as the
     planner sees it (``inev.planner.planning.planning_network``)."""
-    return network.with_streams(workload.split_or().streams)
+    return network.with_streams(workload.or_free.streams)
 
 
 def _network_problems(plan: Plan, network: Network) -> list[str]:
@@ -110,7 +110,7 @@ def _network_problems(plan: Plan, network: Network) -> list[str]:
 def _workload_problems(plan: Plan, workload: Workload) -> list[str]:
     """Queries of ``plan`` and of ``workload`` (OR split) that do not match up."""
     problems: list[str] = []
-    names = {q.name for q in workload.split_or().queries}
+    names = {q.name for q in workload.or_free.queries}
     extra = sorted(set(plan.sinks) - names)
     if extra:
         problems.append(f"its query {extra[0]} is not a query of")
@@ -136,7 +136,7 @@ def difference(plan: Plan, network: Network, workload: Workload) -> str | None:
         check_fits(plan, _streams_network(network, workload))
     except InevError:
         return "network"
-    for query in workload.split_or().queries:
+    for query in workload.or_free.queries:
         key = plan.sinks.get(query.name)
         info = plan.projections.get(key) if key is not None else None
         if info is None or set(info.types) != set(query.types):

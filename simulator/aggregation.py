@@ -348,7 +348,8 @@ def size_workload(workload: Workload) -> Workload:
     """The workload whose size the simulator checks when return queries aggregate alone.
 
     A query GRETA accepts is sized by its q_nKL (its sinks build no trends; the projections
-    feeding them are q_nKL projections at most), every other query as it is.
+    feeding them are q_nKL projections at most), every other query as it is (``workload``
+    itself when no query changes).
     """
     queries = []
     for q in workload.queries:
@@ -360,6 +361,8 @@ def size_workload(workload: Workload) -> Workload:
                 continue
             q = replace(q, pattern=strip_kleene(q.pattern))
         queries.append(q)
+    if all(a is b for a, b in zip(queries, workload.queries, strict=True)):
+        return workload  # the same value: its prepared split (Workload.or_free) is reused
     return replace(workload, queries=tuple(queries))
 
 

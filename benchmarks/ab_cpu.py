@@ -86,7 +86,8 @@ def worker(task: str, events: int) -> None:
                     engine.flush()
 
     turn()  # warm-up
-    print(f"{task} from {sys.modules['inev.simulator.engine.engine'].__file__}", file=sys.stderr)
+    where = sys.modules.get("inev.simulator.engine.engine") or sys.modules["inev.planner.planning"]
+    print(f"{task} from {where.__file__}", file=sys.stderr)
     for _ in sys.stdin:
         start = time.process_time()
         turn()

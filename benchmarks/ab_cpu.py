@@ -6,7 +6,9 @@ the pairwise ratios A/B and the ratio of the minima.
 
 Tasks: ``sim20`` and ``sim200`` (``benchmarks/bench_simulator.py``'s instances at
 ``--events``, one ``simulate`` per turn), ``engine`` (``benchmarks/bench_engine.py``'s
-SEQ(A, B, C, D) stream through static and adaptive greedy and ZStream engines).
+SEQ(A, B, C, D) stream through static and adaptive greedy and ZStream engines), ``plan``
+(plan a 20-node, 6-query instance with KL and NSEQ and repair the plan after a rate change;
+not in the default tasks).
 
 Run: ``python benchmarks/ab_cpu.py ROOT_A ROOT_B [--rounds 15] [--events 30000]``, where
 each ROOT is a folder holding ``inev/`` (links to a checkout's layer folders), or ``-`` for
@@ -42,6 +44,23 @@ def worker(task: str, events: int) -> None:
         def turn() -> None:
             simulate(net, wl, plan, duration=duration, trace=trace)
 
+    elif task == "plan":
+        from dataclasses import replace
+
+        from inev.planner.planning import plan_workload
+        from inev.planner.repair import repair_plan
+        from inev.topologies.generate import generate_network
+        from inev.workloads.generate import generate_workload
+
+        net = generate_network(nodes=20, seed=1)
+        wl = generate_workload(net, queries=6, length=4, kleene=1, negation=1, seed=1)
+        change = [{"kind": "set-rate", "type": net.types[0], "rate": net.rate(net.types[0]) * 3}]
+
+        def turn() -> None:
+            fresh = replace(wl)  # a new workload value: nothing prepared on it yet
+            plan = plan_workload(net, fresh)
+            repair_plan(plan, net, fresh, change)
+
     else:
         import random
 
@@ -67,7 +86,8 @@ def worker(task: str, events: int) -> None:
                     engine.flush()
 
     turn()  # warm-up
-    print(f"{task} from {sys.modules['inev.simulator.engine.engine'].__file__}", file=sys.stderr)
+    where = sys.modules.get("inev.simulator.engine.engine") or sys.modules["inev.planner.planning"]
+    print(f"{task} from {where.__file__}", file=sys.stderr)
     for _ in sys.stdin:
         start = time.process_time()
         turn()

@@ -250,7 +250,7 @@ def figure_metrics(
     out["mean_hops"] = network.mean_hops
     out["sources_per_type"] = float(np.mean([len(network.sources(t)) for t in workload.types]))
     out["possible_projections"] = sum(
-        len(all_projections(q, glob, workload.window)) - 1 for q in workload.split_or().queries
+        len(all_projections(q, glob, workload.window)) - 1 for q in workload.or_free.queries
     )
     if config.get("operator_type", "random") != "random":
         twin = plan_workload(network, counterpart(workload), "inev", options)

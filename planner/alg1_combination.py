@@ -60,7 +60,6 @@ from inev.planner.projections import (
 from inev.planner.steiner import steiner_size, trees_of
 from inev.topologies.network import Network
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.query import kleene_types
 from inev.workloads.workload import Query
 
 Item = tuple[str, str, str]
@@ -449,7 +448,7 @@ def _choose(
     """Alg. 1's choice for projection ``p`` of ``query``: every option is kept in
     ``state.options`` for the searches, the choice itself avoids Θ (§6.3); a sink that the
     latency bound prunes entirely falls back to gathering all its types."""
-    kleene = kleene_types(query.pattern) if is_sink else frozenset()
+    kleene = query.kleene if is_sink else frozenset()
     if kleene:
         pre = pre + _kleene_twin(network, query, p, pre, local, params, state, window)
     found = choose_options(

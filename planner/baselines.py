@@ -40,7 +40,6 @@ from inev.planner.projections import (
 from inev.planner.sites import sites
 from inev.topologies.network import Network
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Query, Workload
 
 
@@ -80,7 +79,7 @@ def sink_projection(
 ) -> Projection:
     """The projection producing a query's matches: q_nKL over all types, keyed by q's pattern."""
     p = make_projection(query, query.types, global_rates, window)
-    if kleene_types(query.pattern):
+    if query.kleene:
         return Projection(
             key=str(query.pattern),
             pattern=query.pattern,
@@ -208,7 +207,7 @@ def push_pull(
             prefix_cache[prefix] = projection_rate(base, prefix, glob)
         return prefix_cache[prefix]
 
-    negated = negated_types(query.pattern)
+    negated = query.negated
     if len(types) <= exhaustive_up_to:
         orders: Iterable[tuple[str, ...]] = (
             o for o in itertools.permutations(types) if o[0] not in negated
@@ -259,7 +258,7 @@ def push_pull_floor(network: Network, workload: Workload) -> float:
     """
     total = 0.0
     for q in workload.queries:
-        negated = negated_types(q.pattern)
+        negated = q.negated
         total += min(float(gather_costs(network, [e]).min()) for e in q.types if e not in negated)
     return total
 

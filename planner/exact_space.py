@@ -68,7 +68,6 @@ from inev.planner.projections import (
 )
 from inev.planner.steiner_table import SteinerTable
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Workload
 
@@ -127,8 +126,8 @@ class DesignSpace:
             sink = own_key(sink_projection(q, glob, workload.window), pool, q.name)
             pool.setdefault(sink.key, sink)
             sinks[q.name] = sink.key
-            if kleene_types(q.pattern):
-                kleene[sink.key] = kleene_types(q.pattern)
+            if q.kleene:
+                kleene[sink.key] = q.kleene
                 twins[sink.key] = p.key  # the last projection: q_nKL over all types
         return cls(network, SteinerTable.of(network), pool, sinks, kleene, twins)
 

@@ -56,7 +56,7 @@ def external_design(
 ) -> tuple[Design, dict[str, Projection]]:
     """The design (and its projections) of a combination given as pattern texts."""
     glob = network.global_rates()
-    queries = workload.split_or().queries
+    queries = workload.or_free.queries
     types_of = {text: frozenset(event_types(parse_pattern(text))) for text in combination}
     pool: dict[str, Projection] = {}
     choices: dict[str, Choice] = {}
@@ -119,7 +119,7 @@ def external_plan(
     comb = design.combination(pool)
     keep = frozenset(comb.projections) if send_matches else frozenset()
     plan = build_plan(network, comb, place(network, comb, keep_matches=keep), "external")
-    central = centralized_plan(network, workload.split_or())
+    central = centralized_plan(network, workload.or_free)
     return replace(
         plan,
         centralized_cost=central.centralized_cost,
@@ -150,7 +150,7 @@ def shares_by_type_set(workload: Workload, combination: Mapping[str, Mapping[str
             return True
         return any(wrong(q, str(i), seen) for i in combination[text]["inputs"])
 
-    for q in workload.split_or().queries:
+    for q in workload.or_free.queries:
         roots = [t for t in combination if set(event_types(parse_pattern(t))) == set(q.types)]
         if roots and wrong(q, roots[0], set()):
             return True

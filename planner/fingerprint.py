@@ -37,6 +37,7 @@ from inev.planner.checks import check_fits
 from inev.planner.inev_graph import Plan
 from inev.topologies.io import network_to_dict
 from inev.topologies.network import Network
+from inev.workloads.instance import prepare_instance
 from inev.workloads.io import workload_to_dict
 from inev.workloads.workload import Workload
 
@@ -73,15 +74,12 @@ def fit_problems(plan: Plan, network: Network, workload: Workload) -> list[str]:
     problem of each kind): unknown nodes, links or types, and sinks that do not match the
     workload's queries (after OR is split, as the planner does). A plan names each pattern
     variable (``SEQ(C a, D)``) as a stream of its own, so its types are checked against the
-    network the planner planned on (:func:`_streams_network`)."""
-    streams = _streams_network(network, workload)
-    return [*_network_problems(plan, streams), *_workload_problems(plan, workload)]
-
-
-def _streams_network(network: Network, workload: Workload) -> Network:
-    """``network`` with each pattern variable of ``workload`` a stream of its own, as the
-    planner sees it (``inev.planner.planning.planning_network``)."""
-    return network.with_streams(workload.split_or().streams)
+    network the planner planned on (the prepared instance's ``planning_network``)."""
+    instance = prepare_instance(network, workload)
+    return [
+        *_network_problems(plan, instance.planning_network),
+        *_workload_problems(plan, instance.workload),
+    ]
 
 
 def _network_problems(plan: Plan, network: Network) -> list[str]:
@@ -108,9 +106,9 @@ def _network_problems(plan: Plan, network: Network) -> list[str]:
 
 
 def _workload_problems(plan: Plan, workload: Workload) -> list[str]:
-    """Queries of ``plan`` and of ``workload`` (OR split) that do not match up."""
+    """Queries of ``plan`` and of the OR-free ``workload`` that do not match up."""
     problems: list[str] = []
-    names = {q.name for q in workload.split_or().queries}
+    names = {q.name for q in workload.queries}
     extra = sorted(set(plan.sinks) - names)
     if extra:
         problems.append(f"its query {extra[0]} is not a query of")
@@ -132,11 +130,12 @@ def difference(plan: Plan, network: Network, workload: Workload) -> str | None:
         if plan.made_for.get("workload") != workload_fingerprint(workload):
             return "workload"
         return None
+    instance = prepare_instance(network, workload)
     try:
-        check_fits(plan, _streams_network(network, workload))
+        check_fits(plan, instance.planning_network)
     except InevError:
         return "network"
-    for query in workload.split_or().queries:
+    for query in instance.workload.queries:
         key = plan.sinks.get(query.name)
         info = plan.projections.get(key) if key is not None else None
         if info is None or set(info.types) != set(query.types):

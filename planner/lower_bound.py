@@ -176,7 +176,7 @@ def lower_bound(network: Network, workload: Workload) -> float:
 
 
 def _lower_bound(network: Network, workload: Workload) -> float:
-    wl = workload.split_or()
+    wl = workload.or_free
     return max((query_lower_bound(network, q, wl.window) for q in wl.queries), default=0.0)
 
 
@@ -184,7 +184,7 @@ def candidate_types(network: Network, workload: Workload) -> dict[str, bool]:
     """``{type: exempt}`` for §7.2: whether each used type is a candidate in every query using it."""
     glob = network.global_rates()
     exempt: dict[str, bool] = {}
-    for q in workload.split_or().queries:
+    for q in workload.or_free.queries:
         projections = all_projections(q, glob, workload.window)
         for e in q.types:
             r = network.rate(e)

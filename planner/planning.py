@@ -51,6 +51,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.projections import check_projection_count
 from inev.planner.search import inev_plan, isolated_plan
 from inev.topologies.network import Network
+from inev.workloads.instance import Instance, prepare_instance
 from inev.workloads.query import Operator, Primitive, walk
 from inev.workloads.workload import Workload
 
@@ -59,7 +60,42 @@ METHODS = ("inev", "centralized", "isolated", "ppop", "ppop-flouris", "exact")
 
 def prepare(network: Network, workload: Workload) -> Workload:
     """The OR-free workload, checked against the network (bad input: :class:`InevError`)."""
-    wl = workload.split_or()
+    return plannable(network, workload).workload
+
+
+def plannable(network: Network, workload: Workload) -> Instance:
+    """The prepared :class:`~inev.workloads.instance.Instance` of ``network`` and
+    ``workload``, checked for planning: the workload's types on the network, a bounded
+    number of projections, two or more types per query and Kleene closures over event
+    types only (bad input: :class:`InevError`).
+
+    Parameters
+    ----------
+    network : Network
+        The event network as given.
+    workload : Workload
+        The workload as given (OR is split here, once).
+
+    Returns
+    -------
+    Instance
+        The instance the planner plans (``planning_network`` is the network it plans on).
+
+    Examples
+    --------
+    >>> from inev.topologies.network import Network
+    >>> from inev.workloads.workload import Query, Workload
+    >>> net = Network.build([0], [], {"A": (1.0, [0]), "B": (1.0, [0])})
+    >>> plannable(net, Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])).workload.types
+    ('A', 'B')
+    """
+    instance = prepare_instance(network, workload)
+    check_plannable(network, instance.workload)
+    return instance
+
+
+def check_plannable(network: Network, wl: Workload) -> None:
+    """Raise :class:`InevError` unless the OR-free ``wl`` can be planned on ``network``."""
     wl.check_network(network)
     check_projection_count(wl)
     for q in wl.queries:
@@ -80,14 +116,14 @@ def prepare(network: Network, workload: Workload) -> Workload:
                 f"query {q.name}: the planner plans Kleene closures over event types, not "
                 f"{composite} (evaluate it with inev match)"
             )
-    return wl
 
 
 def planning_network(network: Network, workload: Workload) -> Network:
     """The network the planner plans on: each pattern variable a stream of its own, with its
     event type's sources and rates (:meth:`~inev.topologies.network.Network.with_streams`).
-    The plan names variables as inputs; the simulator feeds each its type's events."""
-    return network.with_streams(workload.streams)
+    The plan names variables as inputs; the simulator feeds each its type's events
+    (:attr:`~inev.workloads.instance.Instance.planning_network` of a prepared instance)."""
+    return Instance(network, workload).planning_network
 
 
 def plan_workload(
@@ -108,8 +144,8 @@ def _plan_workload(
         raise InevError(f"unknown planning method {method!r} (use one of {', '.join(METHODS)})")
     options = options or PlanOptions()
     start = time.perf_counter()
-    wl = prepare(network, workload)
-    network = planning_network(network, wl)
+    instance = plannable(network, workload)
+    wl, network = instance.workload, instance.planning_network
     central = centralized_plan(network, wl, options.xi)
     tau = options.tau(central.latency)
     if method == "centralized":

@@ -197,7 +197,7 @@ def negation_ties(query: Query) -> dict[str, frozenset[str]]:
     >>> negation_ties(q)
     {'A': frozenset({'B'})}
     """
-    negated = negated_types(query.pattern)
+    negated = query.negated
     names = set(query.types)
     out: dict[str, frozenset[str]] = {}
     for n in sorted(negated):

@@ -68,11 +68,12 @@ from inev.planner.combination_model import Combination
 from inev.planner.inev_graph import Node, Plan, Vertex, pulled_types
 from inev.planner.latency_model import plan_latency
 from inev.planner.options import PlanOptions
-from inev.planner.planning import plan_workload, prepare
+from inev.planner.planning import plan_workload
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.planner.regions import plan_regions
 from inev.planner.repair_search import Incremental, incremental_repair
 from inev.topologies.network import Network
+from inev.workloads.instance import Instance, prepare_instance
 from inev.workloads.workload import Workload
 
 BASELINES = ("centralized", "isolated", "ppop", "ppop-flouris")
@@ -168,7 +169,7 @@ class RepairResult:
 def rebuild_combination(plan: Plan, network: Network, workload: Workload) -> Combination:
     """The plan's combination with projections re-rated on ``network`` (the network the plan
     was planned on: each pattern variable a stream of its own)."""
-    wl = workload.split_or()
+    wl = workload.or_free
     glob = network.global_rates()
     projections: dict[str, Projection] = {}
     for key, info in plan.projections.items():
@@ -367,19 +368,21 @@ def repair_plan(
     choose = choose or ("replanned" if replan else "repaired")
     if choose not in CHOICES:
         raise InevError(f"repair: unknown choice {choose!r} (use one of {', '.join(CHOICES)})")
-    streams = workload.split_or().streams
-    check_fits(plan, network.with_streams(streams))
+    before = prepare_instance(network, workload)
+    check_fits(plan, before.planning_network)
     changed = apply_changes(network, changes)
     # A pattern variable is a stream of its own in the plan, with its type's sources and
     # rates: the changes apply to the types, and each variable follows its type.
-    new_net = changed.with_streams(streams)
+    after = Instance(changed, before.workload)
+    new_net = after.planning_network
     if plan.method in BASELINES or plan.kept == "ppop":
-        return _replan_baseline(plan, changed, workload, options)
+        return _replan_baseline(plan, after, workload, options)
     topology = any(c.get("kind") in ("link-down", "link-up", "node-down") for c in changes)
     combination = rebuild_combination(plan, new_net, workload)
     clock = time.process_time()
     replanned = plan_workload(changed, workload, options=options)
     seconds = {"replanned": time.process_time() - clock}
+    # plan_workload checked ``after.workload`` on ``changed``: what follows plans it again
     clock = time.process_time()
     figures = {
         "centralized_cost": replanned.centralized_cost,
@@ -397,7 +400,7 @@ def repair_plan(
     elif not cannot_run and _sinks_run(broken, plan):
         # the old plan re-routed as the network routes it: often cheaper than the local repair
         candidates.append(_rerouted_candidate(plan, new_net, combination, options, figures))
-    central = centralized_plan(new_net, prepare(changed, workload), replanned_xi(options))
+    central = centralized_plan(new_net, after.workload, replanned_xi(options))
     candidates.append(replace(central, method=plan.method, kept="centralized", **figures))
     chosen = min(candidates, key=lambda c: c.psi)  # first among equals: local, old, centralized
     if chosen.kept != "local":
@@ -407,7 +410,7 @@ def repair_plan(
     seconds["local"] = time.process_time() - clock
     found = None
     if incremental:
-        setting = (network.with_streams(streams), new_net, changed, workload)
+        setting = (before.planning_network, after, workload)
         found = _incremental(plan, chosen, candidates, combination, setting, options,
                              central, migration_horizon)  # fmt: skip
         seconds["incremental"] = time.process_time() - clock  # the local repair included
@@ -438,15 +441,16 @@ def _incremental(
     chosen: Plan,
     candidates: Sequence[Plan],
     combination: Combination,
-    setting: tuple[Network, Network, Network, Workload],
+    setting: tuple[Network, Instance, Workload],
     options: PlanOptions | None,
     central: Plan,
     horizon: float | None,
 ) -> Incremental:
     """The incremental repair from the repaired plan ``chosen`` and the other candidates;
-    ``setting``: the network before and after (variables as streams), the changed network
-    as given, and the workload."""
-    before, new_net, changed, workload = setting
+    ``setting``: the network before (variables as streams), the prepared instance after the
+    changes, and the workload as given."""
+    before, after, workload = setting
+    new_net = after.planning_network
     starts = [chosen, *(c for c in candidates if c.kept != chosen.kept)]
     rated = [combination if c.kept == "old" else rebuild_combination(c, new_net, workload)
              for c in starts]  # fmt: skip
@@ -455,7 +459,7 @@ def _incremental(
         list(zip(starts, rated, strict=True)),
         before,
         new_net,
-        prepare(changed, workload),
+        after.workload,
         options or PlanOptions(),
         central,
         horizon,
@@ -518,15 +522,16 @@ def replanned_xi(options: PlanOptions | None) -> float:
 
 
 def _replan_baseline(
-    plan: Plan, new_net: Network, workload: Workload, options: PlanOptions | None
+    plan: Plan, after: Instance, workload: Workload, options: PlanOptions | None
 ) -> RepairResult:
     """A baseline plan after changes: re-planned with its own method (module docstring);
-    ``new_net`` is the changed network as the user gave it (variables are not yet streams)."""
+    ``after`` is the prepared instance of the changed network and ``workload`` as given."""
+    new_net = after.network
     replanned = plan_workload(new_net, workload, plan.method, options)
-    streams_net = new_net.with_streams(workload.split_or().streams)
+    streams_net = after.planning_network
     if plan.method in ("ppop", "ppop-flouris") or plan.kept == "ppop":
         model = "flouris" if plan.method == "ppop-flouris" else "ppop"
-        wl = workload.split_or()
+        wl = after.workload
         pulls = pulled_types(plan)
         psi = 0.0
         for name, key in plan.sinks.items():

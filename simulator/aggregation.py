@@ -74,7 +74,6 @@ from inev.simulator.engine.events import Event
 from inev.simulator.engine.greta import GretaQuery, as_event, compile_query
 from inev.simulator.engine.greta.runtime import CompiledQuery
 from inev.simulator.engine.greta.windows import window_bounds, windows_of
-from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
 
@@ -277,8 +276,8 @@ def aggregate_query(
     except InevError as exc:
         return QueryAggregation(REFUSED, f"GRETA refuses the query ({exc}); matches only")
     central = greta_cells(compiled, trace)
-    negated = negated_types(query.pattern)
-    kleene = kleene_types(query.pattern)
+    negated = query.negated
+    kleene = query.kleene
     blind = [s.node for s in sinks if not negated <= s.direct_types]
     if blind:
         cells = match_cells(compiled, matches)
@@ -336,7 +335,7 @@ def aggregates_alone(
     direct = direct_types(plan, by_id, vertex)
     for name in queries:
         query = workload.query(name)
-        if query.returns is None or not negated_types(query.pattern) <= direct:
+        if query.returns is None or not query.negated <= direct:
             return False
         try:
             compile_query(query, workload.window, workload.slide)
@@ -349,7 +348,8 @@ def size_workload(workload: Workload) -> Workload:
     """The workload whose size the simulator checks when return queries aggregate alone.
 
     A query GRETA accepts is sized by its q_nKL (its sinks build no trends; the projections
-    feeding them are q_nKL projections at most), every other query as it is.
+    feeding them are q_nKL projections at most), every other query as it is (``workload``
+    itself when no query changes).
     """
     queries = []
     for q in workload.queries:
@@ -361,6 +361,8 @@ def size_workload(workload: Workload) -> Workload:
                 continue
             q = replace(q, pattern=strip_kleene(q.pattern))
         queries.append(q)
+    if all(a is b for a, b in zip(queries, workload.queries, strict=True)):
+        return workload  # the same value: its prepared split (Workload.or_free) is reused
     return replace(workload, queries=tuple(queries))
 
 

@@ -53,7 +53,6 @@ from inev.simulator.engine.subsets import (
     log2_trends,
 )
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types, negated_types
 from inev.workloads.workload import Workload
 
 LOG2E = math.log2(math.e)
@@ -89,8 +88,8 @@ def estimate(network: Network, workload: Workload, duration: float) -> SizeEstim
         name: max(c * LOG2E, float(peak[name])) if c > 0 else -math.inf
         for name, c in counts.items()
     }
-    for q in workload.split_or().queries:
-        kleene = kleene_types(q.pattern)
+    for q in workload.or_free.queries:
+        kleene = q.kleene
         bounds = kleene_leaf_bounds(q.pattern)
         # the rate model prices KL(X) at 2^r(X): with r = log2 of the expected trends, 2^r is
         # e^c for an unbounded closure and Σ_k c^k / k! for one bounded to low … high
@@ -101,7 +100,7 @@ def estimate(network: Network, workload: Workload, duration: float) -> SizeEstim
         log2_matches = q.log2_rate(trend_counts)
         per_window[q.name] = exp2(log2_matches)
         total[q.name] = exp2(log2_matches + math.log2(windows))
-        types = [t for t in q.types if t not in negated_types(q.pattern)]
+        types = [t for t in q.types if t not in q.negated]
         log2_counts = {
             t: busiest[t] if t in kleene else (math.log2(c) if c > 0 else -math.inf)
             for t, c in counts.items()
@@ -151,7 +150,7 @@ def check_size(
     (:func:`inev.simulator.engine.size.partial_match_limit`), unless ``max_partial_matches``
     gives a count."""
     size = estimate(network, workload, duration)
-    split = workload.split_or()
+    split = workload.or_free
     if size.events > max_events:
         fitting = float(f"{max_events / duration / 2:.1g}")  # half the limit, one digit
         raise InevError(
@@ -173,11 +172,7 @@ def check_size(
                 f"{show_bytes(limit * held)} the size check allows (half the memory limit; "
                 "INEV_MAX_MEMORY sets it): lower the rates or the window, or --total-rate "
                 "with --method to rescale every rate"
-                + (
-                    " (Kleene trends double with every event in a window)"
-                    if kleene_types(q.pattern)
-                    else ""
-                )
+                + (" (Kleene trends double with every event in a window)" if q.kleene else "")
             )
     for name, value in size.matches.items():
         if value > max_matches:

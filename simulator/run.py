@@ -79,6 +79,7 @@ from inev.simulator.reference import Reference, centralized_matches, centralized
 from inev.simulator.simulation_result import MatchBalance, SimulationResult
 from inev.simulator.trace_replay import TraceStream
 from inev.topologies.network import Network
+from inev.workloads.instance import prepare_instance
 from inev.workloads.workload import Workload
 
 # re-exported: these names were defined here before the module was split
@@ -149,16 +150,16 @@ def simulate(
     """
     options = SimulationOptions.of(options, fields)
     started = time.perf_counter()
-    wl = workload.split_or()
+    instance = prepare_instance(network, workload)
+    wl = instance.workload
     wl.check_network(network)
-    if wl.streams:
-        if changes:
-            raise InevError(
-                "changes at run time with pattern variables are not simulated (a variable is "
-                "a stream of its own in the plan; repairs would treat it apart from its type)"
-            )
-        # the planner's network: each variable a stream with its type's sources and rates
-        network = network.with_streams(wl.streams)
+    if wl.streams and changes:
+        raise InevError(
+            "changes at run time with pattern variables are not simulated (a variable is "
+            "a stream of its own in the plan; repairs would treat it apart from its type)"
+        )
+    # the planner's network: each variable a stream with its type's sources and rates
+    network = instance.planning_network
     plan = with_centralized_node(network, wl, plan)
     for name in plan.sinks:
         wl.query(name)

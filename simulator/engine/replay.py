@@ -76,11 +76,11 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
     query q: the trace holds no event of type Z, so it cannot match
     query r: the trace holds no event of type Y
     """
-    from inev.workloads.query import negated_types, split_or
+    from inev.workloads.query import split_or
 
     notes = []
     for q in workload.queries:
-        negated = negated_types(q.pattern)
+        negated = q.negated
         # a variable reads its type's events
         missing = [
             q.stream_of(t)

@@ -70,7 +70,7 @@ from inev.simulator.engine.subsets import (
     subset_bound,
 )
 from inev.workloads.expressions import Attr, conjuncts
-from inev.workloads.query import event_types, kleene_types, leaf_order, negated_types
+from inev.workloads.query import event_types, leaf_order
 from inev.workloads.workload import Query, Workload
 
 MAX_PARTIAL_MATCHES: float | None = None
@@ -96,8 +96,8 @@ class TraceSize:
 def _classes(query: Query) -> list[tuple[Attr, ...]]:
     if query.where is None:
         return []
-    kleene = kleene_types(query.pattern)
-    negated = negated_types(query.pattern)
+    kleene = query.kleene
+    negated = query.negated
     items = [c for c in conjuncts(query.where) if not any(a.type in negated for a in _attrs(c))]
     return equality_classes(items, kleene | negated)
 
@@ -111,7 +111,7 @@ def _attrs(condition: Any) -> Any:
 def key_columns(workload: Workload) -> dict[str, list[str]]:
     """``{type: [attribute, …]}`` whose values the estimate counts (the scan's ``keys``)."""
     out: dict[str, set[str]] = {}
-    for q in workload.split_or().queries:
+    for q in workload.or_free.queries:
         for members in _classes(q):
             for a in members:
                 out.setdefault(q.stream_of(a.type), set()).add(a.name)
@@ -161,11 +161,11 @@ def estimate_from_scan(
             partial[q.name] = vertices * windows
             matches[q.name] = 0.0
             keyed[q.name] = ()
-    for q in workload.split_or().queries:
+    for q in workload.or_free.queries:
         if q.name.split("/")[0] in aggregated:
             continue
-        kleene = kleene_types(q.pattern)
-        types = [t for t in q.types if t not in negated_types(q.pattern)]
+        kleene = q.kleene
+        types = [t for t in q.types if t not in q.negated]
         # a variable's events are its type's (a leaf reads its stream)
         busiest = {t: float(scan.busiest.get(q.stream_of(t), 0)) for t in types}
         classes = _key_classes(q, scan, busiest)
@@ -214,7 +214,7 @@ def _bindings(q: Query, types: Sequence[str], scan: TraceScan, strict: bool) -> 
     ordered = frozenset(
         frozenset(pair) for pair in leaf_order(q.pattern) if pair[0] in kept and pair[1] in kept
     )
-    return Bindings(streams, events, ordered, strict, kleene_types(q.pattern))
+    return Bindings(streams, events, ordered, strict, q.kleene)
 
 
 def exp2(value: float) -> float:
@@ -249,7 +249,7 @@ def check_trace_size(
     if max_partial_matches is None:
         max_partial_matches = MAX_PARTIAL_MATCHES
     size = estimate_from_scan(workload, scan, aggregated)
-    split = workload.split_or()
+    split = workload.or_free
     for name, value in size.partial_matches.items():
         q = workload.query(name) if name in aggregated else split.query(name)
         types = len(q.types)
@@ -277,11 +277,7 @@ def _refusal(
         else "shorten the window, or join on a key (an equality such as A.id == B.id "
         "partitions partial matches by its value)"
     )
-    kleene = (
-        " (a Kleene type's trends double with every event in a window)"
-        if kleene_types(q.pattern)
-        else ""
-    )
+    kleene = " (a Kleene type's trends double with every event in a window)" if q.kleene else ""
     types = len(q.types)
     memory = value * bytes_per_partial_match(types) * (2 * types - 1)
     allowed = limit * bytes_per_partial_match(types) * (2 * types - 1)

@@ -25,7 +25,7 @@ how many instances the regional placements made the plan cheaper, left it equal,
 costlier (which the planner must never do). ``--nodes N [N ...]`` draws each instance's
 size from these instead of 20-50 (e.g. ``--nodes 100 200``, the upper end of the paper's).
 ``--kick-gain`` likewise plans every instance without the rate kicks (``--no-kicks``,
-:func:`inev.planner.search._kicks`) and prints what they gained and what they cost in time;
+:func:`inev.planner.last_passes._kicks`) and prints what they gained and what they cost in time;
 ``--chain-gain`` the same for the rate-ordered chains (``--no-chains``,
 :mod:`inev.planner.rate_chains`).
 """

@@ -37,7 +37,7 @@ one node and every source, and ends with a pass of *partition* moves on small ne
 (issue 32, :func:`inev.planner.search.search`); ``regional=False`` keeps the paper's
 placements only and leaves both passes out (the search is then what it was before them).
 
-**Rate kicks** (beyond the paper, :func:`inev.planner.search._kicks`): with ``kicks`` (the
+**Rate kicks** (beyond the paper, :func:`inev.planner.last_passes._kicks`): with ``kicks`` (the
 default) the search without a latency bound on networks of up to 100 nodes (any size at
 effort 2 and above), where the exact search does not end it instead, ends by planning the
 workload again with each event type's rate in turn ten times higher, then ten times lower,

@@ -77,7 +77,7 @@ from inev.workloads.workload import Workload
 
 BASE = 60
 """Evaluations of a phase at effort 1, plus :data:`PER_PROJECTION` per projection it may move
-(the planner's local search budget, :data:`inev.planner.search.EVALUATIONS`)."""
+(the planner's local search budget, :data:`inev.planner.search_budget.EVALUATIONS`)."""
 PER_PROJECTION = 12
 RESTART = True
 """Whether the search also restarts from the cheapest of Alg. 1's designs on the changed
@@ -86,7 +86,7 @@ REGIONAL = True
 """Whether the planner's regional pass runs from the best design (step 6)."""
 WORK = 400_000
 """A phase places at most this many vertices in all (evaluations times the plan's vertices),
-as the planner's local search (:data:`inev.planner.search.WORK`)."""
+as the planner's local search (:data:`inev.planner.search_budget.WORK`)."""
 
 
 @dataclass(frozen=True)

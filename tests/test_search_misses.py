@@ -7,7 +7,7 @@ optimum, which inev missed before the moves named in each test.
 Then two misses against the INEv authors' planner: ``benchmarks/bench_plan_quality.py``'s
 #35 and #184 (20 nodes, beyond the exact method), made by the generators, where the
 yardstick is the reference's own combination (recorded below) placed and costed by inev,
-which the rate kicks of :func:`inev.planner.search._kicks` now beat.
+which the rate kicks of :func:`inev.planner.last_passes._kicks` now beat.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import pytest
 
-import inev.planner.search as search
+import inev.planner.last_passes as last_passes
 from inev.planner.checks import check_plan
 from inev.planner.external import combination_cost
 from inev.planner.options import PlanOptions
@@ -127,7 +127,7 @@ def _grid_35() -> tuple[Network, Workload]:
 def test_rate_kicks_reach_what_one_move_at_a_time_misses():
     """bench_plan_quality's #35 (20 nodes, three queries of seven types): the local search
     stopped above the reference's combination under inev's own model; the rate kicks
-    (:func:`inev.planner.search._kicks`) re-order whole chains and end below it."""
+    (:func:`inev.planner.last_passes._kicks`) re-order whole chains and end below it."""
     net, wl = _grid_35()
     reference = combination_cost(net, wl, _reference_35())
     without = plan_workload(net, wl, "inev", PlanOptions(kicks=False, chains=False))
@@ -196,7 +196,7 @@ def test_a_rate_kick_down_reaches_the_chain_order_kicks_up_miss(monkeypatch):
     assert kicked.psi < reference
     assert check_plan(kicked, net) == []
     assert _four_type_seq_partitions(kicked) == ["C"]  # SEQ(C, G, E, F) by C
-    monkeypatch.setattr(search, "KICK_FACTORS", (10.0,))
+    monkeypatch.setattr(last_passes, "KICK_FACTORS", (10.0,))
     up_only = plan_workload(net, wl, "inev")
     assert up_only.psi > reference * 1.001
     assert _four_type_seq_partitions(up_only) == ["D"]  # SEQ(D, G, E, F) by D

@@ -35,6 +35,24 @@ def rich_table(*columns: str, title: str | None = None, caption: str | None = No
     return Table(*columns, title=title, title_justify="left", caption=caption)
 
 
+def terminal_console(width: int | None = None) -> Any:
+    """A rich console for a command's output: the terminal's width in a terminal, else
+    ``width`` or ``$COLUMNS`` (120 when unset), so that piped output is not cut at 80."""
+    import os
+
+    from rich.console import Console
+
+    if Console().is_terminal:
+        return Console()
+    return Console(width=width or int(os.environ.get("COLUMNS", 120)))
+
+
+def show_view(items: Sequence[Any]) -> None:
+    """Print a file's view (:func:`print_items`) on a :func:`terminal_console`: what
+    ``inev show``, ``inev network show`` and ``inev workload show`` share."""
+    print_items(items, terminal_console())
+
+
 def print_items(items: Sequence[Any], console: Any) -> None:
     """Print a view's items on a rich ``console``: strings as they are (no markup, no
     highlighting), anything else (tables) as rich renders it."""

@@ -15,7 +15,6 @@ that owns its format (``topologies/tables.py`` networks, ``workloads/tables.py``
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 import click
 
-from inev.common.display import print_items
+from inev.common.display import show_view
 from inev.common.errors import InevError
 from inev.common.help_text import examples
 
@@ -109,11 +108,8 @@ def _views() -> dict[str, Callable[[str, Given], list[Any]]]:
 )
 def show_command(file: str, network_file: str | None, plan_file: str | None) -> None:
     """Print any inev file (network, workload, plan, simulation, changes, sweep results)."""
-    from rich.console import Console
-
     kind = kind_of(file)
     view = _views().get(kind)
     if view is None:
         raise InevError(f"{file}: cannot show {kind} files")
-    console = Console(width=None if Console().is_terminal else int(os.environ.get("COLUMNS", 120)))
-    print_items(view(file, Given(network_file, plan_file)), console)
+    show_view(view(file, Given(network_file, plan_file)))

@@ -58,11 +58,10 @@ def execute(
 ) -> tuple[Any, list[str]]:
     """Run a sweep with a progress bar and the summary table; return the outcome and the
     failure lines."""
-    from rich.console import Console
-
+    from inev.common.display import terminal_console
     from inev.experiments.sweep import run_sweep
 
-    console = Console(width=None if Console().is_terminal else 120)
+    console = terminal_console(120)
     start, stop = sweep_progress(console, spec.name)
     try:
         outcome = run_sweep(

@@ -177,8 +177,7 @@ def whatif_command(
     time_budget: float | None,
 ) -> None:
     """Apply every single link and node failure (or given changes) to a plan on Spark; rank them."""
-    from rich.console import Console
-
+    from inev.common.display import terminal_console
     from inev.common.files import read_json
     from inev.experiments.draw import drawing_keys_of
     from inev.experiments.whatif import SimSettings, Study, with_exposure
@@ -214,7 +213,7 @@ def whatif_command(
         settings,
         knobs,
     )
-    console = Console(width=None if Console().is_terminal else 120)
+    console = terminal_console(120)
     start, stop = sweep_progress(console, "whatif")
     try:
         outcome = run_whatif(study, out, master, parallelism, start, force=not resume)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from inev.common.click_options import seed_option
+from inev.common.display import show_view
 from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
@@ -19,11 +20,10 @@ from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.io import (
     connected_part,
     drawing_keys,
-    load_network,
     read_topology,
     save_network,
 )
-from inev.topologies.tables import distances_text, network_heading, network_table
+from inev.topologies.tables import distances_text, network_view
 
 
 @click.group(
@@ -137,14 +137,9 @@ def generate_command(
 )
 @click.argument("network_file", type=click.Path(dir_okay=False))
 def show_command(network_file: str) -> None:
-    """Summarise a network: nodes, links, diameter, types with rates and sources."""
+    """Summarise a network: nodes, links, diameter, types with rates and sources (as ``inev show``)."""
     check_paths({"network": network_file})
-    from rich.console import Console
-
-    network = load_network(network_file)
-    console = Console()
-    console.print(f"[bold]{network_file}[/]: {network_heading(network)}")
-    console.print(network_table(network))
+    show_view(network_view(network_file))
 
 
 @click.command(

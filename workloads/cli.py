@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from inev.common.click_options import seed_option
+from inev.common.display import show_view
 from inev.common.files import write_json_document
 from inev.common.help_text import examples
 from inev.common.paths import check_paths
@@ -17,7 +18,7 @@ from inev.workloads.estimate import EXACT_LIMIT, SAMPLE, estimate_selectivities
 from inev.workloads.generate import generate_workload
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
 from inev.workloads.io import load_workload, save_workload, workload_to_dict
-from inev.workloads.tables import load_shown, workload_heading, workload_table
+from inev.workloads.tables import workload_view
 
 
 @click.group(
@@ -116,12 +117,7 @@ def generate_command(
 def show_command(workload_file: str, network_file: str | None) -> None:
     """List each query with its pattern and, given a network, its rate."""
     check_paths({"workload": workload_file, "network": network_file})
-    from rich.console import Console
-
-    workload, network = load_shown(workload_file, network_file)
-    console = Console()
-    console.print(f"[bold]{workload_file}[/]: {workload_heading(workload)}")
-    console.print(workload_table(workload, network))
+    show_view(workload_view(workload_file, network_file))
 
 
 @click.command(

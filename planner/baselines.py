@@ -333,6 +333,7 @@ def push_pull_plan(
     index = network.node_index
     glob = network.global_rates()
     total = latency = 0.0
+    routes: dict[tuple[Node, Node], tuple[tuple[Node, Node], ...]] = {}
     for q in wl.queries:
         pp = push_pull(network, q, wl.window, model=model)
         total += pp.cost
@@ -347,12 +348,14 @@ def push_pull_plan(
                 key, e, (e,), (), network.global_rate(e), ((e, 1.0),), (q.name,)
             )
             for n, rate in zip(network.sources(e), pp.link_rates[pos], strict=True):
-                links = tuple(
-                    sorted(
-                        {link(u, v) for u, v in network.path_links(n, pp.node)},
-                        key=lambda x: (index[x[0]], index[x[1]]),
+                links = routes.get((n, pp.node))
+                if links is None:  # queries at one node share their sources' routes
+                    links = routes[(n, pp.node)] = tuple(
+                        sorted(
+                            {link(u, v) for u, v in network.path_links(n, pp.node)},
+                            key=lambda x: (index[x[0]], index[x[1]]),
+                        )
                     )
-                )
                 vid = len(vertices)
                 vertices.append(
                     Vertex(

@@ -132,7 +132,7 @@ def ball_bound(network: Network, weights: np.ndarray) -> float:
     4.0
     """
     w = np.sort(np.asarray(weights, dtype=np.float64))[::-1]
-    degree = max((d for _, d in network.graph.degree()), default=0)
+    degree = network.max_degree
     total, reach, k, shell, i = 0.0, 1, 0, float(degree), 0
     while i < len(w):
         upto = min(len(w), reach)

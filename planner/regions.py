@@ -174,20 +174,15 @@ def _candidates(network: Network, sources: tuple[Node, ...]) -> list[Node]:
 
 def _distances(network: Network, origins: list[Node], targets: tuple[Node, ...]) -> np.ndarray:
     """Hops from each of ``origins`` to each of ``targets`` (``float64``; one search per
-    origin on a large network, in blocks, as :mod:`inev.planner.sites` does)."""
+    origin on a large network, in blocks, :meth:`~inev.topologies.network.Network.hop_rows`)."""
     index = network.node_index
     cols = np.array([index[n] for n in targets], dtype=np.int64)
     rows = [index[n] for n in origins]
     if len(network.nodes) <= DENSE_UP_TO:
         return network.hop_matrix[np.ix_(rows, cols)].astype(np.float64)
-    from scipy.sparse.csgraph import dijkstra
-
     out = np.empty((len(rows), len(cols)))
-    for start in range(0, len(rows), 16):
-        block = dijkstra(
-            network._adjacency, directed=False, unweighted=True, indices=rows[start : start + 16]
-        )
-        out[start : start + 16] = block[:, cols]
+    for start in range(0, len(rows), 16):  # blocks keep the full rows' memory small
+        out[start : start + 16] = network.hop_rows(origins[start : start + 16])[:, cols]
     return out
 
 

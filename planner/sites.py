@@ -116,16 +116,10 @@ def sites(network: Network, extra: Iterable[Node] = ()) -> Sites:
 
 
 def _sparse_sites(network: Network, chosen: Sequence[Node]) -> Sites:
-    from scipy.sparse.csgraph import dijkstra
-
     nodes = tuple(dict.fromkeys(chosen))
-    index = network.node_index
-    rows = [index[n] for n in nodes]
     table = np.empty((len(nodes), len(network.nodes)), dtype=np.uint16)
-    for start in range(0, len(rows), 16):  # blocks keep the float64 output small
-        block = dijkstra(
-            network._adjacency, directed=False, unweighted=True, indices=rows[start : start + 16]
-        )
+    for start in range(0, len(nodes), 16):  # blocks keep the float64 output small
+        block = network.hop_rows(nodes[start : start + 16])
         table[start : start + 16] = np.minimum(block, np.iinfo(np.uint16).max)
     table.setflags(write=False)
     return Sites(network, nodes, table, False)
@@ -133,10 +127,7 @@ def _sparse_sites(network: Network, chosen: Sequence[Node]) -> Sites:
 
 def _row(network: Network, node: Node) -> np.ndarray:
     """Hops from ``node`` to every node (one search in C)."""
-    from scipy.sparse.csgraph import dijkstra
-
-    root = network.node_index[node]
-    return dijkstra(network._adjacency, directed=False, unweighted=True, indices=root)
+    return network.hop_rows([node])[0]
 
 
 def _choose(network: Network) -> list[Node]:

@@ -83,6 +83,7 @@ TOPOLOGY_DERIVED = (
     "latency_matrix",
     "mean_hops",
     "diameter",
+    "max_degree",
 )
 """Cached properties of a :class:`Network` that depend only on its nodes in order and its
 links with their latencies (shared by :meth:`Network.with_rates` copies)."""
@@ -327,6 +328,15 @@ class Network:
         return float(self.hop_matrix.sum(dtype=np.float64) / (n * (n - 1)))
 
     @cached_property
+    def max_degree(self) -> int:
+        """The largest number of links at one node (0 without links).
+
+        >>> Network.build(range(4), [(0, 1), (0, 2), (0, 3)], {"A": (1.0, [0])}).max_degree
+        3
+        """
+        return max((d for _, d in self.graph.degree()), default=0)
+
+    @cached_property
     def diameter(self) -> int:
         """The largest hop distance between two nodes."""
         return int(self.hop_matrix.max())
@@ -358,6 +368,26 @@ class Network:
         if "hop_matrix" in self.__dict__ or len(self.nodes) <= DENSE_UP_TO:
             return self.hop_matrix[self.node_index[node]].astype(np.int64)
         return self.hops_from([node])
+
+    def hop_rows(self, nodes: Sequence[Node]) -> np.ndarray:
+        """Hops from each of ``nodes`` to every node (``float64``; rows in the order of
+        ``nodes``, columns in :attr:`nodes` order), without the all-pairs matrix on large
+        networks (there ``inf`` where a node is unreachable).
+
+        One breadth-first search per node in C (``scipy.sparse.csgraph.breadth_first_order``),
+        its depths read off the predecessor tree by pointer doubling (log₂ of the depth numpy
+        passes). Measured on 100,000 nodes: 9-12 ms a row against 23 ms for scipy's
+        ``dijkstra(unweighted=True)``, which gives the same values (tested).
+
+        >>> net = Network.build(range(5), [(0, 1), (1, 2), (2, 3), (1, 4)], {"A": (1, [0])})
+        >>> net.hop_rows([0, 3]).tolist()
+        [[0.0, 1.0, 2.0, 3.0, 2.0], [3.0, 2.0, 1.0, 0.0, 3.0]]
+        """
+        if "hop_matrix" in self.__dict__ or len(self.nodes) <= DENSE_UP_TO:
+            return self.hop_matrix[[self.node_index[n] for n in nodes]].astype(np.float64)
+        from inev.topologies.breadth_first import hop_rows
+
+        return hop_rows(self._adjacency, [self.node_index[n] for n in nodes])
 
     def predecessors(self, target: Node) -> np.ndarray:
         """Row indices of each node's next hop towards ``target`` (``-9999`` at ``target``).

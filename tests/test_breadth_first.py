@@ -1,0 +1,60 @@
+"""Breadth-first hop rows (topologies/breadth_first.py) against scipy's Dijkstra and the
+all-pairs matrix, on random graphs with several components, and Network.max_degree."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import dijkstra
+
+from inev.topologies.breadth_first import hop_rows
+from inev.topologies.generate import generate_network
+from inev.topologies.network import Network
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> tuple[int, list[tuple[int, int]]]:
+    n = draw(st.integers(1, 30))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    links = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=60)) if pairs else []
+    return n, links
+
+
+def _adjacency(n: int, links: list[tuple[int, int]]) -> csr_array:
+    rows = [u for u, v in links] + [v for u, v in links]
+    cols = [v for u, v in links] + [u for u, v in links]
+    return csr_array((np.full(len(rows), 2.5), (rows, cols)), shape=(n, n))
+
+
+@settings(max_examples=200, deadline=None)
+@given(graphs(), st.data())
+def test_rows_equal_dijkstra(graph, data):
+    n, links = graph
+    roots = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=5))
+    adjacency = _adjacency(n, links)
+    expected = dijkstra(adjacency, directed=False, unweighted=True, indices=roots)
+    assert np.array_equal(hop_rows(adjacency, roots), expected)
+
+
+def test_hand_checked_star_and_isolated_node():
+    # 0 is the centre of 1, 2, 3; 3 - 4; node 5 is alone
+    adjacency = _adjacency(6, [(0, 1), (0, 2), (0, 3), (3, 4)])
+    assert hop_rows(adjacency, [4, 5]).tolist() == [
+        [2.0, 3.0, 3.0, 1.0, 0.0, np.inf],
+        [np.inf, np.inf, np.inf, np.inf, np.inf, 0.0],
+    ]
+
+
+def test_network_rows_equal_the_matrix_and_degree():
+    net = generate_network(nodes=60, seed=3)
+    nodes = list(net.nodes[::7])
+    matrix = net.hop_matrix[[net.node_index[x] for x in nodes]].astype(np.float64)
+    assert np.array_equal(net.hop_rows(nodes), matrix)  # the dense path
+    assert np.array_equal(hop_rows(net._adjacency, [net.node_index[x] for x in nodes]), matrix)
+    assert net.max_degree == max(d for _, d in net.graph.degree())
+    star = Network.build(range(5), [(0, i) for i in range(1, 5)], {"A": (1.0, [0])})
+    assert star.max_degree == 4
+    assert nx.diameter(star.graph) == star.diameter == 2

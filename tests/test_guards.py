@@ -17,12 +17,12 @@ from inev.common.errors import InevError
 from inev.common.files import atomic_output, remove_stale_temporaries, temporary_name
 from inev.common.watchdog import MemoryLimitExceeded, parse_size, resident_bytes, watch_memory
 
-# A command whose output is written slowly: `inev network show` with load_network patched to
+# A command whose output is written slowly: `inev network show` with topologies.io's load_network patched to
 # write half a file through atomic_output and wait, so that a signal arrives mid-write.
 SLOW_WRITER = textwrap.dedent(
     """
     import sys, time
-    import inev.topologies.cli as cli
+    import inev.topologies.io as io
     from inev.common.files import atomic_output
 
     def slow(path):
@@ -32,7 +32,7 @@ SLOW_WRITER = textwrap.dedent(
             print("writing", flush=True)
             time.sleep(60)
 
-    cli.load_network = slow
+    io.load_network = slow  # what `inev network show` reads the network with
     from inev.common.cli import main
     main(["network", "show", "net.json"])
     """
@@ -129,7 +129,7 @@ def test_the_watchdog_stops_a_run_that_ignores_sigint():
 
 GROWING_COMMAND = textwrap.dedent(
     """
-    import inev.topologies.cli as cli
+    import inev.topologies.io as io
 
     def grow(path):
         chunks = []
@@ -137,7 +137,7 @@ GROWING_COMMAND = textwrap.dedent(
             chunks.append(bytearray(8 * 2**20))
             sum(range(20000))
 
-    cli.load_network = grow
+    io.load_network = grow
     from inev.common.cli import main
     main(["network", "show", "net.json"])
     """

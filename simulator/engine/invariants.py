@@ -70,11 +70,17 @@ def select_invariants(
     for c in conditions:
         blocks.setdefault(c.block, []).append(c)
     by_probability = selection == "probability" and stats.variance is not None
+    steps: dict[int, Stats] = {}  # perturbed statistics shared by every condition's sigma
     out: list[DecidingCondition] = []
     for block in sorted(blocks):
         if by_probability:
             keyed = [
-                (violation_score(c.chosen(stats), c.alternative(stats), _sigma_of(c, stats)), i)
+                (
+                    violation_score(
+                        c.chosen(stats), c.alternative(stats), _sigma_of(c, stats, steps)
+                    ),
+                    i,
+                )
                 for i, c in enumerate(blocks[block])
             ]
             ranked = [blocks[block][i] for _, i in sorted(keyed)]
@@ -84,8 +90,8 @@ def select_invariants(
     return out
 
 
-def _sigma_of(c: DecidingCondition, stats: Stats) -> float:
-    return sigma(coefficients(c.chosen, c.alternative, stats), stats.variance)
+def _sigma_of(c: DecidingCondition, stats: Stats, steps: dict[int, Stats] | None = None) -> float:
+    return sigma(coefficients(c.chosen, c.alternative, stats, steps=steps), stats.variance)
 
 
 def average_distance(conditions: list[DecidingCondition], stats: Stats) -> float:

@@ -19,8 +19,12 @@ from tests.test_incremental import build, instances
 def _alg2(network, combination, keep_matches):
     projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
     order = inputs_first(projections, extended)
-    return projections, outputs, extended, order, _multi_node_targets(
-        network, combination, extended
+    return (
+        projections,
+        outputs,
+        extended,
+        order,
+        _multi_node_targets(network, combination, extended),
     )
 
 

@@ -37,14 +37,8 @@ from itertools import chain
 
 import numpy as np
 
-from inev.planner.alg2_placement import (
-    _multi_node_targets,
-    _outputs_and_inputs,
-    _partition_rates,
-    partitioned_rate,
-    send_rate,
-)
-from inev.planner.combination_model import Combination, inputs_first
+from inev.planner.alg2_placement import _partition_rates, partitioned_rate, send_rate
+from inev.planner.combination_model import Combination
 from inev.planner.forwarding_graphs import (
     NO_NODES,
     Reach,
@@ -55,6 +49,7 @@ from inev.planner.forwarding_graphs import (
     steiner_tree_nodes,
 )
 from inev.planner.inev_graph import Node
+from inev.planner.prelude import Preludes
 from inev.planner.sites import Sites, sites
 from inev.topologies.network import Network
 
@@ -118,6 +113,7 @@ class Placer:
     def __init__(self, network: Network) -> None:
         self.network = network
         self.where: Sites | None = None
+        self.parts = Preludes(network)
         self._reset()
 
     def _reset(self) -> None:
@@ -245,17 +241,14 @@ class Placer:
         """What Alg. 2 derives from the combination before laying it out: projections,
         output selectors, extended inputs, the order, the multi-node consumers' sources
         (kept per combination object and ``keep_matches``: designs that differ by pins
-        alone share them; the object is kept with them, so its id is not reused)."""
+        alone share them; the object is kept with them, so its id is not reused; a new
+        combination's from parts kept per projection, :class:`~inev.planner.prelude.Preludes`)."""
         key = (id(combination), keep_matches)
         found = self.preludes.get(key)
         if found is None or found[0] is not combination:
-            network = self.network
-            projections, outputs, extended = _outputs_and_inputs(network, combination, keep_matches)
-            order = inputs_first(projections, extended)
-            spread = _multi_node_targets(network, combination, extended)
             if len(self.preludes) >= MAX_PRELUDES:
                 self.preludes.clear()
-            found = (combination, (projections, outputs, extended, order, spread))
+            found = (combination, self.parts(combination, keep_matches))
             self.preludes[key] = found
         return found[1]
 

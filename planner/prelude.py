@@ -1,0 +1,190 @@
+"""What Alg. 2 derives from a combination before laying it out, from per-projection parts.
+
+Before its layout (:func:`inev.planner.alg2_placement._layout`) Alg. 2 derives, from the whole
+combination: the output selectors (getOS, line 29), λ extended by the types inputs no longer
+send (line 7), the order of the projections and, per input, the sources of its multi-node
+consumers. The local search places thousands of combinations that differ by one move, and
+almost every one is new (6,461 of the 6,790 placed by the default 20-node, 5-query plan), so
+keeping the prelude per combination saves little; :class:`Preludes` keeps its parts per
+projection instead, each keyed on everything it depends on (reuse is exact):
+
+* a projection's **output selector**: keyed by its key, DissEv, its partitioning type and
+  its regions (and checked to be the same projection object), which is everything
+  :func:`~inev.planner.alg2_placement.output_selector` reads besides the network;
+* the **order** (:func:`~inev.planner.combination_model.inputs_first`): keyed by the
+  projections' keys in order and the extended inputs (and checked to be the same
+  projection objects);
+* an input's **spread** (the sources of its multi-node consumers' partitioning types, the
+  sites for a regional consumer): keyed by the set of those node collections (a type's
+  sources are fixed by the network), interned as Alg. 2 interns it.
+
+The extended inputs equal the inputs wherever no input has a selector, and are derived as
+Alg. 2 derives them elsewhere. ``tests/test_prelude.py`` compares every part with Alg. 2's
+own on random combinations.
+"""
+
+from __future__ import annotations
+
+from operator import is_
+
+from inev.planner.alg2_placement import output_selector
+from inev.planner.combination_model import Combination, inputs_first
+from inev.planner.forwarding_graphs import network_cache
+from inev.planner.inev_graph import Node
+from inev.planner.projections import Projection, primitive_projection
+from inev.topologies.network import Network
+
+MAX_PARTS = 200_000
+"""Selectors, orders and spreads kept per :class:`Preludes` before they are dropped."""
+
+Prelude = tuple[
+    dict[str, Projection],
+    dict[str, tuple[str, ...] | None],
+    dict[str, tuple[str, ...]],
+    list[str],
+    dict[str, frozenset[Node]],
+]
+"""``(projections, outputs, extended, order, spread)`` as Alg. 2 derives them."""
+
+
+class Preludes:
+    """Alg. 2's prelude of combinations on one network, from parts kept across them.
+
+    >>> from inev.planner.alg2_placement import _multi_node_targets, _outputs_and_inputs
+    >>> from inev.planner.projections import primitive_projection
+    >>> from inev.topologies.network import Network
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (1.0, [0]), "B": (2.0, [2])})
+    >>> ps = {t: primitive_projection(t, net.global_rate(t)) for t in "AB"}
+    >>> c = Combination(ps, {}, {}, {})
+    >>> projections, outputs, extended, order, spread = Preludes(net)(c, frozenset())
+    >>> (projections, outputs, extended) == _outputs_and_inputs(net, c, frozenset())
+    True
+    >>> order, spread
+    (['A', 'B'], {})
+    """
+
+    def __init__(self, network: Network) -> None:
+        self.network = network
+        self.selectors: dict[tuple, tuple[Projection, tuple[str, ...] | None]] = {}
+        self.spreads: dict[frozenset, frozenset[Node]] = {}
+        self.orders: dict[tuple, tuple[tuple[Projection, ...], list[str]]] = {}
+        self.primitives: dict[str, Projection] = {}
+
+    def __call__(self, combination: Combination, keep_matches: frozenset[str]) -> Prelude:
+        """The prelude of ``combination`` (see :data:`Prelude`)."""
+        if max(len(self.selectors), len(self.spreads), len(self.orders)) >= MAX_PARTS:
+            self.selectors.clear()
+            self.spreads.clear()
+            self.orders.clear()
+        given = combination.projections
+        inputs = combination.inputs
+        mn = combination.multi_node
+        regional = combination.regional
+        diss = frozenset(
+            i
+            for key, part in mn.items()
+            for i in inputs.get(key, ())
+            if i != part and given[i].is_primitive
+        )
+        consumed = {i for ins in inputs.values() for i in ins}
+        outputs: dict[str, tuple[str, ...] | None] = {}
+        for key, p in given.items():
+            outputs[key] = (
+                None
+                if key not in consumed or key in keep_matches or p.is_primitive
+                else self._selector(key, p, diss, mn.get(key), regional.get(key))
+            )
+        projections = dict(given)
+        selecting = {k for k, o in outputs.items() if o is not None}
+        extended: dict[str, tuple[str, ...]] = {}
+        for key, ins in inputs.items():
+            if selecting.isdisjoint(ins):
+                extended[key] = tuple(ins)
+            else:
+                extended[key] = self._extended(ins, outputs, projections)
+        order = self._order(projections, extended)
+        return projections, outputs, extended, order, self._spread(combination, extended)
+
+    def _order(
+        self, projections: dict[str, Projection], extended: dict[str, tuple[str, ...]]
+    ) -> list[str]:
+        """:func:`~inev.planner.combination_model.inputs_first` (kept per keys in order and
+        extended inputs, for the same projection objects: everything it reads)."""
+        ck = (tuple(projections), tuple(extended.items()))
+        found = self.orders.get(ck)
+        values = projections.values()
+        if found is None or not all(map(is_, found[0], values)):
+            found = self.orders[ck] = (tuple(values), inputs_first(projections, extended))
+        return found[1]
+
+    def _selector(
+        self, key: str, p: Projection, diss: frozenset[str], part: str | None, regions: object
+    ) -> tuple[str, ...] | None:
+        """:func:`~inev.planner.alg2_placement.output_selector` of ``p`` (kept per key,
+        DissEv, partition and regions, for the same projection object)."""
+        ck = (key, diss, part, regions)
+        found = self.selectors.get(ck)
+        if found is None or found[0] is not p:
+            found = self.selectors[ck] = (
+                p,
+                output_selector(p, diss, self.network, part, regions),  # type: ignore[arg-type]
+            )
+        return found[1]
+
+    def _extended(
+        self,
+        ins: tuple[str, ...],
+        outputs: dict[str, tuple[str, ...] | None],
+        projections: dict[str, Projection],
+    ) -> tuple[str, ...]:
+        """λ extended by the types the inputs' selectors leave out (Alg. 2, line 7), new
+        event types added to ``projections`` (as
+        :func:`~inev.planner.alg2_placement._outputs_and_inputs` does)."""
+        extra: list[str] = []
+        for i in ins:
+            selected = outputs.get(i)
+            if selected is None:
+                continue
+            for t in sorted(projections[i].types - set(selected)):
+                if t not in ins and t not in extra:
+                    extra.append(t)
+                    if t not in projections:
+                        projections[t] = self._primitive(t)
+        return tuple(ins) + tuple(extra)
+
+    def _primitive(self, name: str) -> Projection:
+        """The projection of event type ``name`` at its global rate (one object per type)."""
+        found = self.primitives.get(name)
+        if found is None:
+            found = self.primitives[name] = primitive_projection(
+                name, self.network.global_rates()[name]
+            )
+        return found
+
+    def _spread(
+        self, combination: Combination, extended: dict[str, tuple[str, ...]]
+    ) -> dict[str, frozenset[Node]]:
+        """Per input projection: the sources of its multi-node consumers' partitioning types
+        (a regional consumer's sites), as
+        :func:`~inev.planner.alg2_placement._multi_node_targets` gives them."""
+        groups: dict[str, list] = {}
+        for key, part in combination.multi_node.items():
+            regions = combination.regional.get(key)
+            group = part if regions is None else regions.sites
+            for i in extended[key]:
+                if i != part:
+                    groups.setdefault(i, []).append(group)
+        spreads = self.spreads
+        out: dict[str, frozenset[Node]] = {}
+        for i, gs in groups.items():
+            gk = frozenset(gs)
+            found = spreads.get(gk)
+            if found is None:
+                network = self.network
+                nodes: set[Node] = set()
+                for g in gs:
+                    nodes.update(network.sources(g) if isinstance(g, str) else g)
+                fs = frozenset(nodes)
+                found = spreads[gk] = network_cache(network).node_sets.setdefault(fs, fs)
+            out[i] = found
+        return out

@@ -7,6 +7,13 @@ class InevError(ValueError):
     The message is one line that names the offending entry; the command line prints it
     as ``error: <message>`` and exits non-zero.
 
+    Parameters
+    ----------
+    message : str
+        One line naming the offending entry.
+
+    Examples
+    --------
     >>> str(InevError("network: link [0, 9] names unknown node 9"))
     'network: link [0, 9] names unknown node 9'
     """

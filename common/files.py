@@ -118,12 +118,34 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
     A failure inside the ``with`` block removes the temporary file, so no half-written
     output is ever left behind.
 
-    >>> import tempfile, pathlib
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write; its folder must exist.
+    mode : str
+        ``open`` mode, ``"w"`` (UTF-8 text) or ``"wb"``.
+
+    Yields
+    ------
+    file object
+        The open temporary file.
+
+    Examples
+    --------
+    >>> import pathlib, shutil, tempfile
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> with atomic_output(d / "x.txt") as f:
     ...     _ = f.write("hello")
     >>> (d / "x.txt").read_text()
     'hello'
+    >>> with atomic_output(d / "x.txt") as f:     # a failure keeps the old file, alone
+    ...     _ = f.write("half")
+    ...     raise KeyError("stop")
+    Traceback (most recent call last):
+    KeyError: 'stop'
+    >>> (d / "x.txt").read_text(), sorted(p.name for p in d.iterdir())
+    ('hello', ['x.txt'])
+    >>> shutil.rmtree(d)
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
@@ -149,7 +171,27 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
 
 
 def write_json_document(path: str | os.PathLike[str], document: dict[str, Any]) -> None:
-    """Write ``document`` as indented UTF-8 JSON, atomically, with a trailing newline."""
+    """Write ``document`` as indented UTF-8 JSON, atomically, with a trailing newline.
+
+    Parameters
+    ----------
+    path : str or path-like
+    document : dict
+        JSON values only (no NaN or infinity).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import pathlib, shutil, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_json_document(d / "x.json", {"format": "demo/1", "n": 2})
+    >>> (d / "x.json").read_text().splitlines()
+    ['{', ' "format": "demo/1",', ' "n": 2', '}']
+    >>> shutil.rmtree(d)
+    """
     text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
     with atomic_output(path) as handle:
         handle.write(text + "\n")
@@ -164,6 +206,28 @@ def read_json_document(path: str | os.PathLike[str], expected_format: str) -> di
 
     Raises :class:`InevError` with a one-line reason for every problem listed in the module
     docstring.
+
+    Parameters
+    ----------
+    path : str or path-like
+    expected_format : str
+        The ``format`` key the document must have, e.g. ``"inev-plan/1"``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import pathlib, shutil, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_json_document(d / "x.json", {"format": "demo/1", "n": 2})
+    >>> read_json_document(d / "x.json", "demo/1")["n"]
+    2
+    >>> read_json_document(d / "x.json", "demo/2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    inev.common.errors.InevError: .../x.json: format is 'demo/1', expected 'demo/2'
+    >>> shutil.rmtree(d)
     """
     name = os.fspath(path)
     document = _load_json(name)

@@ -48,8 +48,27 @@ from inev.planner.inev_graph import Plan
 
 @dataclass(frozen=True)
 class Drawing:
-    """A drawn :class:`~inev.experiments.scene.Scene` (or projection graph): inline in a
-    notebook (SVG), or saved (``.html`` is the interactive page ``inev draw`` writes)."""
+    """A drawn :class:`~inev.experiments.scene.Scene` (or projection graph), inline or saved.
+
+    Inline in a notebook it is SVG; saved as ``.html`` it is the interactive page ``inev
+    draw`` writes. Make one with :func:`drawing`.
+
+    Parameters
+    ----------
+    scene : Scene or None
+    logical, pair
+        See their notes below.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from inev.topologies.network import Network
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     page = drawing(net).save(pathlib.Path(folder, "net.html")).read_text()
+    >>> page.startswith("<!DOCTYPE html>")
+    True
+    """
 
     scene: Scene | None = None
     logical: Any = None
@@ -130,10 +149,41 @@ def drawing(
     vs: Plan | None = None,
     logical: bool = False,
 ) -> Drawing:
-    """A drawing of a plan, a simulation result (needs ``network``; ``plan`` names its
-    projections and directions) or a network, as ``inev draw`` makes it; ``vs`` (a second
-    plan) draws what changes from ``obj`` to it, ``logical`` the plan's projection graph.
-    Above 300 nodes the picture groups nodes (:mod:`inev.experiments.scene_scale`)."""
+    """A drawing of a plan, a simulation result or a network, as ``inev draw`` makes it.
+
+    Above 300 nodes the picture groups nodes (:mod:`inev.experiments.scene_scale`).
+
+    Parameters
+    ----------
+    obj : Plan, SimulationResult or Network
+    network : Network, optional
+        Draw on the whole topology (a simulation result needs it).
+    plan : Plan, optional
+        With a simulation result: names its projections and directions.
+    vs : Plan, optional
+        A second plan: draw what changes from ``obj`` to it.
+    logical : bool
+        Draw the plan's projection graph.
+
+    Returns
+    -------
+    Drawing
+
+    Examples
+    --------
+    The plan sends B over both links, one overlay:
+
+    >>> from inev.planner.planning import plan_workload
+    >>> from inev.workloads.workload import Query, Workload
+    >>> from inev.topologies.network import Network
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> plan = plan_workload(net, Workload.build(1.0, [Query.build("q", "SEQ(B, A)")]))
+    >>> drawing(plan, net)
+    <Drawing of a plan: 3 nodes, 1 overlays drawn; .save('x.html') writes the interactive page>
+    >>> drawing(net, logical=True)
+    Traceback (most recent call last):
+    inev.common.errors.InevError: vs= and logical= draw plans
+    """
     from inev.simulator.simulation_result import SimulationResult
     from inev.topologies.network import Network
 
@@ -183,8 +233,28 @@ register(Plan, _plan_html)
 
 @dataclass(frozen=True)
 class SweepResults:
-    """A sweep's rows with what the folder says about them: axes, plot settings (module
-    docstring)."""
+    """A sweep's rows with what the folder says about them: axes, plot settings.
+
+    See the module docstring; :func:`sweep_results` makes one from a folder.
+
+    Parameters
+    ----------
+    table, plot_table
+        See their notes below.
+    axes : tuple of str
+        The sweep's axes (the summary's grid points).
+    name : str
+
+    Examples
+    --------
+    The median and quartiles of three runs, 0.2, 0.4 and 0.9 (linear interpolation):
+
+    >>> import pyarrow as pa
+    >>> rows = pa.table({"skew": [1.1] * 3, "method": ["inev"] * 3, "ratio": [0.2, 0.4, 0.9],
+    ...                  "error": pa.array([None] * 3, pa.string())})
+    >>> SweepResults(rows, ("skew",)).summary().round(9).to_dict("records")
+    [{'skew': 1.1, 'method': 'inev', 'runs': 3, 'errors': 0, 'median': 0.4, 'q1': 0.3, 'q3': 0.65}]
+    """
 
     table: Any
     """The rows (a ``pyarrow.Table``, the ``results.parquet`` schema)."""
@@ -273,11 +343,31 @@ class Image:
 
 
 def sweep_results(source: Any) -> SweepResults:
-    """:class:`SweepResults` of a results folder, a ``results.parquet`` file, or the outcome
-    of :func:`~inev.experiments.sweep.run_sweep`.
+    """:class:`SweepResults` of a results folder, a ``results.parquet`` file, or a sweep outcome.
 
-    An outcome is told from a path by its ``table`` (rather than by its class), so this module
-    does not import the sweep, whose outcome's notebook view imports this module."""
+    An outcome (of :func:`~inev.experiments.sweep.run_sweep`) is told from a path by its
+    ``table`` (rather than by its class), so this module does not import the sweep, whose
+    outcome's notebook view imports this module.
+
+    Parameters
+    ----------
+    source : path or SweepOutcome
+
+    Returns
+    -------
+    SweepResults
+
+    Examples
+    --------
+    >>> import pyarrow as pa, tempfile
+    >>> from inev.experiments.results import write_results
+    >>> rows = pa.table({"method": ["inev"], "error": pa.array([None], pa.string())})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = write_results(folder, rows)
+    ...     found = sweep_results(folder)     # a folder without a spec: no axes
+    >>> found
+    <SweepResults sweep: 1 rows, axes none>
+    """
     from inev.experiments.results import read_results
     from inev.experiments.sweep_folder import stored_document
 

@@ -135,7 +135,31 @@ def write_results(folder: str | os.PathLike[str], table: pa.Table) -> Path:
 
 
 def read_results(path: str | os.PathLike[str]) -> pa.Table:
-    """Read a results file, or the results (or parts) of a sweep folder."""
+    """Read a results file, or the results (or parts) of a sweep folder.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``results.parquet`` file or a sweep folder.
+
+    Returns
+    -------
+    pyarrow.Table
+        Checked to be sweep results (:func:`check_results`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> rows = pa.table({"method": ["inev", "centralized"], "error": pa.array([None, None], pa.string()),
+    ...                  "ratio": [0.25, 1.0]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = write_results(folder, rows)
+    ...     read_results(folder).column("ratio").to_pylist()
+    [0.25, 1.0]
+    >>> read_results(pa.__file__)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    inev.common.errors.InevError: ...: not a readable Parquet file (...)
+    """
     p = Path(path)
     if p.is_dir():
         if (p / "results.parquet").is_file():

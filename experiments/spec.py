@@ -1,42 +1,9 @@
 """Sweep specifications (TOML) and their expansion into tasks (grid point × seed).
 
-A sweep file names a base configuration, the axes to vary, the methods to compare and the
-number of seeds per point::
-
-    name = "skew"
-    seeds = 10                      # seeds 0 … 9 (``first_seed`` shifts them)
-    methods = ["inev", "centralized", "ppop"]
-
-    [base]                          # any key of DEFAULTS; the rest keep their defaults
-    nodes = 20
-    selectivity = 0.1
-
-    [axes]                          # each axis: a list, or {start, stop, step} (stop included)
-    skew = {start = 1.1, stop = 1.9, step = 0.2}
-    selectivity = [0.1, 0.01, 0.001]
-
-    [plot]                          # defaults for ``inev plot`` and the summary table
-    x = "skew"
-    lines = "selectivity"
-
-The ``[plot]`` table (checked when the sweep starts, see :data:`PLOT_KEYS`): ``x`` and
-``lines`` name parameters, ``y`` a metric or a list of metrics (the sweep's summary table
-shows them), ``methods`` a subset of the sweep's methods, ``log`` and ``log_x`` log scales
-for the vertical and horizontal axis, ``integer_x`` integer ticks on the horizontal axis
-(default: for count parameters such as ``nodes`` or ``queries``), ``scatter`` one point per
-row instead of medians (``x`` may then be a metric, as the INEv paper's Fig. 11 plots latency
-over the transmission ratio), ``title`` and ``y_label`` text, ``stat`` (``median`` or
-``mean``), ``interval`` (``iqr`` or ``ci``) and ``bound`` (the provable lower bound as a line;
-:mod:`inev.experiments.plot`).
-
-Every task is one grid point and one seed; the network and the workload of a task are
-generated from that seed alone, so a row can be reproduced with ``inev network generate
---seed`` and ``inev workload generate --seed``, and the same spec gives the same numbers with
-any parallelism.
-
->>> spec = parse_spec({"seeds": 2, "axes": {"skew": [1.1, 1.9]}})
->>> [(t.point["skew"], t.seed) for t in expand(spec)]
-[(1.1, 0), (1.1, 1), (1.9, 0), (1.9, 1)]
+A sweep file's keys are the fields of :class:`SweepSpec` (:func:`load_spec` reads one). Every
+task is one grid point and one seed; its network and workload are generated from that seed
+alone, so a row can be reproduced with ``inev network generate --seed`` and ``inev workload
+generate --seed``, and the same spec gives the same numbers with any parallelism.
 """
 
 from __future__ import annotations
@@ -66,8 +33,7 @@ MAX_SEEDS = 1_000_000
 MAX_TASKS = 1_000_000
 """The most tasks a sweep may have (each task is a row per method in memory and on disk)."""
 CONFIRM_TASKS = 10_000
-"""Above this many tasks ``inev sweep`` asks before it runs (``--yes`` skips the question);
-the largest preset has 1,500."""
+"""Above this many tasks ``inev sweep`` asks first (``--yes`` skips that; the largest preset: 1,500)."""
 PLOT_KEYS = {
     "x": "a parameter",
     "y": "a metric or a list of metrics",
@@ -108,7 +74,23 @@ class Task:
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """A parsed sweep: base configuration, axes, methods, seeds and plot defaults."""
+    """A parsed sweep: base configuration, axes, methods, seeds and plot defaults.
+
+    Parameters
+    ----------
+    name, methods, base, axes : str, tuple of str, dict, dict
+        The name (default ``sweep``); methods (:data:`METHODS`); keys of :data:`DEFAULTS` to
+        change; per axis its values (a list, or ``{start, stop, step}``, stop included).
+    seeds, first_seed, plot : int, int, dict
+        Seeds ``first_seed`` … ``first_seed + seeds − 1`` per grid point; the ``[plot]`` table,
+        defaults of ``inev plot`` (:data:`PLOT_KEYS`, :func:`check_plot`, docs/spec-extensions.md).
+
+    Examples
+    --------
+    >>> spec = parse_spec({"seeds": 2, "axes": {"skew": [1.1, 1.9]}})
+    >>> [(t.point["skew"], t.seed) for t in expand(spec)], spec.size
+    ([(1.1, 0), (1.1, 1), (1.9, 0), (1.9, 1)], 4)
+    """
 
     name: str
     base: dict[str, Any]
@@ -253,6 +235,21 @@ def parse_spec(document: dict[str, Any], origin: str = "sweep") -> SweepSpec:
     The checks run in a fixed order (keys, parameters, overload corners, note, ``[quick]``,
     name, methods, seeds, plot, task count), so a document with several faults always
     gets the same first error.
+
+    Parameters
+    ----------
+    document : dict
+    origin : str
+
+    Returns
+    -------
+    SweepSpec
+
+    Examples
+    --------
+    >>> parse_spec({"methods": ["inev", "fast"]}, "s.toml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    inev.common.errors.InevError: s.toml: unknown method 'fast' (known: inev, ...)
     """
     unknown = set(document) - set(_DOCUMENT_KEYS)
     if unknown:
@@ -312,7 +309,6 @@ def _known_parameter(key: str, table: str, origin: str) -> None:
 
     >>> _known_parameter("skw", "axes", "s.toml")
     Traceback (most recent call last):
-    ...
     inev.common.errors.InevError: s.toml: unknown parameter 'skw' in [axes] (did you mean 'skew'?); known: ...
     """
     if key in DEFAULTS:
@@ -407,13 +403,11 @@ def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None
     Names (``x``, ``lines``, ``y``, ``methods``) must be known columns, metrics or methods of
     the sweep (a misspelling gets a suggestion); ``y`` may be one metric or a non-empty list,
     ``methods`` is a list; text is at most :data:`MAX_PLOT_TEXT` characters. Both the sweep
-    (when the spec is read) and ``inev plot`` (on the spec stored in a results folder) check
-    the table here.
+    and ``inev plot`` (on the spec stored in a results folder) check the table here.
 
     >>> check_plot({"x": "skew", "y": ["ratio", "sim_ratio"], "log_x": True}, ["inev"])
     >>> check_plot({"y": "ration"}, ["inev"])
     Traceback (most recent call last):
-    ...
     inev.common.errors.InevError: sweep: [plot] y: unknown metric 'ration' (did you mean 'ratio'?)
     """
     if not isinstance(plot, dict):
@@ -497,7 +491,6 @@ def _check_epochs(base: dict[str, Any], axes: dict[str, list[Any]], origin: str)
 
     >>> _check_epochs({"variance_epochs": 10}, {"rate_variance": [0.5, 1.5]}, "s")
     Traceback (most recent call last):
-    ...
     inev.common.errors.InevError: s: with variance_epochs, rate_variance is a share of the estimate: at most 1, got 1.5
     """
     epochs = axes.get("variance_epochs", [base.get("variance_epochs", 0)])
@@ -510,8 +503,7 @@ def _check_epochs(base: dict[str, Any], axes: dict[str, list[Any]], origin: str)
 
 
 def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
-    """Refuse inconsistent overload settings (unknown strategy, shedding without a bound or
-    a capacity, both ``capacity`` and ``overload``)."""
+    """Refuse an unknown strategy, shedding without bound or capacity, capacity with overload."""
     from inev.simulator.engine.shedding.shedders import STRATEGIES
 
     shed = point.get("shed", "none")
@@ -567,7 +559,27 @@ def parse_spec_text(text: str, origin: str) -> dict[str, Any]:
 
 
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
-    """Read and validate a sweep TOML file."""
+    """Read and validate a sweep TOML file.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    SweepSpec
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> text = '''name = "skew"
+    ... axes = {skew = {start = 1.1, stop = 1.9, step = 0.4}}'''
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = pathlib.Path(folder, "skew.toml").write_text(text)
+    ...     spec = load_spec(pathlib.Path(folder, "skew.toml"))
+    >>> spec.name, spec.axes, spec.size     # 10 seeds by default
+    ('skew', {'skew': [1.1, 1.5, 1.9]}, 30)
+    """
     return parse_spec(read_spec_document(path), origin=os.fspath(path))
 
 

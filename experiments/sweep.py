@@ -97,6 +97,25 @@ class SweepOutcome:
     After an interrupt (Ctrl-C) ``interrupted`` is true, ``table`` holds the finished rows,
     ``path`` is the folder's ``parts`` (no ``results.parquet`` is written) and ``finished``
     counts the tasks done so far, in this run and before.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        One row per task and method.
+    path : Path
+        The ``results.parquet`` written (or the folder's ``parts``).
+    tasks, ran, skipped : int
+        The sweep's tasks, those this run ran and those already done before.
+    seconds : float
+        Wall time.
+    interrupted : bool
+    finished : int
+
+    Examples
+    --------
+    >>> rows = pa.table({"method": ["inev"], "ratio": [0.5]})
+    >>> SweepOutcome(rows, Path("skew/results.parquet"), 3, 2, 1, 1.25)
+    <SweepOutcome 3 tasks (2 run, 1 already done), 1 rows, 1.2 s -> skew/results.parquet>
     """
 
     table: pa.Table
@@ -153,6 +172,37 @@ def run_sweep(
     task's).
     A folder this run made is removed again when the run ends with nothing finished in it
     (refused, Spark did not start, interrupted before the first task finished).
+
+    Parameters
+    ----------
+    spec : SweepSpec
+    folder : str or path-like
+    master : str
+        A Spark master URL, or ``serial``.
+    parallelism : int, optional
+        Spark partitions (default: from the master).
+    measure : callable, optional
+        One task's rows (default: :func:`inev.experiments.measure.measure`).
+    progress, document, force, estimate
+        As above.
+
+    Returns
+    -------
+    SweepOutcome
+
+    Examples
+    --------
+    One task, centralized only: its ratio is 1 by definition. A second run finds it done.
+
+    >>> import tempfile
+    >>> from inev.experiments.spec import parse_spec
+    >>> spec = parse_spec({"seeds": 1, "methods": ["centralized"],
+    ...                    "base": {"nodes": 3, "event_types": 2, "length": 2}})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     first = run_sweep(spec, folder, master="serial")
+    ...     again = run_sweep(spec, folder, master="serial")
+    >>> first.ran, first.table.column("ratio").to_pylist(), again.ran, again.skipped
+    (1, [1.0], 0, 1)
     """
     started = time.perf_counter()
     runner = Runner(master, parallelism)

@@ -67,8 +67,26 @@ def weighted_hops(network: Network, name: str, weights: Sequence[float]) -> np.n
 
 
 def centralized_node(network: Network, types: Iterable[str]) -> tuple[Node, float]:
-    """The best single node (site, on a large network) for gathering ``types`` and its cost
-    (ties: first node)."""
+    """The best single node (site, on a large network) for gathering ``types`` and its cost.
+
+    Parameters
+    ----------
+    network : Network
+    types : iterable of str
+
+    Returns
+    -------
+    (node, float)
+        The node with the least Σ_e Σ_{n ∈ f(e)} r(e, n) · hops(n, node); ties: the first.
+
+    Examples
+    --------
+    Gathering A (5 at each end of 0 - 1 - 2) costs 10 at every node; the first one wins:
+
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> centralized_node(net, ["A"]), centralized_node(net, ["A", "B"])
+    ((0, 10.0), (1, 10.0))
+    """
     costs = gather_costs(network, types)
     best = int(np.argmin(costs))
     return sites(network).nodes[best], float(costs[best])
@@ -125,7 +143,24 @@ def centralized_plan(network: Network, wl: Workload, xi: float = DEFAULT_XI) -> 
 # ---------------------------------------------------------------------- push-pull (PPoP)
 @dataclass(frozen=True)
 class PushPullPlan:
-    """The optimal push-pull placement of one query: node, type order, pushed prefix, cost."""
+    """The optimal push-pull placement of one query: node, type order, pushed prefix, cost.
+
+    Parameters
+    ----------
+    query : str
+    node
+        Where the query is evaluated.
+    order : tuple of str
+        The evaluation order of its types; the first ``pushed`` are pushed, the rest pulled.
+    pushed : int
+    cost : float
+        Events (and pull requests) sent per time unit, times hops.
+
+    Examples
+    --------
+    >>> PushPullPlan("q", 1, ("B", "A"), 1, 2.4).order[1:]    # the pulled types
+    ('A',)
+    """
 
     query: str
     node: Node
@@ -189,6 +224,31 @@ def push_pull(
     Fig. 4 (similar to INEv at ≤ 1 event per type and window, a single-node placement
     above). ``ppop`` (inev's model) applies the selectivities first, so its pulls stay cheap
     at any number of events per window.
+
+    Parameters
+    ----------
+    network : Network
+    query : Query
+    window : float
+        The window in the pulls' cost.
+    exhaustive_up_to : int
+        Longest query whose orders are all tried.
+    model : str
+        ``ppop`` or ``flouris`` (:data:`PUSH_PULL_MODELS`).
+
+    Returns
+    -------
+    PushPullPlan
+
+    Examples
+    --------
+    On 0 - 1 - 2, B (0.2) is pushed to node 1 for free and each B pulls A from both ends:
+    0.2 · 2 hops · (1 + 1 · 5) = 2.4, against 10 for pushing A as well.
+
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> p = push_pull(net, Query.build("q", "SEQ(B, A)"), window=1.0)
+    >>> p.node, p.order, p.pushed, round(p.cost, 9)
+    (1, ('B', 'A'), 1, 2.4)
     """
     query = trigger_query(query, model)
     glob = network.global_rates()

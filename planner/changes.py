@@ -36,11 +36,28 @@ def load_changes(path: str) -> list[dict[str, Any]]:
 def apply_changes(
     network: Network, changes: Sequence[Mapping[str, Any]], origin: str | None = None
 ) -> Network:
-    """The network after ``inev-changes/1`` entries, applied in order; a bad entry is an
-    :class:`InevError` naming ``origin`` (the changes file), the entry, and the network's
-    types or nodes when it names one the network lacks.
+    """The network after ``inev-changes/1`` entries, applied in order.
 
+    A bad entry is an :class:`InevError` naming ``origin`` (the changes file), the entry, and
+    the network's types or nodes when it names one the network lacks.
+
+    Parameters
+    ----------
+    network : Network
+    changes : sequence of mapping
+        ``inev-changes/1`` entries (their times are ignored here).
+    origin : str, optional
+        The name errors give the changes.
+
+    Returns
+    -------
+    Network
+
+    Examples
+    --------
     >>> net = Network.build([0, 1], [(0, 1)], {"A": (1.0, [0])})
+    >>> apply_changes(net, [{"kind": "set-rate", "type": "A", "rate": 4.0}]).rate("A")
+    4.0
     >>> apply_changes(net, [{"kind": "node-down", "node": 99}], "changes.json")
     Traceback (most recent call last):
     ...

@@ -129,7 +129,36 @@ def _region_problems(plan: Plan, key: str, part: str, placed: list, expected: li
 
 
 def check_plan(plan: Plan, network: Network) -> list[str]:
-    """All problems of a plan (Definition 2 and structure)."""
+    """All problems of a plan (Definition 2 and structure).
+
+    Parameters
+    ----------
+    plan : Plan
+    network : Network
+        The network the plan was made for.
+
+    Returns
+    -------
+    list of str
+        One line per problem; empty when the plan is well formed.
+
+    Examples
+    --------
+    B's event vertex must reach both A sources; cut its forwarding graph to the link 0 - 1
+    and node 2 is no longer reached:
+
+    >>> from dataclasses import replace
+    >>> from inev.planner.planning import plan_workload
+    >>> from inev.topologies.network import Network
+    >>> from inev.workloads.workload import Query, Workload
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> plan = plan_workload(net, Workload.build(1.0, [Query.build("q", "SEQ(B, A)")]))
+    >>> check_plan(plan, net)
+    []
+    >>> cut = replace(plan.vertex(0), forwarding=((0, 1),))
+    >>> check_plan(replace(plan, vertices=(cut, *plan.vertices[1:])), net)
+    ['vertex 4 at node 2 is outside the graph of input 0', 'vertex 0: destination 2 outside its forwarding graph']
+    """
     return forwarding_problems(plan) + structure_problems(plan, network)
 
 

@@ -1,72 +1,10 @@
 """The INEv graph I = (V, E) (INEv paper §5.2) as a Python object and as an ``inev-plan/1`` file.
 
-A :class:`Plan` says, per vertex, everything a node needs to execute it (the simulator
-reads exactly these fields):
-
-``id``
-    Unique integer; vertices are listed in a topological order (inputs first).
-``projection``
-    Key of the projection in :attr:`Plan.projections` (its canonical pattern text; the
-    pattern of a projection that is a single event type is the type's name). Vertices of a
-    single event type are *event vertices*: the events of that type generated at ``node``.
-``node``
-    The topology node that evaluates the projection (or generates the events).
-``inputs``
-    Ids of the predecessor vertices (the INEv graph's edges ``(input, vertex)``): the vertex
-    evaluates its projection over the matches/events those vertices deliver to ``node``.
-``partition``
-    For a vertex of a multi-node placement: the partitioning event type. The vertex then uses
-    only the events of that type generated at its own node (the event vertex of that type at
-    ``node`` is its *first* input); its matches are the matches of the projection whose
-    partitioning event comes from ``node``. ``None`` for a single-node placement.
-``region``
-    For a vertex of a *regional* placement (beyond the paper; :mod:`inev.planner.regional`):
-    the sources of the partitioning type whose events it is responsible for. Its node is then
-    a *site* that need not be one of them, its first inputs are those sources' event
-    vertices (in this order), and its matches are the projection's matches whose
-    partitioning event comes from one of them. Each source belongs to exactly one vertex's
-    region, so every match is found exactly once. Empty (and absent from the file) for every
-    other vertex, so plan files without regional placements read and write as before.
-``forwarding``
-    The links of the forwarding graph over which the vertex's output travels (an undirected
-    sub-graph of the topology containing ``node`` and every node in ``destinations``); empty
-    when the output stays at ``node``.
-``destinations``
-    The nodes of the vertices that take this vertex as input (``node`` itself may be one).
-``hops``
-    For each destination, the hop distance from ``node`` inside the forwarding graph (the
-    transmission latency of §5.4).
-``output``
-    The output selector: ``None`` (≡, send whole matches) or a tuple of event types (send only
-    the events of those types that occur in some match, §5.1). A consumer of such a vertex
-    re-evaluates the input's projection over the selected events together with the events of
-    the projection's other types, which reach it directly: those event vertices are among the
-    consumer's own inputs (λ extended, line 7 of Alg. 2).
-``rate`` and ``cost``
-    The rate sent on each link of the forwarding graph and tc(v) = |links| · rate (§5.3).
-
-Figures that overflow a float (rates of long queries at extreme skews) are written as
-``null`` and read back as infinity.
-
-File size: a vertex whose forwarding graph is a shared Steiner tree plus a few links has
-``tree`` set to its index in :attr:`Plan.trees` and is written as
-``"forwarding": {"tree": t, "extra": [...]}``; ``forwarding`` always holds every link in
-Python, in no significant order. An input list longer than 32 ids is written as
-``{"ids": [...], "all_of": [projection keys]}`` (the ids, then every vertex of each named
-projection in id order), and ``edges`` is ``null`` above 200,000 edges (``edge_count`` says
-how many); :func:`load_plan` expands both. Without this a 1,000-node plan with multi-node
-placements takes over half a gigabyte.
-
-A query's sink projection keeps the query's pattern (with KL): its vertices build the Kleene
-matches from the q_nKL matches of their inputs (§6.1); every other projection is KL-free.
-Execution order: vertices are listed inputs first, so one pass in list order is a valid
-schedule.
-
-:attr:`Plan.combination` holds λ (after the extension of line 7 of Alg. 2), ``multi_node``
-maps a projection to its partitioning type, ``fallback`` the single node precomputed for each
-multi-node projection (§6.6), ``sinks`` each query to the projection whose vertices produce
-its matches. ``type_rates`` ({type: [r(e), R(e)]}) make the file self-contained: every vertex
-cost can be recomputed from it (see :func:`inev.planner.cost_model.vertex_cost_from_plan`).
+A :class:`Plan` says, per vertex, everything a node needs to execute it: the fields of
+:class:`Vertex` (the simulator reads exactly these). Figures that overflow a float are written
+as ``null`` and read back as infinity. Shared trees (:func:`_compact_forwarding`), long input
+lists (:func:`_compact_inputs`) and ``edges`` (``null`` above 200,000) keep large files small
+(a 1,000-node plan took over half a gigabyte); :func:`load_plan` expands them.
 """
 
 from __future__ import annotations
@@ -96,7 +34,24 @@ link = link_key
 
 @dataclass(frozen=True)
 class ProjectionInfo:
-    """What a plan records about one projection: pattern, types, rate and single selectivities."""
+    """What a plan records about one projection: pattern, types, rate and single selectivities.
+
+    Parameters
+    ----------
+    key, pattern : str
+    types, negated : tuple of str
+    rate : float
+        R(p), the rate of its matches over the whole network.
+    single : tuple of (str, float)
+        σ(e, p) per type; a type left out has 1.
+    queries : tuple of str
+        The queries using it; the first one's predicates (restricted to its types) define it.
+
+    Examples
+    --------
+    >>> ProjectionInfo("p", "SEQ(B, A)", ("B", "A"), (), 2.0, (("A", 0.5),)).single_selectivity("B")
+    1.0
+    """
 
     key: str
     pattern: str
@@ -105,9 +60,6 @@ class ProjectionInfo:
     rate: float
     single: tuple[tuple[str, float], ...]
     queries: tuple[str, ...] = ()
-    """The queries that use the projection. The first one's predicates, restricted to the
-    projection's types, define it (the others' are the same or stronger and are applied by
-    their own consumers); an executor evaluates the projection with them."""
 
     def single_selectivity(self, name: str) -> float:
         """σ(e, p) as recorded in the plan."""
@@ -116,7 +68,40 @@ class ProjectionInfo:
 
 @dataclass(frozen=True)
 class Vertex:
-    """One vertex v = (v_proj, v_node, v_graph, v_os) of an INEv graph (see module docstring)."""
+    """One vertex v = (v_proj, v_node, v_graph, v_os) of an INEv graph (module docstring).
+
+    Parameters
+    ----------
+    id : int
+        Unique; a plan lists vertices inputs first.
+    projection : str
+        Key in :attr:`Plan.projections`; a vertex of one event type (an *event vertex*)
+        stands for that type's events at ``node``.
+    node
+        The topology node that evaluates the projection (or generates the events).
+    inputs : tuple of int
+        The predecessor vertices: the vertex evaluates over what they deliver to ``node``.
+    partition : str or None
+        For a multi-node placement, the partitioning type: the vertex uses only its events
+        generated at ``node`` (that event vertex is its *first* input). None: single node.
+    region : tuple
+        A regional vertex's sources of that type, their event vertices its first inputs
+        (docs/architecture.md, regional placements); empty otherwise.
+    forwarding, tree
+        The links of its output's forwarding graph; ``tree`` indexes :attr:`Plan.trees`.
+    destinations, hops : tuple
+        The nodes of the vertices taking it as input, and the hops to each (§5.4).
+    output : tuple of str or None
+        None (≡, whole matches) or the types whose events in some match are sent (§5.1).
+    rate, cost : float
+        The rate sent on each link of the forwarding graph, and tc(v) = |links| · rate (§5.3).
+
+    Examples
+    --------
+    >>> v = Vertex(0, "B", 1, forwarding=((0, 1), (1, 2)), destinations=(0, 2), hops=(1, 1))
+    >>> sorted(v.graph_nodes), v.local_sources
+    ([0, 1, 2], ())
+    """
 
     id: int
     projection: str
@@ -152,7 +137,38 @@ class Vertex:
 
 @dataclass(frozen=True)
 class Plan:
-    """An INEv graph with its figures (ψ, centralized cost, latency …); see the module docstring."""
+    """An INEv graph with its figures (ψ, centralized cost, latency …); see the module docstring.
+
+    Parameters
+    ----------
+    method : str
+    vertices : tuple of Vertex
+        Inputs first: one pass in list order is a valid schedule.
+    projections, combination, multi_node, fallback : mapping
+        Per projection its :class:`ProjectionInfo`, λ (extended, line 7 of Alg. 2), the
+        partitioning type, the node precomputed for a multi-node one (§6.6).
+    sinks, type_rates : mapping
+        Per query its sink projection; ``{type: (r(e), R(e))}`` (vertex costs follow). A
+        sink keeps its query's KL, building Kleene matches from q_nKL inputs (§6.1).
+    trees, psi, centralized_cost, centralized_node, latency, centralized_latency
+        Shared Steiner trees and the figures of §5.3, §5.4; ``planning_seconds``, ``notes``.
+    source_rates, lower_bound, approximate_bound, kept, made_for
+        r(e, n) of the per-source types; a provable bound on ψ (:mod:`~.lower_bound`) and
+        §7.2's estimate; the candidate kept (:mod:`~.planning`); fingerprints (:mod:`~.fingerprint`).
+
+    Examples
+    --------
+    B (0.2) sent one hop to each A source costs ψ = 0.4; centralized at node 1, both A
+    streams (5 each) travel one hop: 10, a ratio of 0.04.
+
+    >>> from inev.planner.planning import plan_workload
+    >>> from inev.topologies.network import Network
+    >>> from inev.workloads.workload import Query, Workload
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> plan = plan_workload(net, Workload.build(1.0, [Query.build("q", "SEQ(B, A)")]))
+    >>> plan
+    <Plan inev: ψ 0.4 events / time unit, ratio 0.04, 1 projection on 2 nodes, 1 query>
+    """
 
     method: str
     vertices: tuple[Vertex, ...]
@@ -162,26 +178,19 @@ class Plan:
     sinks: Mapping[str, str]
     type_rates: Mapping[str, tuple[float, float]]
     source_rates: Mapping[str, Mapping[Node, float]] = field(default_factory=dict)
-    """Per-source rates r(e, n) of the used types that have them (uniform types are absent)."""
     fallback: Mapping[str, Node] = field(default_factory=dict)
     trees: tuple[tuple[Link, ...], ...] = ()
     psi: float = 0.0
     centralized_cost: float = 0.0
     centralized_node: Node | None = None
     lower_bound: float = 0.0
-    """A provable lower bound on ψ of any INEv graph (:mod:`inev.planner.lower_bound`)."""
     approximate_bound: float = 0.0
-    """The paper's §7.2 approximation of the optimum (not a bound: plans can fall below it)."""
     latency: float = 0.0
     centralized_latency: float = 0.0
     planning_seconds: float = 0.0
     notes: tuple[str, ...] = ()
     kept: str = ""
-    """Which candidate the planner returned (``inev``, ``centralized``, ``isolated``, ``ppop``
-    …; see :mod:`inev.planner.planning`); empty for plans of a fixed method."""
     made_for: Mapping[str, str] | None = None
-    """Fingerprints of the network and workload the plan was made for
-    (:mod:`inev.planner.fingerprint`); ``None`` when unknown."""
 
     @property
     def ratio(self) -> float:
@@ -231,11 +240,7 @@ class Plan:
         return summary_line(plan_figures(self))
 
     def __repr__(self) -> str:
-        """A short text form (the dataclass's own would print every vertex).
-
-        >>> Plan("inev", (), {}, {}, {}, {"q": "A"}, {}, psi=2.0, centralized_cost=8.0)
-        <Plan inev: ψ 2 events / time unit, ratio 0.25, 0 projections on 0 nodes, 1 query>
-        """
+        """A short text form (the dataclass's own would print every vertex; class example)."""
         from inev.common.words import plural
 
         placed = {v.projection for v in self.vertices if v.inputs}
@@ -255,9 +260,24 @@ class Plan:
         return rendered(self) or figures_table(plan_figures(self), f"plan ({self.method})")
 
 
-# ---------------------------------------------------------------------- file format
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The ``inev-plan/1`` document of a plan (see :func:`_compact_inputs` for long input lists)."""
+    """The ``inev-plan/1`` document of a plan (:func:`_compact_inputs`: long input lists).
+
+    Parameters
+    ----------
+    plan : Plan
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> plan = Plan("inev", (Vertex(0, "A", 0),), {"A": ProjectionInfo("A", "A", ("A",), (),
+    ...             2.0, ())}, {}, {}, {"q": "A"}, {"A": (2.0, 2.0)})    # an event vertex as sink
+    >>> plan_to_dict(plan)["vertices"][0]["output"]         # None (≡) is written "all"
+    'all'
+    """
     owner = {v.id: v.projection for v in plan.vertices}
     members: dict[str, set[int]] = {}
     for v in plan.vertices:
@@ -330,9 +350,24 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
 def plan_from_dict(document: Mapping[str, Any], origin: str = "plan") -> Plan:
     """Rebuild a :class:`Plan` from an ``inev-plan/1`` document (bad input: :class:`InevError`).
 
-    The document's shape is checked first (:class:`inev.planner.schema.PlanDocument`), its
-    cross-references last (:func:`inev.planner.schema.reference_problems`). The schema is
-    imported here: ``inev plan`` reads no plan and need not build its models at start-up.
+    Its shape is checked first (:class:`inev.planner.schema.PlanDocument`, imported here, as
+    ``inev plan`` reads no plan), its references last (:func:`~.schema.reference_problems`).
+
+    Parameters
+    ----------
+    document : mapping
+    origin : str
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    >>> plan = Plan("inev", (Vertex(0, "A", 0),), {"A": ProjectionInfo("A", "A", ("A",), (),
+    ...             2.0, ())}, {}, {}, {"q": "A"}, {"A": (2.0, 2.0)})    # an event vertex as sink
+    >>> plan_from_dict(plan_to_dict(plan)) == plan
+    True
     """
     from inev.planner.schema import PlanDocument, reference_problems
 
@@ -488,7 +523,27 @@ def _expand_inputs(raw: Any, members: Mapping[str, list[int]]) -> tuple[int, ...
 
 
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
-    """Write ``plan`` as ``inev-plan/1`` JSON, atomically (indented unless large)."""
+    """Write ``plan`` as ``inev-plan/1`` JSON, atomically (indented unless large).
+
+    Parameters
+    ----------
+    plan : Plan
+    path : str or path-like
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> plan = Plan("inev", (Vertex(0, "A", 0),), {"A": ProjectionInfo("A", "A", ("A",), (),
+    ...             2.0, ())}, {}, {}, {"q": "A"}, {"A": (2.0, 2.0)})    # an event vertex as sink
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_plan(plan, pathlib.Path(folder, "p.json"))
+    ...     load_plan(pathlib.Path(folder, "p.json")) == plan
+    True
+    """
     document = plan_to_dict(plan)
     if len(plan.vertices) <= 2000:
         write_json_document(path, document)
@@ -504,12 +559,17 @@ def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
 def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
     """The pulled types per query of a ppop plan, from its ``"<query>: pull <type>"`` notes.
 
-    >>> from inev.planner.planning import plan_workload
-    >>> from inev.topologies.network import Network
-    >>> from inev.workloads.workload import Query, Workload
-    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2)], {"A": (0.1, [1]), "B": (5.0, [0, 2])})
-    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
-    >>> pulled_types(plan_workload(net, wl, "ppop"))
+    Parameters
+    ----------
+    plan : Plan
+
+    Returns
+    -------
+    dict of str to tuple of str
+
+    Examples
+    --------
+    >>> pulled_types(Plan("ppop", (), {}, {}, {}, {}, {}, notes=("q: pull B", "q: push A")))
     {'q': ('B',)}
     """
     out: dict[str, list[str]] = {}
@@ -521,5 +581,20 @@ def pulled_types(plan: Plan) -> dict[str, tuple[str, ...]]:
 
 
 def load_plan(path: str | os.PathLike[str]) -> Plan:
-    """Read an ``inev-plan/1`` file."""
+    """Read an ``inev-plan/1`` file (checked as :func:`plan_from_dict` checks).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    >>> load_plan("no/such/plan.json")    # save_plan's example reads one back
+    Traceback (most recent call last):
+    inev.common.errors.InevError: no/such/plan.json: no such file
+    """
     return plan_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))

@@ -170,8 +170,33 @@ def _remembered(
 
 
 def lower_bound(network: Network, workload: Workload) -> float:
-    """The provable lower bound on ψ: the largest LB(q) over the OR-free workload's queries
-    (remembered per network and workload: :func:`_remembered`)."""
+    """The provable lower bound on ψ: the largest LB(q) over the OR-free workload's queries.
+
+    Remembered per network and workload (:func:`_remembered`).
+
+    Parameters
+    ----------
+    network : Network
+    workload : Workload
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    On 0 - 1 - 2 with A (5) at both ends and B (0.2) in the middle, the least LB(q) is the
+    multi-node one partitioned by A: B's information, φ = (1 − 1/e) · 0.2, must reach both A
+    sources, one hop each (the plan's ψ is 0.4).
+
+    >>> import math
+    >>> from inev.topologies.network import Network
+    >>> from inev.workloads.workload import Query, Workload
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> bound = lower_bound(net, Workload.build(1.0, [Query.build("q", "SEQ(B, A)")]))
+    >>> math.isclose(bound, 2 * (1 - 1 / math.e) * 0.2)
+    True
+    """
     return _remembered(network, workload, _lower_bound)
 
 

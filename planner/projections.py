@@ -108,6 +108,18 @@ def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
     or every positive type when the window bounds a side); without them its interval would
     differ from the query's, and a projection may only add matches, never lose them.
 
+    Parameters
+    ----------
+    pattern : Pattern
+    types : iterable of str
+
+    Returns
+    -------
+    Pattern or None
+
+    Examples
+    --------
+
     >>> from inev.workloads.syntax import parse_pattern
     >>> str(restrict(parse_pattern("SEQ(A, B, NOT(D))"), {"A", "D"}))
     'A'
@@ -185,14 +197,23 @@ def negation_closed(
 
 
 def negation_ties(query: Query) -> dict[str, frozenset[str]]:
-    """Per negated type, the other types its predicates read (selectivities below 1, where
-    conjuncts), as the engine's negation check does (:mod:`inev.simulator.engine.constraints`).
+    """Per negated type, the types its predicates read (selectivities < 1, where conjuncts).
 
-    A negated event cancels a match only if it satisfies these predicates with the match's
+    As the engine's negation check does (:mod:`inev.simulator.engine.constraints`). A negated event cancels a match only if it satisfies these predicates with the match's
     events, so a projection can decide the negation only if it holds all of them; one that
     cannot would cancel too much and lose matches. Such a projection keeps the negated type
     out (its NSEQ becomes a SEQ) and the consumer checks the negation.
 
+    Parameters
+    ----------
+    query : Query
+
+    Returns
+    -------
+    dict of str to frozenset of str
+
+    Examples
+    --------
     >>> q = Query.build("q", "AND(B, NSEQ(E, A, F))", {"A B": 0.5})
     >>> negation_ties(q)
     {'A': frozenset({'B'})}

@@ -87,8 +87,27 @@ CHOICES = ("repaired", "replanned", "best")
 
 @dataclass(frozen=True)
 class RepairResult:
-    """Broken, locally repaired, repaired and re-planned plans, the one written, and what was
-    found invalid (see the module docstring)."""
+    """Broken, locally repaired, repaired and re-planned plans, the one written, what was invalid.
+
+    Parameters
+    ----------
+    broken, repaired, replanned, result, local, incremental, network
+        The module docstring's plans (``local``, ``incremental``: None for baselines); the new network.
+    harmful, invalid_multi_node : tuple of str
+        What §6.6's rules found: harmful projections, multi-node ones whose Eq. 1 fails.
+    written, why, cannot_run
+        Which plan ``result`` is (``repaired``, ``incremental`` or ``replanned``) and why; why
+        the old plan cannot run on the changed network, if so (:mod:`inev.planner.broken`).
+    migration, seconds, affected
+        What switching to the incremental plan moves (:func:`~.repair_search.migration_cost`);
+        CPU seconds of ``replanned``, ``local`` and ``incremental`` (local repair included);
+        the projections the changes touch (:func:`~.repair_search.affected_projections`).
+
+    Examples
+    --------
+    >>> RepairResult.__dataclass_fields__["written"].default    # repair_plan has a real one
+    'repaired'
+    """
 
     broken: Plan
     repaired: Plan
@@ -99,23 +118,12 @@ class RepairResult:
     network: Network
     local: Plan | None = None
     written: str = "repaired"
-    """``repaired``, ``incremental`` or ``replanned``: which plan :attr:`result` is."""
     cannot_run: tuple[str, ...] = ()
-    """Why the old plan cannot run on the changed network (empty when it runs): vertices at
-    lost nodes, destinations no longer reached (:mod:`inev.planner.broken`)."""
     incremental: Plan | None = None
-    """The incremental repair (:mod:`inev.planner.repair_search`; None for baselines)."""
     migration: dict[str, float] = field(default_factory=dict)
-    """What switching from the old plan to the incremental one moves
-    (:func:`inev.planner.repair_search.migration_cost`)."""
     why: str = ""
-    """Why :attr:`result` is the plan written (the summary line's parenthesis)."""
     seconds: dict[str, float] = field(default_factory=dict)
-    """CPU seconds of ``replanned``, ``local`` (the repair and its fallbacks) and
-    ``incremental`` (the local repair included: it starts from it)."""
     affected: tuple[str, ...] = ()
-    """The projections of the old plan the changes touch (the incremental search's first
-    focus, :func:`inev.planner.repair_search.affected_projections`)."""
 
     def summary(self) -> str:
         """The one line ``inev repair`` prints."""
@@ -361,10 +369,34 @@ def repair_plan(
     incremental: bool = True,
     migration_horizon: float | None = None,
 ) -> RepairResult:
-    """Repair ``plan`` for ``changes`` (see the module docstring); ``choose`` (``repaired``,
-    ``replanned`` or ``best``) picks the plan written, ``replan=True`` is ``"replanned"``;
-    ``incremental`` False leaves the incremental repair out, ``migration_horizon`` weighs
-    its migration in (:mod:`inev.planner.repair_search`)."""
+    """Repair ``plan`` for ``changes`` (see the module docstring).
+
+    Parameters
+    ----------
+    plan, network, workload, changes
+        The plan, what it was made for, and ``inev-changes/1`` entries (times ignored).
+    options, choose, replan, incremental, migration_horizon
+        Planning options; the plan written (``repaired``, ``replanned`` or ``best``;
+        ``replan=True``: ``replanned``); False leaves the incremental repair out; the
+        horizon weighs its migration in (:mod:`inev.planner.repair_search`).
+
+    Returns
+    -------
+    RepairResult
+
+    Examples
+    --------
+    On the ring 0 - 1 - 2 - 3 - 0, B (0.2) at node 1 reaches the A sources 0 and 2 over a link
+    each. Without 1 - 2 the old trees cost 0.2 · 4 hops, the repair's 1 - 0 - 3 - 2 three:
+
+    >>> from inev.workloads.workload import Query
+    >>> net = Network.build(range(4), [(0, 1), (1, 2), (2, 3), (3, 0)],
+    ...                     {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(B, A)")])
+    >>> r = repair_plan(plan_workload(net, wl), net, wl, [{"kind": "link-down", "link": [1, 2]}])
+    >>> round(r.broken.psi, 9), round(r.result.psi, 9), r.written
+    (0.8, 0.6, 'repaired')
+    """
     choose = choose or ("replanned" if replan else "repaired")
     if choose not in CHOICES:
         raise InevError(f"repair: unknown choice {choose!r} (use one of {', '.join(CHOICES)})")

@@ -70,11 +70,31 @@ SLACK_RETRIES = 3
 class CapacityOptions:
     """What ``inev simulate --capacity …`` asks for (see the module docstring).
 
-    ``capacity``: ``{"*": default, str(node): value}`` with values ``("fixed", C)`` or
-    ``("auto", F)``; ``latency_bound`` (``None``: none); ``shed`` strategy;
-    ``cost_per_unit``; ``stage_slack`` (``None``: the default of the module doc);
-    ``safety``: the detector's safety margin as a share of the bound (pSPICE §III-E);
-    ``seed`` of the random shedders.
+    Parameters
+    ----------
+    capacity : mapping of str to (str, float)
+        ``{"*": default, str(node): value}`` with values ``("fixed", C)`` or ``("auto", F)``
+        (F times what the node needed in the unlimited reference run).
+    latency_bound : float or None
+        None: no bound.
+    shed : str
+        The shedding strategy (:data:`~inev.simulator.engine.shedding.shedders.STRATEGIES`).
+    cost_per_unit : float
+        Time units one work unit takes at capacity 1.
+    stage_slack : float or None
+        None: the default of the module docstring.
+    safety : float
+        The detector's safety margin as a share of the bound (pSPICE §III-E).
+    seed : int
+        Seed of the random shedders.
+
+    Examples
+    --------
+    >>> CapacityOptions(parse_node_capacities(["auto:0.5", "3=12"])).capacity
+    {'*': ('auto', 0.5), '3': ('fixed', 12.0)}
+    >>> CapacityOptions({"*": ("fixed", 4.0)}, shed="pspice")
+    Traceback (most recent call last):
+    inev.common.errors.InevError: shedding strategy pspice needs a latency bound
     """
 
     capacity: Mapping[str, tuple[str, float]]

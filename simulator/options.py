@@ -27,14 +27,34 @@ from inev.simulator.timeline import bin_width
 class SimulationOptions:
     """How to run a plan: simulated time, sources, links, engines, size check, capacity.
 
-    ``duration``: simulated time units (a replayed trace extends it to its last event);
-    ``seed``: the Poisson sources' seed; ``bandwidth``: messages per time unit a link
-    carries (``None``: no queueing); ``engine_plan`` and ``adaptation``: the local engines'
-    plan generation and re-optimisation; ``check``: refuse a run whose size estimate would
-    exhaust memory; ``capacity``: node capacities and load shedding (``None``: unlimited);
-    ``batch``: batched releases where nothing can observe them (same figures, faster; see
-    :mod:`inev.simulator.execution`); ``timeline_bin``: the width of the result's timeline
-    bins (``None``: :func:`inev.simulator.timeline.default_bin` of the duration).
+    Parameters
+    ----------
+    duration : float
+        Simulated time units (a replayed trace extends it to its last event).
+    seed : int
+        The Poisson sources' seed.
+    bandwidth : float or None
+        Messages per time unit a link carries (None: no queueing).
+    engine_plan, adaptation : str
+        The local engines' plan generation and re-optimisation.
+    check : bool
+        Refuse a run whose size estimate would exhaust memory.
+    capacity : CapacityOptions or None
+        Node capacities and load shedding (None: unlimited).
+    batch : bool
+        Batched releases where nothing can observe them (same figures, faster; see
+        :mod:`inev.simulator.execution`).
+    timeline_bin : float or None
+        The width of the result's timeline bins (None:
+        :func:`inev.simulator.timeline.default_bin` of the duration).
+
+    Examples
+    --------
+    >>> SimulationOptions(duration=20.0, seed=1).engine_plan
+    'greedy'
+    >>> SimulationOptions(engine_plan="fast")
+    Traceback (most recent call last):
+    inev.common.errors.InevError: engine plan must be one of greedy, zstream, got 'fast'
     """
 
     duration: float = 100.0

@@ -147,6 +147,40 @@ def simulate(
     (see :mod:`inev.simulator.execution`, batched releases): every message, match and
     latency is the same as with ``batch=False``, which releases each item by its own SimPy
     event.
+
+    Parameters
+    ----------
+    network, workload, plan
+        The plan and what it was made for.
+    options : SimulationOptions, optional
+        How to simulate; ``**fields`` name its fields on top of it.
+    trace : sequence of Event or TraceStream, optional
+        Events to replay instead of Poisson sources.
+    changes : sequence of mapping
+        ``inev-changes/1`` entries applied at their times.
+    progress : callable, optional
+        Called with the simulation time as the sources advance.
+
+    Returns
+    -------
+    SimulationResult
+
+    Examples
+    --------
+    On 0 - 1 - 2, B is sent one hop to each A source (2 messages); centralized evaluation
+    at node 1 would receive the three A events one hop each. The A at time 3 is outside
+    the window of the B at 0.5: 2 matches.
+
+    >>> from inev.planner.planning import plan_workload
+    >>> from inev.workloads.workload import Query
+    >>> from inev.simulator.engine.events import make_event
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(B, A)")])
+    >>> trace = [make_event(0.5, "B", 1, 1), make_event(1.0, "A", 0, 2),
+    ...          make_event(1.2, "A", 2, 3), make_event(3.0, "A", 0, 4)]
+    >>> r = simulate(net, wl, plan_workload(net, wl), trace=trace, duration=5.0)
+    >>> r.messages, r.centralized_messages, r.messages_by_link, r.matches, r.missing
+    (2, 3, {'0 1': 1, '1 2': 1}, {'q': 2}, 0)
     """
     options = SimulationOptions.of(options, fields)
     started = time.perf_counter()

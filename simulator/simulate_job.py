@@ -66,9 +66,9 @@ FILES = ("network", "workload", "plan", "trace", "changes")
 
 @dataclass(frozen=True)
 class SimulateRequest:
-    """One checked ``inev simulate`` job.
+    """One checked ``inev simulate`` job; build it with :func:`simulate_request`.
 
-    Attributes
+    Parameters
     ----------
     files : dict of str to path
         ``network`` and ``workload``, and any of ``plan``, ``trace``, ``changes``.
@@ -87,6 +87,15 @@ class SimulateRequest:
         event, else the trace's span is the duration.
     force_option : str or None
         How the caller spells ``force`` (a command's flag), named when a plan does not fit.
+
+    Examples
+    --------
+    :func:`open_simulation`'s example runs one; made by hand (no file is checked):
+
+    >>> request = SimulateRequest({"network": "n.json", "workload": "w.json"}, "r.json",
+    ...                           SimulationOptions(duration=5.0), method="centralized")
+    >>> request.options.duration, request.method, request.force
+    (5.0, 'centralized', False)
     """
 
     files: Mapping[str, Path]
@@ -170,7 +179,48 @@ def simulate_request(
 
 @dataclass(frozen=True)
 class SimulationJob:
-    """A request with its files read and checked; :meth:`run` simulates and writes."""
+    """A request with its files read and checked; :meth:`run` simulates and writes.
+
+    Build one with :func:`open_simulation`.
+
+    Parameters
+    ----------
+    request : SimulateRequest
+    network, workload, plan
+        As read (the plan made on the fly if the request names a method).
+    options : SimulationOptions
+        The request's, with the run's duration (a trace's span when none was asked for).
+    trace : TraceStream or None
+        A recorded trace, scanned.
+    changes : list
+        ``inev-changes/1`` entries.
+    notes : list of str
+        For the user (query types a trace never holds).
+
+    Examples
+    --------
+    Only B is sent, each B event over both links:
+
+    >>> import pathlib, tempfile
+    >>> from inev.topologies.io import save_network
+    >>> from inev.workloads.io import save_workload
+    >>> from inev.workloads.workload import Query
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> files = {"network": pathlib.Path(folder.name, "n.json"),
+    ...          "workload": pathlib.Path(folder.name, "w.json")}
+    >>> save_network(net, files["network"])
+    >>> save_workload(Workload.build(1.0, [Query.build("q", "SEQ(B, A)")]), files["workload"])
+    >>> out = pathlib.Path(folder.name, "r.json")
+    >>> job = open_simulation(simulate_request(files, out, method="inev"))
+    >>> result = job.run()
+    >>> by_link = result.messages_by_link
+    >>> result.messages == result.messages_by_type["B"], by_link["0 1"] == by_link["1 2"]
+    (True, True)
+    >>> result.missing, result.extra, out.exists()
+    (0, 0, True)
+    >>> folder.cleanup()
+    """
 
     request: SimulateRequest
     network: Network
@@ -209,6 +259,24 @@ def open_simulation(request: SimulateRequest) -> SimulationJob:
     SimulationJob
         Its ``options.duration`` is the run's (a trace's span when no duration was asked
         for); its ``notes`` (query types a trace never holds) are for the user.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from inev.topologies.io import save_network
+    >>> from inev.workloads.io import save_workload
+    >>> from inev.workloads.workload import Query
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (5.0, [0, 2]), "B": (0.2, [1])})
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> files = {"network": pathlib.Path(folder.name, "n.json"),
+    ...          "workload": pathlib.Path(folder.name, "w.json")}
+    >>> save_network(net, files["network"])
+    >>> save_workload(Workload.build(1.0, [Query.build("q", "SEQ(B, A)")]), files["workload"])
+    >>> out = pathlib.Path(folder.name, "r.json")
+    >>> job = open_simulation(simulate_request(files, out, method="inev"))
+    >>> job.plan.psi, job.options.duration, out.exists()       # nothing run yet
+    (0.4, 100.0, False)
+    >>> folder.cleanup()
     """
     files, options = request.files, request.options
     network = load_network(files["network"])

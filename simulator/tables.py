@@ -17,7 +17,24 @@ from inev.simulator.simulation_result import SimulationResult
 
 
 def query_table(result: SimulationResult) -> Any:
-    """Per query: matches at the sinks and centrally, and detection latency (time units)."""
+    """Per query: matches at the sinks and centrally, and detection latency (time units).
+
+    Parameters
+    ----------
+    result : SimulationResult
+
+    Returns
+    -------
+    rich.table.Table
+        One row per query; ``n/a`` where a figure is missing.
+
+    Examples
+    --------
+    >>> r = SimulationResult("inev", 1.0, 3, 4, {}, {}, {}, 8, 4.0, {"q": 1}, {"q": 2}, 1, 0,
+    ...                      {"q": {"p50": 0.5, "p99": 1.25, "max": 2.0}}, {}, {}, {})
+    >>> [list(column.cells) for column in query_table(r).columns]
+    [['q'], ['1'], ['2'], ['0.5'], ['1.25'], ['2']]
+    """
     from rich.table import Table
 
     table = Table(

@@ -279,11 +279,43 @@ def generate_network(
     seed: int = 0,
     topology: str = NETWORK_DEFAULTS.topology,
 ) -> Network:
-    """The paper's synthetic event network (§7.1); defaults are the paper's defaults
-    (:data:`~inev.topologies.generator_options.NETWORK_DEFAULTS`).
+    """The paper's synthetic event network (§7.1), drawn from ``seed``.
 
+    Defaults are the paper's (:data:`~inev.topologies.generator_options.NETWORK_DEFAULTS`).
     Sizes are bounded as for network files (:data:`inev.topologies.schema.MAX_NODES` nodes,
     :data:`~inev.topologies.schema.MAX_TYPES` types), and the mean degree must be finite.
+
+    Parameters
+    ----------
+    nodes : int
+        Number of nodes, ``0 .. nodes - 1``.
+    out_degree : float
+        Mean number of links a node adds (``degree`` topology).
+    event_types : int
+        Number of event types, ``A``, ``B``, ...
+    skew : float
+        Zipf exponent of the rates (> 1).
+    node_ratio : float
+        Share of the nodes that produce a given type, in (0, 1].
+    seed : int
+        Seed of every random draw.
+    topology : str
+        The shape of the topology (:mod:`inev.topologies.generate`).
+
+    Returns
+    -------
+    Network
+
+    Examples
+    --------
+    >>> net = generate_network(nodes=6, event_types=3, seed=1)
+    >>> net.nodes, net.types
+    ((0, 1, 2, 3, 4, 5), ('A', 'B', 'C'))
+    >>> generate_network(nodes=6, event_types=3, seed=1).summary() == net.summary()
+    True
+    >>> generate_network(skew=1.0)
+    Traceback (most recent call last):
+    inev.common.errors.InevError: skew must be > 1 for Zipf rates (numpy zipf(a) needs a > 1), got 1.0
     """
     if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
         raise InevError(f"a network needs at least one node and at most {MAX_NODES:,}, got {nodes}")

@@ -102,15 +102,57 @@ def _per_source(origin: str, name: str, entry: dict[str, Any]) -> tuple[Any, ...
 
 
 def load_network(path: str | os.PathLike[str]) -> Network:
-    """Load and validate an ``inev-network/1`` file."""
+    """Load and validate an ``inev-network/1`` file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; a bad one is an :class:`InevError` naming it and the entry.
+
+    Returns
+    -------
+    Network
+
+    Examples
+    --------
+    >>> import pathlib, shutil, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> save_network(Network.build([0, 1], [(0, 1)], {"A": (3.0, [1])}), folder / "n.json")
+    >>> load_network(folder / "n.json").global_rate("A")
+    3.0
+    >>> shutil.rmtree(folder)
+    """
     return network_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))
 
 
 def save_network(
     network: Network, path: str | os.PathLike[str], drawing: dict[str, Any] | None = None
 ) -> None:
-    """Write ``network`` as ``inev-network/1`` JSON, atomically; ``drawing`` adds the
-    optional ``positions`` and ``labels`` keys (:func:`drawing_keys`)."""
+    """Write ``network`` as ``inev-network/1`` JSON, atomically.
+
+    Parameters
+    ----------
+    network : Network
+    path : str or path-like
+        The file written (replaced only once it is complete).
+    drawing : dict, optional
+        The optional ``positions`` and ``labels`` keys (:func:`drawing_keys`).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import json, pathlib, shutil, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> net = Network.build([0, 1, 2], [(0, 1), (1, 2, 2.5)], {"A": (3.0, [1])})
+    >>> save_network(net, folder / "n.json")
+    >>> document = json.loads((folder / "n.json").read_text())    # latency 1 is the default
+    >>> document["format"], document["links"]
+    ('inev-network/1', [[0, 1], [1, 2, 2.5]])
+    >>> shutil.rmtree(folder)
+    """
     write_json_document(path, {**network_to_dict(network), **(drawing or {})})
 
 

@@ -95,6 +95,22 @@ class Network:
 
     Build one with :meth:`Network.build` (which validates) rather than the constructor.
     Instances are treated as immutable; derived data (hop matrix, paths) is cached.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        The topology; each link has a ``latency``.
+    event_types : mapping of str to EventType
+        Per type its rate r(e) and source nodes f(e).
+
+    Examples
+    --------
+    A path 0 - 1 - 2 with ``A`` at both ends (2 events per time unit each) and ``B`` in the
+    middle: r(A) counts both sources, and ``A`` reaches ``B``'s node in one hop.
+
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)], {"A": (2.0, [0, 2]), "B": (1.0, [1])})
+    >>> net.global_rate("A"), net.sources("A"), net.hops(0, 2), net.types_at(1)
+    (4.0, (0, 2), 2, ('B',))
     """
 
     graph: nx.Graph

@@ -113,7 +113,43 @@ def generate_workload(
     window: float = WORKLOAD_DEFAULTS.window,
     seed: int = 0,
 ) -> Workload:
-    """A random workload over the network's event types (see the module docstring)."""
+    """A random workload over the network's event types (see the module docstring).
+
+    Parameters
+    ----------
+    network : Network
+        Its event types are the ones drawn.
+    queries : int
+        Number of queries, ``q1``, ``q2``, ...
+    length : int
+        Distinct event types per query (at most the network's).
+    kleene, negation : int
+        Per query, how many types are wrapped in ``KL`` and how many ``NSEQ`` units it has.
+    selectivity : float
+        The scale of the pairwise selectivities (uniform in ``[scale / 10, scale]``).
+    window : float
+        The workload's time window.
+    seed : int
+        Seed of every random draw.
+
+    Returns
+    -------
+    Workload
+
+    Examples
+    --------
+    Two queries of two types each over a network of three types:
+
+    >>> from inev.topologies.network import Network
+    >>> net = Network.build(range(3), [(0, 1), (1, 2)],
+    ...                     {"A": (1.0, [0]), "B": (2.0, [1]), "C": (3.0, [2])})
+    >>> wl = generate_workload(net, queries=2, length=2, window=5.0, seed=3)
+    >>> [q.name for q in wl.queries], [len(q.types) for q in wl.queries], wl.window
+    (['q1', 'q2'], [2, 2], 5.0)
+    >>> generate_workload(net, length=4)
+    Traceback (most recent call last):
+    inev.common.errors.InevError: query length 4 exceeds the network's 3 event types
+    """
     if queries < 1:
         raise InevError(f"a workload needs at least one query, got {queries}")
     if queries > MAX_QUERIES:

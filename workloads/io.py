@@ -118,10 +118,51 @@ def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Wo
 
 
 def load_workload(path: str | os.PathLike[str]) -> Workload:
-    """Load and validate an ``inev-workload/1`` file."""
+    """Load and validate an ``inev-workload/1`` file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; a bad one is an :class:`InevError` naming it and the entry.
+
+    Returns
+    -------
+    Workload
+
+    Examples
+    --------
+    >>> import pathlib, shutil, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> wl = Workload.build(3.0, [Query.build("q", "SEQ(A, B)", {"A B": 0.25})])
+    >>> save_workload(wl, folder / "w.json")
+    >>> load_workload(folder / "w.json") == wl
+    True
+    >>> shutil.rmtree(folder)
+    """
     return workload_from_dict(read_json_document(path, FORMAT), origin=os.fspath(path))
 
 
 def save_workload(workload: Workload, path: str | os.PathLike[str]) -> None:
-    """Write ``workload`` as ``inev-workload/1`` JSON, atomically."""
+    """Write ``workload`` as ``inev-workload/1`` JSON, atomically.
+
+    Parameters
+    ----------
+    workload : Workload
+    path : str or path-like
+        The file written (replaced only once it is complete).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import json, pathlib, shutil, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> save_workload(Workload.build(3.0, [Query.build("q", "SEQ(A, B)")]), folder / "w.json")
+    >>> document = json.loads((folder / "w.json").read_text())
+    >>> document["format"], document["window"], document["queries"][0]["pattern"]
+    ('inev-workload/1', 3.0, 'SEQ(A, B)')
+    >>> shutil.rmtree(folder)
+    """
     write_json_document(path, workload_to_dict(workload))

@@ -146,7 +146,36 @@ def _selectivities(
 
 @dataclass(frozen=True)
 class Query:
-    """One CEP query: an operator tree with pairwise selectivities, predicates and weight."""
+    """One CEP query: an operator tree with pairwise selectivities, predicates and weight.
+
+    Build one with :meth:`Query.build`, which parses and validates.
+
+    Parameters
+    ----------
+    name : str
+    pattern : Pattern
+        The operator tree (SEQ, AND, OR, KL, NSEQ over primitive types).
+    selectivities : tuple of ((str, str), float)
+        Pairwise selectivities; a pair left out is 1.
+    where, returns : Condition or Aggregate, optional
+        The ``where`` predicate and the ``return`` aggregate.
+    group_by : tuple of str
+    weight : float
+        The query's weight in weighted figures (false negatives under shedding).
+    measured : frozenset of (str, str)
+        Pairs of ``selectivities`` measured from the ``where`` clause.
+
+    Examples
+    --------
+    r(q) of the paper's rate model (:mod:`inev.workloads.rates`): a SEQ of two types is
+    σ · r(A) · r(B) = 0.5 · 2 · 3, an AND counts both orders, twice that.
+
+    >>> q = Query.build("q", "SEQ(A, B)", {"A B": 0.5})
+    >>> q.types, q.selectivity_of("B", "A"), q.rate({"A": 2.0, "B": 3.0})
+    (('A', 'B'), 0.5, 3.0)
+    >>> Query.build("q", "AND(A, B)", {"A B": 0.5}).rate({"A": 2.0, "B": 3.0})
+    6.0
+    """
 
     name: str
     pattern: Pattern
@@ -320,8 +349,31 @@ default) or in either order (``any``); see :mod:`inev.simulator.engine.constrain
 
 @dataclass(frozen=True)
 class Workload:
-    """A set of queries over one time window (and optional slide), with a selectivity seed
-    and the tie rule ``ties`` (see :data:`TIES`)."""
+    """A set of queries over one time window (and optional slide).
+
+    Build one with :meth:`Workload.build`, which validates.
+
+    Parameters
+    ----------
+    window : float
+        The time window of every query.
+    queries : tuple of Query
+    slide : float, optional
+        The window's slide (None: a window per event).
+    selectivity_seed : int
+        Fixes the single selectivities used for output selection.
+    ties : str
+        The tie rule for events of equal time (see :data:`TIES`).
+
+    Examples
+    --------
+    >>> wl = Workload.build(2.0, [Query.build("q", "SEQ(A, B)"), Query.build("r", "AND(C, A)")])
+    >>> wl.types, str(wl.query("r"))
+    (('A', 'B', 'C'), 'r: AND(C, A)')
+    >>> Workload.build(2.0, [Query.build("q", "A"), Query.build("q", "B")])
+    Traceback (most recent call last):
+    inev.common.errors.InevError: workload: query name 'q' is used twice
+    """
 
     window: float
     queries: tuple[Query, ...]

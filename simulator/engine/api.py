@@ -65,7 +65,7 @@ pSPICE paper leaves it to the operator; ``inev match --capacity`` uses the same 
 class Matches:
     """What one :meth:`CompiledWorkload.run` found.
 
-    Attributes
+    Parameters
     ----------
     matches : dict of str to list of tuple
         Per query that builds matches, each match as the tuple of its events' ids, in the
@@ -81,6 +81,15 @@ class Matches:
         Per matching query, how often its invariants asked for a new evaluation plan.
     notes : list of str
         Why a ``return`` query builds matches instead of aggregating.
+
+    Examples
+    --------
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)")])
+    >>> events = [make_event(0.0, "A", 0, 1), make_event(1.0, "C", 0, 2), make_event(2.0, "B", 0, 3)]
+    >>> found = compile_workload(wl).run(events)
+    >>> found.matches, found.events, found.ignored
+    ({'q': [(1, 3)]}, 3, 1)
     """
 
     matches: dict[str, list[tuple]]
@@ -109,6 +118,11 @@ class SheddingOptions:
         Margin under the bound; None is :data:`SAFETY_SHARE` of the bound.
     seed : int
         Seed of the random shedders.
+
+    Examples
+    --------
+    >>> SheddingOptions(latency_bound=20.0).margin()    # SAFETY_SHARE of the bound
+    2.0
     """
 
     capacity: str | float = "auto:0.5"
@@ -133,7 +147,7 @@ class SheddingOptions:
 class SheddingReport:
     """The figures of a shed run against the exact one, and what the shed run emitted.
 
-    Attributes
+    Parameters
     ----------
     figures : dict
         ``load``, ``capacity``, ``false_negatives``, ``false_positives``,
@@ -142,6 +156,17 @@ class SheddingReport:
         the ``shedding`` record ``inev match --capacity`` writes.
     matches : dict of str to list of tuple
         Per query, the ids of each match the shed run emitted.
+
+    Examples
+    --------
+    With all the capacity it needs, the node sheds nothing and emits the exact matches:
+
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(4.0, [Query.build("q", "SEQ(A, B)")])
+    >>> events = [make_event(i, "AB"[i % 2], 0, i) for i in range(4)]   # A0 B1 A2 B3
+    >>> report = compile_workload(wl).shed(events, SheddingOptions("auto:1", 5.0))
+    >>> sorted(report.matches["q"]), report.figures["false_negatives"]
+    ([(0, 1), (0, 3), (2, 3)], 0)
     """
 
     figures: dict[str, Any]
@@ -152,7 +177,7 @@ class SheddingReport:
 class CompiledWorkload:
     """A workload prepared for one node; build it with :func:`compile_workload`.
 
-    Attributes
+    Parameters
     ----------
     workload : Workload
         The queries, window and slide.
@@ -160,6 +185,15 @@ class CompiledWorkload:
         Plan generation, re-optimisation policy, GRETA on or off, size guard.
     aggregated : frozenset of str
         The ``return`` queries GRETA aggregates without building trends.
+
+    Examples
+    --------
+    >>> from inev.workloads.workload import Query, Workload
+    >>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B)"),
+    ...                           Query.build("n", "SEQ(A, KL(B))", returns="COUNT(*)")])
+    >>> compiled = compile_workload(wl)
+    >>> compiled.aggregated, compiled.options.plan
+    (frozenset({'n'}), 'greedy')
     """
 
     workload: Workload

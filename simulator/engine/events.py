@@ -30,7 +30,27 @@ _EMPTY: Mapping[str, Any] = {}
 
 
 class Event(NamedTuple):
-    """One primitive event: timestamp, type, source node, id, attributes and hash key."""
+    """One primitive event: timestamp, type, source node, id, attributes and hash key.
+
+    Build one with :func:`make_event`, which computes the key.
+
+    Parameters
+    ----------
+    time : float
+    type : str
+    node
+        The source node.
+    id
+        Unique per event; ``key`` is :func:`event_key` of it.
+    attrs : mapping of str to Any
+        The attributes ``where`` clauses read.
+    key : int
+
+    Examples
+    --------
+    >>> make_event(2, "A", 0, 7)
+    Event(time=2.0, type='A', node=0, id=7, attrs={}, key=7)
+    """
 
     time: float
     type: str
@@ -55,7 +75,30 @@ def event_key(event_id: Any) -> int:
 def make_event(
     time: float, type: str, node: Any, id: Any, attrs: Mapping[str, Any] | None = None
 ) -> Event:
-    """Build an :class:`Event`, computing its key from ``id``."""
+    """Build an :class:`Event`, computing its key from ``id``.
+
+    Parameters
+    ----------
+    time : float
+    type : str
+    node
+        The source node.
+    id
+        An integer id is its own key (modulo 2^64); any other a stable hash of its text.
+    attrs : mapping, optional
+        The event's attributes.
+
+    Returns
+    -------
+    Event
+
+    Examples
+    --------
+    >>> make_event(0, "A", 0, 2**64 + 5).key, make_event(0, "A", 0, "a1").key == event_key("a1")
+    (5, True)
+    >>> make_event(1.5, "B", 3, "b1", {"price": 4}).attrs["price"]
+    4
+    """
     return Event(float(time), type, node, id, attrs if attrs is not None else _EMPTY, event_key(id))
 
 

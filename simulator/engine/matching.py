@@ -40,11 +40,30 @@ ADAPTIVE = ("invariant", "always", "threshold", "off")
 class MatchOptions:
     """How one node's engines evaluate: plan generation, re-optimisation, GRETA, size guard.
 
-    ``plan`` is ``greedy`` or ``zstream``; ``adaptation`` the re-optimisation policy;
-    ``aggregate`` lets ``return`` queries that GRETA evaluates exactly aggregate without
-    building trends (their results go to ``write_result``); ``guard`` watches the partial
-    matches the engines hold and refuses a run that would exhaust memory; ``selection``
-    chooses among the matches (a query with one aggregates from its kept matches).
+    Parameters
+    ----------
+    plan : str
+        ``greedy`` or ``zstream`` (:data:`ENGINE_PLANS`).
+    adaptation : Adaptation
+        The re-optimisation policy (:func:`adaptation_of`).
+    aggregate : bool
+        Let ``return`` queries that GRETA evaluates exactly aggregate without building
+        trends (their results go to ``write_result``).
+    guard : bool
+        Watch the partial matches the engines hold and refuse a run that would exhaust memory.
+    selection : Selection or None
+        Chooses among the matches (a query with one aggregates from its kept matches).
+
+    Examples
+    --------
+    Both plan generators find the same matches:
+
+    >>> from inev.simulator.engine.api import compile_workload
+    >>> from inev.simulator.engine.events import make_event
+    >>> wl = Workload.build(5.0, [Query.build("q", "SEQ(A, B, C)")])
+    >>> events = [make_event(t, "ABC"[t], 0, t) for t in range(3)]
+    >>> [compile_workload(wl, MatchOptions(plan=p)).run(events).matches for p in ENGINE_PLANS]
+    [{'q': [(0, 1, 2)]}, {'q': [(0, 1, 2)]}]
     """
 
     plan: str = "greedy"

@@ -39,7 +39,7 @@ feed nothing and event types keep ≡ ("all").
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -296,20 +296,36 @@ def _outputs_and_inputs(
         use = consumers[key] and key not in keep_matches
         regions = combination.regional.get(key)
         outputs[key] = output_selector(p, diss, network, mn.get(key), regions) if use else None
-    extended: dict[str, tuple[str, ...]] = {}
-    for key, ins in combination.inputs.items():
-        extra: list[str] = []
-        for i in ins:
-            selected = outputs.get(i)
-            if selected is None:
-                continue
-            for t in sorted(projections[i].types - set(selected)):
-                if t not in ins and t not in extra:
-                    extra.append(t)
-                    if t not in projections:
-                        projections[t] = primitive_projection(t, glob[t])
-        extended[key] = tuple(ins) + tuple(extra)
+
+    def primitive(t: str) -> Projection:
+        return primitive_projection(t, glob[t])
+
+    extended = {
+        key: extended_inputs(ins, outputs, projections, primitive)
+        for key, ins in combination.inputs.items()
+    }
     return projections, outputs, extended
+
+
+def extended_inputs(
+    ins: tuple[str, ...],
+    outputs: Mapping[str, tuple[str, ...] | None],
+    projections: dict[str, Projection],
+    primitive: Callable[[str], Projection],
+) -> tuple[str, ...]:
+    """λ extended by the types the inputs' selectors leave out (Alg. 2, line 7); a new event
+    type's projection ``primitive(t)`` is added to ``projections``."""
+    extra: list[str] = []
+    for i in ins:
+        selected = outputs.get(i)
+        if selected is None:
+            continue
+        for t in sorted(projections[i].types - set(selected)):
+            if t not in ins and t not in extra:
+                extra.append(t)
+                if t not in projections:
+                    projections[t] = primitive(t)
+    return tuple(ins) + tuple(extra)
 
 
 def _layout(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from operator import is_
 
-from inev.planner.alg2_placement import output_selector
+from inev.planner.alg2_placement import extended_inputs, output_selector
 from inev.planner.combination_model import Combination, inputs_first
 from inev.planner.forwarding_graphs import network_cache
 from inev.planner.inev_graph import Node
@@ -139,18 +139,8 @@ class Preludes:
     ) -> tuple[str, ...]:
         """λ extended by the types the inputs' selectors leave out (Alg. 2, line 7), new
         event types added to ``projections`` (as
-        :func:`~inev.planner.alg2_placement._outputs_and_inputs` does)."""
-        extra: list[str] = []
-        for i in ins:
-            selected = outputs.get(i)
-            if selected is None:
-                continue
-            for t in sorted(projections[i].types - set(selected)):
-                if t not in ins and t not in extra:
-                    extra.append(t)
-                    if t not in projections:
-                        projections[t] = self._primitive(t)
-        return tuple(ins) + tuple(extra)
+        the placement does: :func:`~inev.planner.alg2_placement.extended_inputs`)."""
+        return extended_inputs(ins, outputs, projections, self._primitive)
 
     def _primitive(self, name: str) -> Projection:
         """The projection of event type ``name`` at its global rate (one object per type)."""

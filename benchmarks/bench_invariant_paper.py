@@ -72,10 +72,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--plan", choices=("greedy", "zstream"), default="greedy")
     parser.add_argument("--streams", default=",".join(STREAMS))
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="keep compiled join code between runs (default: each run starts cold)",
+    )
     args = parser.parse_args()
     for name in args.streams.split(","):
         stream = STREAMS[name](args.events, seed=args.seed)
-        report(stream, args.plan, compare(stream, args.plan, args.rounds, methods()))
+        report(
+            stream,
+            args.plan,
+            compare(stream, args.plan, args.rounds, methods(), cold=not args.warm),
+        )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.simulator.engine.drift_streams import DriftStream
 from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.predicates import compiled_source
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
 """The constant-threshold method's grid; its best-tuned threshold is the one of least CPU."""
@@ -44,8 +45,15 @@ def methods(thresholds: tuple[float, ...] = THRESHOLDS) -> dict[str, Adaptation]
     return out
 
 
-def run_once(stream: DriftStream, plan: str, adaptation: Adaptation) -> dict[str, Any]:
+def run_once(
+    stream: DriftStream, plan: str, adaptation: Adaptation, cold: bool = True
+) -> dict[str, Any]:
     """One fresh engine over the stream: CPU seconds, matches and the engine's counters.
+
+    With ``cold`` (the default) the process's cache of compiled join code
+    (:func:`inev.simulator.engine.predicates.compiled_source`) is emptied first, so every
+    method pays for its own plan changes' compilations as in a process of its own, whatever
+    ran before it; ``cold=False`` measures a long-running process where the code is reused.
 
     >>> from inev.simulator.engine.drift_streams import rate_swap
     >>> r = run_once(rate_swap(500, seed=1), "greedy", Adaptation("off"))
@@ -62,6 +70,8 @@ def run_once(stream: DriftStream, plan: str, adaptation: Adaptation) -> dict[str
     )
     push = engine.push
     matches = 0
+    if cold:
+        compiled_source.cache_clear()
     gc.collect()  # the previous engine's cyclic garbage is not this method's cost
     begin = time.process_time()
     for e in stream.events:
@@ -75,10 +85,15 @@ def run_once(stream: DriftStream, plan: str, adaptation: Adaptation) -> dict[str
 
 
 def compare(
-    stream: DriftStream, plan: str, rounds: int, chosen: Mapping[str, Adaptation]
+    stream: DriftStream,
+    plan: str,
+    rounds: int,
+    chosen: Mapping[str, Adaptation],
+    cold: bool = True,
 ) -> dict[str, dict[str, Any]]:
     """Every method of ``chosen`` over ``stream``, interleaved, ``rounds`` times; the run of
-    least CPU time of each. Raises :class:`InevError` if two methods' matches differ.
+    least CPU time of each (``cold`` as in :func:`run_once`). Raises :class:`InevError` if
+    two methods' matches differ.
 
     >>> from inev.simulator.engine.drift_streams import rate_swap
     >>> found = compare(rate_swap(400, seed=1), "greedy", 1, {"static": Adaptation("off")})
@@ -88,7 +103,7 @@ def compare(
     found: dict[str, dict[str, Any]] = {}
     for _ in range(rounds):
         for label, adaptation in chosen.items():
-            r = run_once(stream, plan, adaptation)
+            r = run_once(stream, plan, adaptation, cold)
             if label not in found or r["cpu"] < found[label]["cpu"]:
                 found[label] = r
     counts = {label: r["matches"] for label, r in found.items()}

@@ -18,14 +18,58 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Iterable, Mapping
+from types import CodeType
 from typing import Any
 
 from inev.simulator.engine.constraints import Constraints, Negation, condition_scope
 from inev.simulator.engine.events import mix, pair_seed, threshold
 from inev.workloads.expressions import Arith, Attr, Compare, Const, Logic, Negate, Not
 
+CODE_CACHE_SIZE = 1024
+"""How many compiled sources :func:`compiled_source` keeps (least recently used go first).
+
+A plan change compiles its joins anew (measured before this cache: about 2 ms a change, 1.75 ms
+of it :func:`compile`), and in a simulation every node's engine compiles the same checks. A
+compiled join is a few kilobytes, so 1,024 of them hold about 4 MB, enough for every distinct
+source of the simulation snapshot's engines (912 compilations, 89 distinct).
+"""
+
 _FIELDS = {"time": 0, "node": 2, "id": 3}
 _ERRORS = "(KeyError, TypeError, ZeroDivisionError, ArithmeticError)"
+
+
+@functools.lru_cache(maxsize=CODE_CACHE_SIZE)
+def compiled_source(source: str, filename: str = "<inev-engine>") -> CodeType:
+    """The code object of ``source``, compiled once per process and then reused.
+
+    A code object is immutable and names no namespace, so one compilation serves every engine
+    that generates the same text: :func:`exec` binds its names in whichever namespace it is
+    given. ``compiled_source.cache_clear()`` empties the cache (benchmarks that compare
+    methods start each run cold with it).
+
+    Parameters
+    ----------
+    source : str
+        Python source of one or more definitions.
+    filename : str
+        The file name tracebacks show.
+
+    Returns
+    -------
+    types.CodeType
+        The compiled module code.
+
+    Examples
+    --------
+    >>> code = compiled_source("f = lambda x: x + 1")
+    >>> code is compiled_source("f = lambda x: x + 1")
+    True
+    >>> first, second = {}, {}
+    >>> exec(code, first); exec(code, second)
+    >>> first["f"](1), first["f"] is second["f"]
+    (2, False)
+    """
+    return compile(source, filename, "exec")
 
 
 class CodeGen:
@@ -53,8 +97,8 @@ class CodeGen:
         return f"{prefix}{self.counter}"
 
     def define(self, source: str) -> None:
-        """Compile ``source`` into the namespace."""
-        exec(compile(source, "<inev-engine>", "exec"), self.namespace)
+        """Run the compiled ``source`` in the namespace (compiled once per process)."""
+        exec(compiled_source(source), self.namespace)
 
     # ------------------------------------------------------------------ time bounds
     def tmin(self, t: str, var: str) -> str:

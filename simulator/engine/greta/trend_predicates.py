@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.simulator.engine.predicates import compiled_source
 from inev.workloads.expressions import (
     ARITHMETIC,
     Arith,
@@ -243,7 +244,7 @@ def compile_expr(expr: Expr, numeric: bool = True) -> KeyFunction:
         "        return None if value != value else value\n"
         "    return _other(value)\n"
     )
-    exec(compile(code, "<greta-key>", "exec"), namespace)
+    exec(compiled_source(code, "<greta-key>"), namespace)
     key: KeyFunction = namespace["key"]
     return key
 

@@ -88,30 +88,42 @@ def run(args: list[str], timeout: float) -> tuple[str, float, float, str]:
     return status, seconds, peak, lines[-1] if lines else ""
 
 
-def measure(nodes: int, ratio: float, seed: int, args: argparse.Namespace, work: Path) -> dict:
-    """Generate one instance and plan it; the figures of one table line."""
-    net, wl, plan = (work / f"{name}-{nodes}-{ratio}-{seed}.json" for name in "nwp")
-    row = {"nodes": nodes, "ratio": ratio, "seed": seed}
+def instance(
+    nodes: int, ratio: float, seed: int, timeout: float, work: Path
+) -> tuple[Path, Path, dict]:
+    """Generate one scale instance with the command line: (network, workload, row); the row
+    holds ``generate_s`` and, when a command failed, ``status``."""
+    net, wl = (work / f"{name}-{nodes}-{ratio}-{seed}.json" for name in "nw")
+    row: dict = {"nodes": nodes, "ratio": ratio, "seed": seed}
     status, seconds, _, last = run(
         [
             "network", "generate", "--nodes", str(nodes), "--event-types", "20",
             "--skew", "1.3", "--out-degree", "3", "--node-ratio", str(ratio),
             "--seed", str(seed), "-o", str(net),
         ],
-        args.timeout,
+        timeout,
     )  # fmt: skip
     row["generate_s"] = seconds
     if status != "ok":
-        return {**row, "status": f"generate {status}: {last}"}
+        return net, wl, {**row, "status": f"generate {status}: {last}"}
     status, _, _, last = run(
         [
             "workload", "generate", "--network", str(net), "--queries", "20", "--length", "5",
             "--selectivity", "0.1", "--seed", str(seed), "-o", str(wl),
         ],
-        args.timeout,
+        timeout,
     )  # fmt: skip
     if status != "ok":
-        return {**row, "status": f"workload {status}: {last}"}
+        return net, wl, {**row, "status": f"workload {status}: {last}"}
+    return net, wl, row
+
+
+def measure(nodes: int, ratio: float, seed: int, args: argparse.Namespace, work: Path) -> dict:
+    """Generate one instance and plan it; the figures of one table line."""
+    net, wl, row = instance(nodes, ratio, seed, args.timeout, work)
+    if "status" in row:
+        return row
+    plan = work / f"p-{nodes}-{ratio}-{seed}.json"
     status, seconds, peak, last = run(
         ["plan", str(net), str(wl), "-o", str(plan), *args.plan_args], args.timeout
     )

@@ -214,7 +214,8 @@ def candidate_types(network: Network, workload: Workload) -> dict[str, bool]:
         for e in q.types:
             r = network.rate(e)
             cand = any(glob[o] < r for o in q.types if o != e) or any(
-                e not in p.types and (p.rate < r or sum(glob[t] for t in p.types) < r)
+                # fsum: p.types is a frozenset (string-hash order); fsum ignores the order
+                e not in p.types and (p.rate < r or math.fsum(glob[t] for t in p.types) < r)
                 for p in projections
             )
             exempt[e] = exempt.get(e, True) and cand

@@ -33,6 +33,7 @@ Choices where the paper is vague:
 from __future__ import annotations
 
 import itertools
+import math
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -472,11 +473,13 @@ def suitable_projections(
     The paper's rule is ``slack`` 1. It compares rates, not costs: one stream of matches from
     one node can cost fewer links than the events of the same types from many sources, so a
     search judged by exact costs may look at projections somewhat above it (``slack`` > 1).
+    The sum is ``math.fsum``: E(p) is a frozenset, whose order follows the string hash
+    (PYTHONHASHSEED), and fsum's correctly rounded sum does not depend on the order.
     """
     projections = all_projections(query, global_rates, window)
     full = frozenset(query.types)
     return [
         p
         for p in projections
-        if p.types == full or p.rate < slack * sum(global_rates[t] for t in p.types)
+        if p.types == full or p.rate < slack * math.fsum(global_rates[t] for t in p.types)
     ]

@@ -87,7 +87,9 @@ def operator_selectivities(pattern: Pattern, selectivity: Mapping[Pair, float]) 
             return
         sigma = 1.0
         if node.kind != "OR":
-            child_types = [set(event_types(c)) - negated for c in node.children]
+            # sorted: a float product depends on its order, and a set's order on the
+            # string hash (PYTHONHASHSEED), so the rate would too
+            child_types = [sorted(set(event_types(c)) - negated) for c in node.children]
             for i, left in enumerate(child_types):
                 for right in child_types[i + 1 :]:
                     for a in left:

@@ -6,6 +6,7 @@ gives, stay within its bound, and the kept hashes must not travel in pickles."""
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import pickle
 import subprocess
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.planner import prelude, projections
+from inev.planner.alg1_combination import COVERS_KEPT, _cover, _kept_cover, min_cover
 from inev.planner.combination_model import inputs_first
 from inev.planner.projections import (
     RESTRICTIONS_KEPT,
@@ -210,3 +212,39 @@ def test_a_query_pickled_by_another_process_hashes_as_one_made_here():
     here = Query.build("q", "SEQ(A, AND(B, C), NOT(D), E)", {"A B": 0.5})
     assert hash(back) == hash(here) and hash(back.pattern) == hash(here.pattern)
     assert {here: "found"}[back] == "found"
+
+
+covers = st.integers(1, 6).flatmap(
+    lambda n: st.tuples(
+        st.just((1 << n) - 1),
+        st.lists(
+            st.tuples(st.integers(1, (1 << n) - 1), st.sampled_from([0.0, 0.25, 0.5, 1.0, 3.0])),
+            max_size=8,
+        ),
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(covers)
+def test_a_remembered_cover_equals_the_uncached_one(case):
+    universe, candidates = case
+    expected = min_cover(universe, candidates)
+    first = _kept_cover(universe, list(candidates))
+    again = _kept_cover(universe, list(candidates))
+    assert first == expected and again == expected
+    assert again[1] is not first[1]  # a new list each call, as min_cover gives
+    # the cover is a cover, and no single candidate set is cheaper (hand-checkable floor)
+    if expected[1]:
+        mask = 0
+        for i in expected[1]:
+            mask |= candidates[i][0]
+        assert mask & universe == universe
+        assert expected[0] == sum(candidates[i][1] for i in expected[1]) or math.isclose(
+            expected[0], sum(candidates[i][1] for i in expected[1])
+        )
+
+
+def test_the_cover_memo_is_bounded():
+    assert _cover.cache_info().maxsize == COVERS_KEPT == 65_536
+    assert _kept_cover(0b111, [(0b011, 1.0), (0b110, 1.0), (0b100, 0.25)]) == (1.25, [0, 2])

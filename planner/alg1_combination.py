@@ -286,6 +286,8 @@ class _Enumeration:
     bits: Mapping[str, int]
     usable: list[Projection]
     own: Mapping[str, float]
+    masks: Mapping[str, int] = field(default_factory=dict)
+    """Per usable input, its types as a bit mask of :attr:`bits` (made once, not per option)."""
 
     @classmethod
     def start(
@@ -306,6 +308,7 @@ class _Enumeration:
             and i.key != projection.key
             and choices[i.key].latency + params.delta <= params.tau
         ]
+        bits = {t: 1 << i for i, t in enumerate(sorted(projection.types))}
         return cls(
             network=network,
             projection=projection,
@@ -314,9 +317,10 @@ class _Enumeration:
             paid=paid,
             is_sink=is_sink,
             glob=network.global_rates(),
-            bits={t: 1 << i for i, t in enumerate(sorted(projection.types))},
+            bits=bits,
             usable=usable,
             own={i.key: items_cost(choices[i.key].items, paid) for i in usable},
+            masks={i.key: sum(bits[t] for t in i.types) for i in usable},
         )
 
     def own_rate(self) -> float:
@@ -348,7 +352,7 @@ class _Enumeration:
     def best(self, part: str | None) -> Choice | None:
         """The cheapest admissible choice of inputs for option ``part`` (None: pruned)."""
         opt = self.option(part)
-        masks = [sum(self.bits[t] for t in i.types) for i in opt.cands]
+        masks = [self.masks[i.key] for i in opt.cands]
         weights = [
             self.own[i.key]
             + (0.0 if opt.item(i, self.projection) in self.paid else opt.coeff * i.rate)

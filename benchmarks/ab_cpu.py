@@ -8,7 +8,9 @@ Tasks: ``sim20`` and ``sim200`` (``benchmarks/bench_simulator.py``'s instances a
 ``--events``, one ``simulate`` per turn), ``engine`` (``benchmarks/bench_engine.py``'s
 SEQ(A, B, C, D) stream through static and adaptive greedy and ZStream engines), ``plan``
 (plan a 20-node, 6-query instance with KL and NSEQ and repair the plan after a rate change;
-not in the default tasks).
+not in the default tasks), ``plan46`` (issue 46's default instance: plan 5 queries of the
+default workload on the default 20-node network, seed 1; not in the default tasks). The
+worker's module memos live on between turns, so ``plan`` and ``plan46`` time a warm process.
 
 Run: ``python benchmarks/ab_cpu.py ROOT_A ROOT_B [--rounds 15] [--events 30000]``, where
 each ROOT is a folder holding ``inev/`` (links to a checkout's layer folders), or ``-`` for
@@ -60,6 +62,19 @@ def worker(task: str, events: int) -> None:
             fresh = replace(wl)  # a new workload value: nothing prepared on it yet
             plan = plan_workload(net, fresh)
             repair_plan(plan, net, fresh, change)
+
+    elif task == "plan46":
+        from dataclasses import replace
+
+        from inev.planner.planning import plan_workload
+        from inev.topologies.generate import generate_network
+        from inev.workloads.generate import generate_workload
+
+        net = generate_network(nodes=20, seed=1)
+        wl = generate_workload(net, queries=5, seed=1)
+
+        def turn() -> None:
+            plan_workload(net, replace(wl))  # a new workload value: nothing prepared on it yet
 
     else:
         import random

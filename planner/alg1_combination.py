@@ -47,6 +47,7 @@ import math
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from inev.planner.combination_model import Combination
 from inev.planner.latency_model import DEFAULT_XI, partial_match_rate
@@ -165,6 +166,25 @@ def min_cover(universe: int, candidates: Sequence[tuple[int, float]]) -> tuple[f
     return cost, chosen
 
 
+COVERS_KEPT = 1 << 16
+"""Covers :func:`_kept_cover` remembers per (universe, candidates), the least recently used
+dropped first. Alg. 1 solves the same cover again and again within a plan (25,504 calls,
+6,463 distinct, on issue 46's default instance: the rate kicks and the search's restarts
+combine the same queries under the same rates); an entry is two short tuples."""
+
+
+@lru_cache(maxsize=COVERS_KEPT)
+def _cover(universe: int, candidates: tuple[tuple[int, float], ...]) -> tuple[float, tuple]:
+    cost, chosen = min_cover(universe, candidates)
+    return cost, tuple(chosen)
+
+
+def _kept_cover(universe: int, candidates: list[tuple[int, float]]) -> tuple[float, list[int]]:
+    """:func:`min_cover`, remembered (a new list each call, as :func:`min_cover` gives)."""
+    cost, chosen = _cover(universe, tuple(candidates))
+    return cost, list(chosen)
+
+
 def multi_node_hops(network: Network, part: str) -> float:
     """Hops an input crosses to reach every source of ``part``: |ST(f(c))| + mean distance to f(c).
 
@@ -266,6 +286,8 @@ class _Enumeration:
     bits: Mapping[str, int]
     usable: list[Projection]
     own: Mapping[str, float]
+    masks: Mapping[str, int] = field(default_factory=dict)
+    """Per usable input, its types as a bit mask of :attr:`bits` (made once, not per option)."""
 
     @classmethod
     def start(
@@ -286,6 +308,7 @@ class _Enumeration:
             and i.key != projection.key
             and choices[i.key].latency + params.delta <= params.tau
         ]
+        bits = {t: 1 << i for i, t in enumerate(sorted(projection.types))}
         return cls(
             network=network,
             projection=projection,
@@ -294,9 +317,10 @@ class _Enumeration:
             paid=paid,
             is_sink=is_sink,
             glob=network.global_rates(),
-            bits={t: 1 << i for i, t in enumerate(sorted(projection.types))},
+            bits=bits,
             usable=usable,
             own={i.key: items_cost(choices[i.key].items, paid) for i in usable},
+            masks={i.key: sum(bits[t] for t in i.types) for i in usable},
         )
 
     def own_rate(self) -> float:
@@ -328,13 +352,13 @@ class _Enumeration:
     def best(self, part: str | None) -> Choice | None:
         """The cheapest admissible choice of inputs for option ``part`` (None: pruned)."""
         opt = self.option(part)
-        masks = [sum(self.bits[t] for t in i.types) for i in opt.cands]
+        masks = [self.masks[i.key] for i in opt.cands]
         weights = [
             self.own[i.key]
             + (0.0 if opt.item(i, self.projection) in self.paid else opt.coeff * i.rate)
             for i in opt.cands
         ]
-        additive, picked = min_cover(opt.universe, list(zip(masks, weights, strict=True)))
+        additive, picked = _kept_cover(opt.universe, list(zip(masks, weights, strict=True)))
         if not picked:
             return None
         eq1 = None
@@ -359,7 +383,7 @@ class _Enumeration:
 
         if lhs(picked) < limit:
             return picked
-        _, cheapest = min_cover(
+        _, cheapest = _kept_cover(
             opt.universe, [(m, i.rate) for m, i in zip(masks, opt.cands, strict=True)]
         )
         return cheapest if cheapest and lhs(cheapest) < limit else None

@@ -115,15 +115,13 @@ class Design:
         and partitions, sinks, regional placements."""
         found = self.__dict__.get("_shape")
         if found is None:
-            keys = self.reached()
+            keys = self.reached()  # distinct keys: sorting them alone orders the tuples
+            choices, sinks = self.choices, self.sinks
+            regions = self.regions_in(keys)
             found = (
-                tuple(
-                    sorted(
-                        (k, self.choices[k].inputs, self.choices[k].partition or "") for k in keys
-                    )
-                ),
-                tuple(sorted(self.sinks.items())),
-                tuple(sorted((k, r.sites) for k, r in self.regions_in(keys).items())),
+                tuple((k, choices[k].inputs, choices[k].partition or "") for k in sorted(keys)),
+                tuple((k, sinks[k]) for k in sorted(sinks)),
+                tuple((k, regions[k].sites) for k in sorted(regions)),
             )
             object.__setattr__(self, "_shape", found)
         return found
@@ -528,7 +526,7 @@ def _merges(pool: Mapping[str, Projection], design: Design, key: str) -> Iterato
         ):
             continue
         restricted = restrict(base, p.types)
-        if restricted is None or str(restricted) != str(p.pattern):
+        if restricted is None or (restricted != p.pattern and str(restricted) != str(p.pattern)):
             continue
         covered = [i for i in choice.inputs if i != choice.partition and pool[i].types <= p.types]
         if not covered:

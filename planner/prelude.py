@@ -12,8 +12,9 @@ projection instead, each keyed on everything it depends on (reuse is exact):
   its regions (and checked to be the same projection object), which is everything
   :func:`~inev.planner.alg2_placement.output_selector` reads besides the network;
 * the **order** (:func:`~inev.planner.combination_model.inputs_first`): keyed by the
-  projections' keys in order and the extended inputs (and checked to be the same
-  projection objects);
+  projections' keys in order, their sizes and the extended inputs, which is all it reads
+  (no rate), so one store (:data:`ORDERS`) serves every :class:`Preludes`, also those of
+  the rate kicks' networks;
 * an input's **spread** (the sources of its multi-node consumers' partitioning types, the
   sites for a regional consumer): keyed by the set of those node collections (a type's
   sources are fixed by the network), interned as Alg. 2 interns it.
@@ -25,8 +26,6 @@ own on random combinations.
 
 from __future__ import annotations
 
-from operator import is_
-
 from inev.planner.alg2_placement import extended_inputs, output_selector
 from inev.planner.combination_model import Combination, inputs_first
 from inev.planner.forwarding_graphs import network_cache
@@ -35,7 +34,13 @@ from inev.planner.projections import Projection, primitive_projection
 from inev.topologies.network import Network
 
 MAX_PARTS = 200_000
-"""Selectors, orders and spreads kept per :class:`Preludes` before they are dropped."""
+"""Selectors and spreads kept per :class:`Preludes`, and orders in :data:`ORDERS`, before
+they are dropped (an entry is a few short tuples: the bound keeps a sweep's memory flat)."""
+
+ORDERS: dict[tuple, list[str]] = {}
+"""Orders of the projections (:meth:`Preludes._order`) shared by every :class:`Preludes`:
+the search makes a new one per rate kick, whose combinations mostly repeat the orders of
+the others (at most :data:`MAX_PARTS`, then emptied)."""
 
 Prelude = tuple[
     dict[str, Projection],
@@ -67,15 +72,13 @@ class Preludes:
         self.network = network
         self.selectors: dict[tuple, tuple[Projection, tuple[str, ...] | None]] = {}
         self.spreads: dict[frozenset, frozenset[Node]] = {}
-        self.orders: dict[tuple, tuple[tuple[Projection, ...], list[str]]] = {}
         self.primitives: dict[str, Projection] = {}
 
     def __call__(self, combination: Combination, keep_matches: frozenset[str]) -> Prelude:
         """The prelude of ``combination`` (see :data:`Prelude`)."""
-        if max(len(self.selectors), len(self.spreads), len(self.orders)) >= MAX_PARTS:
+        if max(len(self.selectors), len(self.spreads)) >= MAX_PARTS:
             self.selectors.clear()
             self.spreads.clear()
-            self.orders.clear()
         given = combination.projections
         inputs = combination.inputs
         mn = combination.multi_node
@@ -108,14 +111,19 @@ class Preludes:
     def _order(
         self, projections: dict[str, Projection], extended: dict[str, tuple[str, ...]]
     ) -> list[str]:
-        """:func:`~inev.planner.combination_model.inputs_first` (kept per keys in order and
-        extended inputs, for the same projection objects: everything it reads)."""
-        ck = (tuple(projections), tuple(extended.items()))
-        found = self.orders.get(ck)
-        values = projections.values()
-        if found is None or not all(map(is_, found[0], values)):
-            found = self.orders[ck] = (tuple(values), inputs_first(projections, extended))
-        return found[1]
+        """:func:`~inev.planner.combination_model.inputs_first` (kept in :data:`ORDERS` per
+        keys in order, their sizes and extended inputs: everything it reads)."""
+        ck = (
+            tuple(projections),
+            tuple(len(p.types) for p in projections.values()),
+            tuple(extended.items()),
+        )
+        found = ORDERS.get(ck)
+        if found is None:
+            if len(ORDERS) >= MAX_PARTS:
+                ORDERS.clear()
+            found = ORDERS[ck] = inputs_first(projections, extended)
+        return found
 
     def _selector(
         self, key: str, p: Projection, diss: frozenset[str], part: str | None, regions: object

@@ -37,7 +37,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from inev.common.errors import InevError
 from inev.planner.cost_model import single_selectivity
@@ -127,7 +127,18 @@ def restrict(pattern: Pattern, types: Iterable[str]) -> Pattern | None:
     >>> str(restrict(parse_pattern("SEQ(A, NOT(D), B, C)"), {"A", "B", "D"}))
     'SEQ(A, NOT(D), B)'
     """
-    keep = frozenset(types)
+    return _restrict(pattern, frozenset(types))
+
+
+RESTRICTIONS_KEPT = 1 << 16
+"""Restrictions :func:`restrict` remembers per (pattern, type set), the least recently used
+dropped first. The search's merge moves and rate kicks ask for the same few thousand
+restrictions tens of thousands of times (20,936 calls on issue 46's default instance);
+the bound keeps a long sweep's memory flat (an entry is a small tree, well under 2 KB)."""
+
+
+@lru_cache(maxsize=RESTRICTIONS_KEPT)
+def _restrict(pattern: Pattern, keep: frozenset[str]) -> Pattern | None:
     positive = frozenset(event_types(pattern)) - negated_types(pattern)
     unbound = set()
     for n, (first, last) in negation_bounds(pattern).items():
@@ -453,13 +464,39 @@ def _all_projections(
     global_rates: Mapping[str, float],
     window: float,
 ) -> list[Projection]:
+    return [
+        make_projection(query, subset, global_rates, window)
+        for subset in _closed_subsets(query, base, tuple(names))
+    ]
+
+
+CLOSED_SUBSETS_KEPT = 4096
+"""Queries whose negation-closed type subsets :func:`_closed_subsets` remembers (the most
+recently asked). The subsets depend on the query alone, while :func:`all_projections`'
+own memo is keyed by the rates too, which the search's rate kicks change; 4,096 queries
+is far more than a workload holds, and an entry is at most 2^|E(q)| short tuples."""
+
+_CLOSED: OrderedDict[Query, tuple[tuple[str, ...], ...]] = OrderedDict()
+
+
+def _closed_subsets(
+    query: Query, base: Pattern, names: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    """The negation-closed subsets of 2 … |E(q)| of ``names`` (by size, then type order)."""
+    found = _CLOSED.get(query)
+    if found is not None:
+        _CLOSED.move_to_end(query)
+        return found
     ties = negation_ties(query)
-    out = []
-    for size in range(2, len(names) + 1):
-        for subset in itertools.combinations(names, size):
-            if negation_closed(base, subset, ties):
-                out.append(make_projection(query, subset, global_rates, window))
-    return out
+    found = _CLOSED[query] = tuple(
+        subset
+        for size in range(2, len(names) + 1)
+        for subset in itertools.combinations(names, size)
+        if negation_closed(base, subset, ties)
+    )
+    if len(_CLOSED) > CLOSED_SUBSETS_KEPT:
+        _CLOSED.popitem(last=False)
+    return found
 
 
 def suitable_projections(

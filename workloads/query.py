@@ -69,6 +69,19 @@ class Operator:
     children: tuple[Pattern, ...]
     bounds: tuple[int, int | None] | None = None
 
+    def __hash__(self) -> int:
+        """The dataclass hash of the fields, computed once: patterns key the planner's
+        memos, and a tree's hash would otherwise walk every node on every look-up."""
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = hash((self.kind, self.children, self.bounds))
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> dict:
+        """The fields without the kept hash (string hashes differ between processes)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     def __str__(self) -> str:
         text = f"{self.kind}({', '.join(str(c) for c in self.children)})"
         if self.bounds is None:

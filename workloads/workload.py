@@ -195,6 +195,31 @@ class Query:
         object.__setattr__(self, "_types", event_types(self.pattern))
         object.__setattr__(self, "_streams", streams(self.pattern))
 
+    def __hash__(self) -> int:
+        """The dataclass hash of the compared fields, computed once: queries key the
+        planner's memos (projections, shapes), whose look-ups would otherwise hash the
+        whole pattern, selectivities and predicates each time."""
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = hash(
+                (
+                    self.name,
+                    self.pattern,
+                    self.selectivities,
+                    self.where,
+                    self.returns,
+                    self.group_by,
+                    self.weight,
+                    self.measured,
+                )
+            )
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> dict:
+        """The fields without the kept hash (string hashes differ between processes)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @classmethod
     def build(
         cls,

@@ -26,7 +26,7 @@ from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
-from inev.workloads.query import Operator, Primitive, event_types
+from inev.workloads.pattern import Operator, Primitive, event_types
 from inev.workloads.workload import Query, Workload
 
 

@@ -18,7 +18,7 @@ from inev.planner.planning import plan_workload
 from inev.planner.projections import all_projections
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
-from inev.workloads.query import Operator, walk
+from inev.workloads.pattern import Operator, walk
 
 
 def depth(pattern) -> int:

@@ -315,7 +315,7 @@ def brute_force(
     from engine_oracle import oracle
 
     from inev.workloads.expressions import parse_condition
-    from inev.workloads.query import Primitive, streams, walk
+    from inev.workloads.pattern import Primitive, streams, walk
     from inev.workloads.syntax import parse_pattern
 
     if translation.freeze:

@@ -69,7 +69,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.from_trace import network_from_scan
 from inev.topologies.network import Network
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
 

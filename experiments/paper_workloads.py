@@ -38,7 +38,7 @@ import numpy as np
 
 from inev.topologies.network import Network
 from inev.workloads.generate import draw_selectivities, generate_workload, random_pattern
-from inev.workloads.query import Operator, Pattern, Primitive, walk
+from inev.workloads.pattern import Operator, Pattern, Primitive, walk
 from inev.workloads.rates import pair, strip_kleene
 from inev.workloads.workload import Query, Workload
 

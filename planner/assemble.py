@@ -31,7 +31,7 @@ from inev.planner.inev_graph import Link, Node, Plan, ProjectionInfo, Vertex
 from inev.planner.latency_model import DEFAULT_XI, plan_latency
 from inev.planner.regions import Regions
 from inev.topologies.network import Network
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 
 
 def rate_fields(

@@ -45,7 +45,7 @@ from inev.planner.projections import (
     restrict,
 )
 from inev.topologies.network import Network
-from inev.workloads.query import Operator, Pattern, event_types
+from inev.workloads.pattern import Operator, Pattern, event_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload

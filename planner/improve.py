@@ -58,7 +58,7 @@ from inev.planner.inev_graph import Node
 from inev.planner.projections import Projection, restrict
 from inev.planner.regions import Regions
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types
+from inev.workloads.pattern import kleene_types
 from inev.workloads.rates import strip_kleene
 
 MAX_COMBINATIONS = 20_000

@@ -60,7 +60,7 @@ import numpy as np
 from inev.planner.projections import all_projections
 from inev.topologies.network import DENSE_UP_TO, Network
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.query import negated_types
+from inev.workloads.pattern import negated_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
 

@@ -52,7 +52,7 @@ from inev.planner.projections import check_projection_count
 from inev.planner.search import inev_plan, isolated_plan
 from inev.topologies.network import Network
 from inev.workloads.instance import Instance, prepare_instance
-from inev.workloads.query import Operator, Primitive, walk
+from inev.workloads.pattern import Operator, Primitive, walk
 from inev.workloads.workload import Workload
 
 METHODS = ("inev", "centralized", "isolated", "ppop", "ppop-flouris", "exact")

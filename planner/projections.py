@@ -11,7 +11,7 @@ Choices where the paper is vague:
 * **Negation closure** (§5.2): a projection that holds a negated type also holds the
   types that bound its interval (for ``NSEQ(first, negated, last)`` every type of ``first``
   and ``last``; for ``NOT(N)`` inside a SEQ or an AND the nearest leaves before and after it,
-  :func:`inev.workloads.query.negation_bounds`), and every type a predicate ties to the
+  :func:`inev.workloads.pattern.negation_bounds`), and every type a predicate ties to the
   negated type (:func:`negation_ties`). A negation bounded by the window on a side (first or
   last in a SEQ, inside a top-level AND) reads the match's earliest and latest events, so a
   projection holding it holds every positive type: only the query itself. A projection that
@@ -43,7 +43,7 @@ from inev.common.errors import InevError
 from inev.planner.cost_model import single_selectivity
 from inev.workloads.expressions import condition_types, conjuncts
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,

@@ -50,7 +50,7 @@ from inev.planner.baselines import sink_projection
 from inev.planner.improve import Design
 from inev.planner.projections import Projection, make_projection, own_key, primitive_projection
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types, negated_types
+from inev.workloads.pattern import kleene_types, negated_types
 from inev.workloads.workload import Query, Workload
 
 ChainOrder = tuple[frozenset[str], tuple[str, ...]]

@@ -66,7 +66,7 @@ from inev.planner.projections import Projection
 from inev.planner.regions import MAX_SITES, ladder, most_sites, regions
 from inev.planner.steiner import EXACT_NODES, mehlhorn, steiner_links, tree_nodes
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types
+from inev.workloads.pattern import kleene_types
 
 TYPES = 3
 """The types tried, those carrying most of the centralized cost first."""

@@ -41,7 +41,7 @@ from inev.common.validation import (
     Strict,
     Text,
 )
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 from inev.workloads.syntax import parse_pattern
 
 MAX_VERTICES = 10_000_000

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from inev.common.errors import InevError
 from inev.planner import Plan, negation_ties, pulled_types, restrict
-from inev.workloads.query import Pattern, event_types
+from inev.workloads.pattern import Pattern, event_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
 

@@ -26,7 +26,7 @@ from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.pull import PullStage
 from inev.simulator.simpy_network import forwarding_tree
 from inev.topologies.network import Network
-from inev.workloads.query import kleene_types, negation_bounds
+from inev.workloads.pattern import kleene_types, negation_bounds
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Workload
 

@@ -21,7 +21,7 @@ from collections import Counter
 
 from inev.simulator.engine.events import make_event, pair_holds
 from inev.workloads.expressions import condition_attributes, conjuncts, evaluate
-from inev.workloads.query import Operator, Primitive, event_types, kl, not_
+from inev.workloads.pattern import Operator, Primitive, event_types, kl, not_
 
 
 class _Trend(tuple):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.simulator.engine.api import MatchOptions, compile_workload
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 from inev.workloads.workload import Query, Workload
 
 

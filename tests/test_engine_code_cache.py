@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from inev.simulator.engine.drift_streams import rate_swap
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.predicates import CODE_CACHE_SIZE, compiled_source
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 
 
 def _ids(engine: Engine, events) -> set:

@@ -21,7 +21,7 @@ from inev.simulator.engine.evaluation_plans import OrderPlan, TreePlan, all_orde
 from inev.simulator.engine.events import make_event
 from inev.simulator.engine.streams import leaf_routes, relabel
 from inev.workloads.expressions import parse_condition
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 from inev.workloads.syntax import parse_pattern
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.evaluation_plans import OrderPlan, TreePlan, all_orders, all_trees
 from inev.workloads.expressions import parse_condition
-from inev.workloads.query import event_types, has_operator
+from inev.workloads.pattern import event_types, has_operator
 
 
 def _instance(seed: int, size: int | None = None, n: int | None = None, with_where: bool = True):

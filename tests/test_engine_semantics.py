@@ -15,7 +15,7 @@ from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.evaluation_plans import OrderPlan
 from inev.simulator.engine.events import make_event, pair_holds
 from inev.workloads.expressions import parse_condition
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 from inev.workloads.syntax import parse_pattern
 
 

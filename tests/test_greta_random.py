@@ -26,7 +26,7 @@ from inev.simulator.engine.greta import (
     two_step_aggregates,
 )
 from inev.workloads.expressions import condition_attributes, conjuncts, evaluate
-from inev.workloads.query import Operator, Pattern, Primitive, event_types, kl, not_, or_, seq
+from inev.workloads.pattern import Operator, Pattern, Primitive, event_types, kl, not_, or_, seq
 from inev.workloads.workload import Query
 
 # --------------------------------------------------------------------------- the oracle

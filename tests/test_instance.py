@@ -18,7 +18,7 @@ from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload
 from inev.workloads.instance import Instance, prepare_instance
-from inev.workloads.query import kleene_types, negated_types
+from inev.workloads.pattern import kleene_types, negated_types
 from inev.workloads.workload import Query, Workload
 
 NET = Network.build(

@@ -316,7 +316,7 @@ def test_the_walk_sees_every_module():
     [
         ("planner/x.py", "from inev.simulator.run import simulate\n", True),
         ("planner/x.py", "def f():\n    import inev.experiments.show_cli\n", True),
-        ("topologies/x.py", "from inev.workloads.query import Primitive\n", True),
+        ("topologies/x.py", "from inev.workloads.pattern import Primitive\n", True),
         ("workloads/x.py", "from inev.topologies.network import Network\n", False),
         ("simulator/engine/x.py", "from inev.simulator.capacity import f\n", True),
         ("simulator/engine/x.py", "from ..run import simulate\n", True),

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inev.common.errors import InevError
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Operator,
     Primitive,
     event_types,

@@ -21,7 +21,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
-from inev.workloads.query import kleene_types
+from inev.workloads.pattern import kleene_types
 
 instances = st.fixed_dictionaries(
     {
@@ -315,7 +315,7 @@ def test_remembered_projections_are_the_projections_made_anew(spec):
     it answers equals the projections made anew, after other rates, windows, predicates and
     a caller changing the list it was given."""
     from inev.planner import projections as module
-    from inev.workloads.query import event_types
+    from inev.workloads.pattern import event_types
     from inev.workloads.rates import strip_kleene
 
     def fresh(query, rates, window):

@@ -29,7 +29,7 @@ from inev.planner.projections import (
 )
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
-from inev.workloads.query import Operator, Primitive, event_types
+from inev.workloads.pattern import Operator, Primitive, event_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query
 

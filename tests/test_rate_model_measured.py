@@ -14,7 +14,7 @@ import pytest
 
 from inev.simulator.engine.events import make_event
 from inev.simulator.engine.matching import match_ids
-from inev.workloads.query import event_types
+from inev.workloads.pattern import event_types
 from inev.workloads.rates import windowed_rate
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload

@@ -33,7 +33,7 @@ from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload
-from inev.workloads.query import kleene_types
+from inev.workloads.pattern import kleene_types
 from inev.workloads.workload import Query, Workload
 
 # Two stars of five A sources (hubs 0 and 6, joined over 12 and 13), B at node 12.

@@ -17,7 +17,7 @@ from inev.experiments.paper_workloads import counterpart, paper_workload
 from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
 from inev.experiments.sweep_presets import preset_names, resolve_spec
 from inev.topologies.generate import generate_network
-from inev.workloads.query import Operator, walk
+from inev.workloads.pattern import Operator, walk
 
 # ---------------------------------------------------------------- presets and claims file
 

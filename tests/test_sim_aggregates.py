@@ -20,7 +20,7 @@ from inev.simulator.estimate import check_size
 from inev.simulator.run import simulate
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
-from inev.workloads.query import event_types, kleene_types, negated_types
+from inev.workloads.pattern import event_types, kleene_types, negated_types
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
 

@@ -13,7 +13,7 @@ from inev.common.errors import InevError
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
 from inev.workloads.io import load_workload, save_workload, workload_from_dict, workload_to_dict
-from inev.workloads.query import Operator, kleene_types, negated_types, walk
+from inev.workloads.pattern import Operator, kleene_types, negated_types, walk
 from inev.workloads.workload import Query, Workload
 
 SPEC_WORKLOAD = {

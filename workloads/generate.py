@@ -24,7 +24,7 @@ import numpy as np
 from inev.common.errors import InevError
 from inev.topologies.network import Network
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.query import Operator, Pattern, Primitive
+from inev.workloads.pattern import Operator, Pattern, Primitive
 from inev.workloads.rates import Pair, pair
 from inev.workloads.schema import MAX_QUERIES
 from inev.workloads.workload import Query, Workload

@@ -59,7 +59,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.query import Operator, Pattern, Primitive, event_types, negated_types
+from inev.workloads.pattern import Operator, Pattern, Primitive, event_types, negated_types
 
 Pair = tuple[str, str]
 

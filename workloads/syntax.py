@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from inev.common.errors import InevError
-from inev.workloads.query import OPERATORS, Operator, Pattern, Primitive
+from inev.workloads.pattern import OPERATORS, Operator, Pattern, Primitive
 
 MAX_DEPTH = 50
 """The deepest operator nesting a pattern may have (the parser and every tree walk recurse)."""
@@ -49,7 +49,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 def parse_pattern(text: str) -> Pattern:
     """Parse the pattern syntax into an operator tree; raise :class:`InevError` on errors.
 
-    Only syntax is checked here; :func:`inev.workloads.query.validate_pattern` checks the
+    Only syntax is checked here; :func:`inev.workloads.pattern.validate_pattern` checks the
     structural rules (names used twice, KL and NSEQ arity, where NOT stands).
     """
     if not isinstance(text, str):

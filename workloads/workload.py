@@ -37,7 +37,7 @@ from inev.workloads.expressions import (
     parse_aggregate,
     parse_condition,
 )
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,
@@ -312,7 +312,7 @@ class Query:
 
     @cached_property
     def negated(self) -> frozenset[str]:
-        """The leaves that must be absent (:func:`~inev.workloads.query.negated_types` of
+        """The leaves that must be absent (:func:`~inev.workloads.pattern.negated_types` of
         the pattern), computed once per query.
 
         Choice: a cached attribute rather than the function's cache keyed on the pattern,
@@ -326,7 +326,7 @@ class Query:
 
     @cached_property
     def kleene(self) -> frozenset[str]:
-        """The leaves under a KL operator (:func:`~inev.workloads.query.kleene_types` of
+        """The leaves under a KL operator (:func:`~inev.workloads.pattern.kleene_types` of
         the pattern), computed once per query (see :attr:`negated`).
 
         >>> sorted(Query.build("q", "SEQ(A, KL(B), C)").kleene)

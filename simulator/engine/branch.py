@@ -38,7 +38,7 @@ from inev.workloads.expressions import (
     condition_attributes,
     conjuncts,
 )
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Pattern,
     event_types,
     kleene_types,

@@ -19,7 +19,7 @@ from inev.simulator.engine.constraints import Constraints, build_constraints
 from inev.simulator.engine.engine_options import EngineSettings
 from inev.simulator.engine.plan_runner import Unit
 from inev.simulator.engine.statistics import Statistics
-from inev.workloads.query import Pattern, Primitive, event_types, negated_types
+from inev.workloads.pattern import Pattern, Primitive, event_types, negated_types
 
 
 class Routes:

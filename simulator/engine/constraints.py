@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 from inev.common.errors import InevError
 from inev.workloads.expressions import Condition, Logic, condition_attributes, conjuncts
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,
@@ -222,7 +222,7 @@ def build_constraints(
 ) -> Constraints:
     """Flatten an OR-free pattern with its predicates into :class:`Constraints`.
 
-    ``streams`` maps variables to their event types (:func:`inev.workloads.query.streams`;
+    ``streams`` maps variables to their event types (:func:`inev.workloads.pattern.streams`;
     for a projection, the query's). A KL over a composite becomes a slot ``_k<i>``
     (:func:`composite_slots`); the conjuncts over its leaves alone are the sub-pattern's,
     or, with ``NEXT`` or a position, compare its iterations.

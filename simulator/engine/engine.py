@@ -79,12 +79,12 @@ from inev.workloads.expressions import (
     Condition,
     parse_condition,
 )
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Pattern,
     event_types,
     split_or,
 )
-from inev.workloads.query import streams as pattern_streams
+from inev.workloads.pattern import streams as pattern_streams
 from inev.workloads.syntax import parse_pattern
 
 INF = math.inf

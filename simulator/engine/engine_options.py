@@ -11,7 +11,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.evaluation_plans import Plan, TreePlan
-from inev.workloads.query import (
+from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,

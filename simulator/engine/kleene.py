@@ -105,7 +105,7 @@ def iteration_checks(
     iterations: ``NEXT(a)`` reads the next iteration's ``a`` (other leaves the current one),
     ``a[i]``/``FIRST(a)``/``LAST(a)`` the ``a`` of one iteration. Evaluated by
     :func:`inev.workloads.expressions.evaluate` (a composite's iterations are few)."""
-    from inev.workloads.query import event_types
+    from inev.workloads.pattern import event_types
 
     leaves = event_types(composite.pattern)
     index = {t: i for i, t in enumerate(leaves)}

@@ -76,7 +76,7 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
     query q: the trace holds no event of type Z, so it cannot match
     query r: the trace holds no event of type Y
     """
-    from inev.workloads.query import split_or
+    from inev.workloads.pattern import split_or
 
     notes = []
     for q in workload.queries:
@@ -105,7 +105,7 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
 
 def _positive(pattern: Any) -> list[str]:
     """The types of an OR-free pattern that a match must hold (its negated ones excepted)."""
-    from inev.workloads.query import event_types, negated_types
+    from inev.workloads.pattern import event_types, negated_types
 
     negated = negated_types(pattern)
     return [t for t in event_types(pattern) if t not in negated]

@@ -70,7 +70,7 @@ from inev.simulator.engine.subsets import (
     subset_bound,
 )
 from inev.workloads.expressions import Attr, conjuncts
-from inev.workloads.query import event_types, leaf_order
+from inev.workloads.pattern import event_types, leaf_order
 from inev.workloads.workload import Query, Workload
 
 MAX_PARTIAL_MATCHES: float | None = None

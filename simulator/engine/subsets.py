@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inev.workloads.query import Operator, Pattern, Primitive, kleene_bounds, walk
+from inev.workloads.pattern import Operator, Pattern, Primitive, kleene_bounds, walk
 from inev.workloads.rates import pattern_selectivity
 
 MAX_SUBSET = 8

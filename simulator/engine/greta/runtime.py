@@ -44,7 +44,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.workloads.expressions import Attr
-from inev.workloads.query import has_operator, validate_pattern
+from inev.workloads.pattern import has_operator, validate_pattern
 from inev.workloads.workload import Query, Workload
 
 from .aggregates import AggregateSpec, aggregate_spec

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
-from inev.workloads.query import Operator, Pattern, Primitive, event_types
+from inev.workloads.pattern import Operator, Pattern, Primitive, event_types
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ from inev.simulator.engine.shedding.detector import BufferCost, OverloadDetector
 from inev.simulator.engine.shedding.latency_model import PartialMatchDetector, ShedLatency
 from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.shedders import Shedder, make_shedder
-from inev.workloads.query import Primitive, event_types, negated_types
+from inev.workloads.pattern import Primitive, event_types, negated_types
 
 SHED_ROUNDS = 8  # shedding calls per item at most
 DETECTORS = ("path", "paper")

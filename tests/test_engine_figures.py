@@ -13,6 +13,8 @@ from inev.experiments.engine_figures.greta import events_judge
 from inev.experiments.engine_figures.invariant import compare_judge, fig5_judge
 from inev.experiments.engine_figures.model import Measured, every_verdict
 from inev.experiments.engine_figures.pspice import fig5_judge as pspice5_judge
+from inev.experiments.engine_figures.pspice_time import compute as pspice7_compute
+from inev.experiments.engine_figures.pspice_time import judge as pspice7_judge
 from inev.experiments.reproduce import RunOptions, reproduce, split_names
 
 
@@ -82,6 +84,46 @@ def test_pspice_judge_counts_only_match_probabilities_up_to_80_percent():
     assert not pspice5_judge(Measured((), tuple(rows), ""))[-1].holds
 
 
+def _pspice7_rows(fn: dict[int, tuple[float, float]], violations: int = 0) -> tuple[dict, ...]:
+    """FN % of pSPICE and pSPICE-- per factor."""
+    return tuple(
+        {"factor": f, "strategy": s, "FN %": v, "violations": violations}
+        for f, pair in fn.items()
+        for s, v in zip(("pSPICE", "pSPICE--"), pair, strict=True)
+    )
+
+
+def test_pspice7_judge_holds_on_the_papers_shape():
+    # the same at 1 (1 point apart), apart from 8 on, 23 % against 37.5 % at 16 (the paper's)
+    fn = {1: (10.0, 11.0), 4: (12.0, 14.0), 8: (15.0, 22.0), 16: (23.0, 37.5)}
+    verdicts = pspice7_judge(Measured((), _pspice7_rows(fn), ""))
+    assert [v.holds for v in verdicts] == [True] * 5
+    assert verdicts[1].measured == "ρ=8: 7, ρ=16: 14.5 (needs > 0 at every point)"
+    assert verdicts[2].measured == "13.5 (needs > 0)"  # 14.5 - 1
+    assert verdicts[3].measured.startswith("1.63 (needs >= 1.5)")
+
+
+def test_pspice7_judge_fails_when_the_factor_changes_nothing():
+    # 1.8 against 1.7 at 16 (inev's measured shape): not ahead, no growing gap, ratio 0.94
+    fn = {1: (4.7, 5.8), 16: (1.8, 1.7)}
+    verdicts = pspice7_judge(Measured((), _pspice7_rows(fn, violations=1), ""))
+    assert [v.holds for v in verdicts] == [True, False, False, False, False]
+    assert verdicts[0].measured == "1.1 (needs <= 2)"
+    assert not pspice7_judge(Measured((), (), ""))[0].holds  # nothing to judge
+
+
+def test_pspice7_runs_at_quick_scale():
+    m = pspice7_compute(True)
+    assert sorted({r["factor"] for r in m.rows}) == [1, 16]
+    assert sorted({r["strategy"] for r in m.rows}) == ["PM-BL", "pSPICE", "pSPICE--"]
+    for r in m.rows:
+        assert 0.0 <= r["FN %"] <= 100.0
+        low, high = sorted((r["Q1 FN %"], r["Q2 FN %"]))
+        assert low - 1e-9 <= r["FN %"] <= high + 1e-9  # the pooled share lies between
+        assert r["shed PMs"] > 0  # 120 % load: every strategy sheds
+    assert len(pspice7_judge(m)) == 5
+
+
 def test_greta_judge_takes_a_stopped_baseline_as_a_lower_bound():
     rows = (
         {"stream": "s", "events/window": 1000, "two-step": "finished", "speed-up": 300.0,
@@ -130,14 +172,14 @@ def test_names_split_between_the_papers():
     inev, engine = split_names(["fig7a", "pspice6", "greta-events"])
     assert inev == ["fig7a"] and [f.id for f in engine] == ["pspice6", "greta-events"]
     ids = [f.id for f in engine_figures()]
-    assert len(ids) == len(set(ids)) == 8
+    assert len(ids) == len(set(ids)) == 9
 
 
 def test_list_names_every_figure(run_cli):
     code, out, _ = run_cli("reproduce", "--list")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 8
+    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 9
 
 
 def test_the_report_renders_again_from_its_tables(tmp_path):

@@ -5,6 +5,7 @@ two-query stream and the shared run."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -108,11 +109,26 @@ def test_the_two_query_stream_keeps_q1s_stream_and_adds_q2s_episodes():
 def test_the_shared_run_reports_both_queries_and_no_loss_without_overload():
     events, arrivals = q1_stream(3_000, seed=1, symbols=(Q1_TYPES, Q2_TYPES))
     queries = {"Q1": sequence_query(Q1_TYPES), "Q2": sequence_query(Q2_TYPES)}
-    run = shared_run(queries, 300.0, events, arrivals, 0.5, ["pspice"], [1.0, 4.0], "Q1",
+    run = shared_run(queries, 300.0, events, arrivals, [0.5], ["pspice"], [1.0, 4.0], "Q1",
                      bound=1.0)  # fmt: skip
     assert set(run["match_probability"]) == {"Q1", "Q2"}
     assert all(0 < p < 1 for p in run["match_probability"].values())
     for factor in (1.0, 4.0):  # half the load: nothing is shed, nothing lost
-        r = run["runs"][(factor, "pspice")]
+        r = run["runs"][(0.5, factor, "pspice")]
         assert r["window_fn"] == 0.0 and r["query_fn"] == {"Q1": 0.0, "Q2": 0.0}
-        assert r["shed_partial_matches"] == 0 and r["violations"] == 0
+        assert r["shed_partial_matches"] == r["shed_hopeless"] == 0 and r["violations"] == 0
+
+
+def test_the_shedder_counts_the_hopeless_partial_matches_it_drops():
+    from inev.simulator.engine.shedding.shedders import Shedder
+
+    runner = SimpleNamespace(buffers=[[(0.0,), (1.0,), (2.0,)]])
+    shedder = Shedder()
+    scored = [(runner, 0, np.array([0.0, 0.5, 0.0]), np.array([1.0, 1.0, 1.0]))]
+    # free: both utility-0 ones go, and they already cover an excess of 2
+    assert shedder._drop(scored, 2.0, free=True) == 2
+    assert runner.buffers[0] == [(1.0,)] and shedder.shed_hopeless == 2
+    runner.buffers = [[(0.0,), (1.0,)]]
+    scored = [(runner, 0, np.array([0.0, 0.5]), np.array([1.0, 1.0]))]
+    assert shedder._drop(scored, 1.0, free=False) == 1  # not free: by score, none "hopeless"
+    assert shedder.shed_hopeless == 2 and shedder.shed_partial_matches == 3

@@ -237,7 +237,7 @@ def shared_run(
     window: float,
     events: list[Event],
     arrivals: list[float] | None,
-    load: float,
+    loads: Sequence[float],
     strategies: Sequence[str],
     factors: Sequence[float],
     slow: str,
@@ -251,11 +251,12 @@ def shared_run(
 ) -> dict[str, Any]:
     """Several queries (name -> pattern, predicate) in one operator, the paper's Fig. 7:
     per factor ρ of ``factors``, query ``slow``'s work units are ρ times what its engine
-    reports (:class:`.node_queue.Processor` ``cost_factors``), the capacity is the
-    unshedded run's work at that factor divided by ``load``, and each strategy runs once.
-    Returns the match probability per query and, per ``(factor, strategy)``, the windows
-    lost over all queries and per query (:func:`window_false_negatives`), the violations,
-    the overloads flagged and the partial matches and events shed."""
+    reports (:class:`.node_queue.Processor` ``cost_factors``), and per load of ``loads``
+    the capacity is the unshedded run's work at that factor divided by the load; each
+    strategy runs once. Returns the match probability per query and, per ``(load, factor,
+    strategy)``, the windows lost over all queries and per query
+    (:func:`window_false_negatives`), the violations, the overloads flagged and the
+    partial matches (those of utility 0 among them) and events shed."""
 
     def make() -> dict[str, Engine]:
         return {
@@ -273,7 +274,7 @@ def shared_run(
                 leading = sum(1 for e in events if e.type == first)
                 done = len({leading_id(m) for m in ref_out[name]})
                 out["match_probability"][name] = done / leading if leading else 0.0
-        for strategy in strategies:
+        for load, strategy in ((x, s) for x in loads for s in strategies):
             shedder = make_shedder(strategy, seed)
             if isinstance(shedder, PSpiceShedder):
                 shedder.retrain = retrain
@@ -292,11 +293,12 @@ def shared_run(
             )  # fmt: skip
             lost = {n: window_false_negatives(ref_out[n], got[n]) for n in queries}
             total = sum(w for _, w in lost.values())
-            out["runs"][(factor, strategy)] = {
+            out["runs"][(load, factor, strategy)] = {
                 "window_fn": sum(x for x, _ in lost.values()) / total if total else 0.0,
                 "query_fn": {n: x / w if w else 0.0 for n, (x, w) in lost.items()},
                 "violations": result["bound_violations"],
                 "shed_partial_matches": result["shed_partial_matches"],
+                "shed_hopeless": shedder.shed_hopeless,
                 "shed_events": result["shed_events"],
                 "overloads": result["overloads"],
             }

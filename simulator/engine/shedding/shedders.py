@@ -51,6 +51,8 @@ class Shedder:
         self.shed_partial_matches = 0
         self.shed_events = 0
         self.examined = 0
+        self.shed_hopeless = 0
+        """Of ``shed_partial_matches``, those dropped for a utility of 0 (pSPICE)."""
         """Partial matches scored by the shedder so far (the simulated ``l_s`` counts them)."""
         self.engines: dict[str, Any] = {}
         self.weights: dict[str, float] = {}
@@ -112,6 +114,7 @@ class Shedder:
         self.examined += len(scores)
         costs = np.concatenate([np.broadcast_to(c, s.shape) for _, _, s, c in scored])
         drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
+        self.shed_hopeless += int(drop.sum())
         need = excess - float(costs[drop].sum())
         if need > 0:
             useful = np.flatnonzero(~drop & (costs > 0))

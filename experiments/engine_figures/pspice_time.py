@@ -203,7 +203,13 @@ def cause(m: Measured) -> str:
         shown = ", ".join(f"ρ = {f}: {fmt(v)}" for f, v in g.items())
         text += (
             f". At 200 % ({_share([r for r in at200 if r['strategy'] != 'PM-BL'])} of utility "
-            f"0) pSPICE--'s FN % minus pSPICE's is {shown} points"
+            f"0) pSPICE--'s FN % minus pSPICE's is {shown} points; the cheap query Q2's FN % "
+            "pSPICE / pSPICE-- "
+            + ", ".join(
+                f"ρ = {f}: {fmt(select(at200, factor=f, strategy='pSPICE')[0]['Q2 FN %'])} / "
+                f"{fmt(select(at200, factor=f, strategy='pSPICE--')[0]['Q2 FN %'])}"
+                for f in g
+            )
         )
     return text + "."
 

@@ -13,6 +13,8 @@ from inev.experiments.engine_figures.greta import events_judge
 from inev.experiments.engine_figures.invariant import compare_judge, fig5_judge
 from inev.experiments.engine_figures.model import Measured, every_verdict
 from inev.experiments.engine_figures.pspice import fig5_judge as pspice5_judge
+from inev.experiments.engine_figures.pspice_latency import compute as pspice8_compute
+from inev.experiments.engine_figures.pspice_latency import judge as pspice8_judge
 from inev.experiments.engine_figures.pspice_time import compute as pspice7_compute
 from inev.experiments.engine_figures.pspice_time import judge as pspice7_judge
 from inev.experiments.reproduce import RunOptions, reproduce, split_names
@@ -124,6 +126,38 @@ def test_pspice7_runs_at_quick_scale():
     assert len(pspice7_judge(m)) == 5
 
 
+def test_pspice8_judge_needs_the_bound_kept_and_broken_without_shedding():
+    def rows(mine: float, violations: int, unshed: int) -> tuple[dict, ...]:
+        return tuple(
+            row
+            for rate in (1.2, 1.4)
+            for row in (
+                {"rate": rate, "strategy": "pSPICE", "max latency": mine,
+                 "violations": violations},
+                {"rate": rate, "strategy": "no shedding", "max latency": 50.0,
+                 "violations": unshed},
+            )
+        )  # fmt: skip
+
+    assert [v.holds for v in pspice8_judge(Measured((), rows(0.9, 0, 4000), ""))] == [True] * 3
+    # one event at 1.2 breaks the bound; and a load nothing breaks proves nothing
+    verdicts = pspice8_judge(Measured((), rows(1.2, 1, 0), ""))
+    assert [v.holds for v in verdicts] == [False, False, False]
+    assert verdicts[0].measured == "rate 120 %: 1.2, rate 140 %: 1.2 (needs <= 1 at every point)"
+
+
+def test_pspice8_runs_at_quick_scale():
+    m = pspice8_compute(True)
+    assert [(r["rate"], r["strategy"]) for r in m.rows] == [
+        (1.2, "pSPICE"), (1.2, "no shedding"), (1.4, "pSPICE"), (1.4, "no shedding"),
+    ]  # fmt: skip
+    for r in m.rows:  # every event is processed or dropped, and the order of latencies holds
+        assert r["mean latency"] <= r["p99 latency"] <= r["max latency"]
+    unshed = [r for r in m.rows if r["strategy"] == "no shedding"]
+    assert all(r["shed PMs"] == r["dropped events"] == 0 and r["FN %"] == 0 for r in unshed)
+    assert len(pspice8_judge(m)) == 3
+
+
 def test_greta_judge_takes_a_stopped_baseline_as_a_lower_bound():
     rows = (
         {"stream": "s", "events/window": 1000, "two-step": "finished", "speed-up": 300.0,
@@ -172,14 +206,14 @@ def test_names_split_between_the_papers():
     inev, engine = split_names(["fig7a", "pspice6", "greta-events"])
     assert inev == ["fig7a"] and [f.id for f in engine] == ["pspice6", "greta-events"]
     ids = [f.id for f in engine_figures()]
-    assert len(ids) == len(set(ids)) == 9
+    assert len(ids) == len(set(ids)) == 10
 
 
 def test_list_names_every_figure(run_cli):
     code, out, _ = run_cli("reproduce", "--list")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 9
+    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 10
 
 
 def test_the_report_renders_again_from_its_tables(tmp_path):

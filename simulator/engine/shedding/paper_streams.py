@@ -187,7 +187,9 @@ def paper_run(
     """The unshedded reference and, per load (input rate / capacity) and strategy, the
     shedded run of one query (safety buffer δ = ``safety × bound``; pSPICE's models
     rebuilt as ``retrain`` says, by default the paper's: on error): match probability, per-window and per-match false-negative
-    shares, bound violations, false positives. pSPICE runs with the paper's components
+    shares, bound violations, false positives, the processed items' latency summary
+    (:func:`~inev.common.stats.latency_summary`) and the shedder's and the run's wall
+    seconds. pSPICE runs with the paper's components
     (no early relief: ``early`` = 2, never reached before the bound)."""
 
     def make() -> dict[str, Engine]:
@@ -228,6 +230,9 @@ def paper_run(
                 "false_positives": result["false_positives"],
                 "shed_partial_matches": result["shed_partial_matches"],
                 "shed_events": result["shed_events"],
+                "latency": result["item_latency"],
+                "shedder_seconds": result["shedder_seconds"],
+                "wall_seconds": result["wall_seconds"],
             }
     return out
 

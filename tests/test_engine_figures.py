@@ -15,6 +15,8 @@ from inev.experiments.engine_figures.model import Measured, every_verdict
 from inev.experiments.engine_figures.pspice import fig5_judge as pspice5_judge
 from inev.experiments.engine_figures.pspice_latency import compute as pspice8_compute
 from inev.experiments.engine_figures.pspice_latency import judge as pspice8_judge
+from inev.experiments.engine_figures.pspice_overhead import compute as pspice9_compute
+from inev.experiments.engine_figures.pspice_overhead import judge as pspice9_judge
 from inev.experiments.engine_figures.pspice_time import compute as pspice7_compute
 from inev.experiments.engine_figures.pspice_time import judge as pspice7_judge
 from inev.experiments.reproduce import RunOptions, reproduce, split_names
@@ -158,6 +160,39 @@ def test_pspice8_runs_at_quick_scale():
     assert len(pspice8_judge(m)) == 3
 
 
+def _pspice9_rows(overheads: dict[str, tuple[float, float]], build: tuple[float, float]):
+    """Overhead % per strategy at W = 200 and 700, and pSPICE's seconds per build."""
+    return tuple(
+        {"window": w, "strategy": s, "overhead %": o[i],
+         "s per build": build[i] if s == "pSPICE" else None}
+        for s, o in overheads.items()
+        for i, w in enumerate((200, 700))
+    )  # fmt: skip
+
+
+def test_pspice9_judge_on_the_papers_numbers_and_on_a_costly_shedder():
+    # the paper's: pSPICE 1 % -> 0.7 %, PM-BL a little lower, E-BL 3 % -> 10 %; builds 1 -> 2.4 s
+    paper = {"pSPICE": (1.0, 0.7), "PM-BL": (0.9, 0.6), "E-BL type": (3.0, 10.0),
+             "E-BL rnd": (3.5, 11.0)}  # fmt: skip
+    verdicts = pspice9_judge(Measured((), _pspice9_rows(paper, (1.0, 2.4)), ""))
+    assert [v.holds for v in verdicts] == [True] * 6
+    assert verdicts[3].measured == "W=200: 0.333, W=700: 0.07 (needs < 1 at every point)"
+    # a shedder costing 16 % (a quick run here): no lower than PM-BL, 4-5x E-BL, builds faster
+    costly = {"pSPICE": (16.0, 11.3), "PM-BL": (16.3, 12.8), "E-BL type": (3.6, 4.3),
+              "E-BL rnd": (3.1, 2.8)}  # fmt: skip
+    verdicts = pspice9_judge(Measured((), _pspice9_rows(costly, (0.0017, 0.0003)), ""))
+    assert [v.holds for v in verdicts] == [False, True, False, False, True, False]
+
+
+def test_pspice9_runs_at_quick_scale():
+    m = pspice9_compute(True)
+    assert sorted({r["window"] for r in m.rows}) == [200, 400]
+    for r in m.rows:
+        assert 0.0 <= r["overhead %"] < 100.0 and 0.0 < r["shedder s"] < r["run s"]
+        assert (r["builds"] > 0) == (r["strategy"] == "pSPICE")
+    assert len(pspice9_judge(m)) == 6
+
+
 def test_greta_judge_takes_a_stopped_baseline_as_a_lower_bound():
     rows = (
         {"stream": "s", "events/window": 1000, "two-step": "finished", "speed-up": 300.0,
@@ -206,14 +241,14 @@ def test_names_split_between_the_papers():
     inev, engine = split_names(["fig7a", "pspice6", "greta-events"])
     assert inev == ["fig7a"] and [f.id for f in engine] == ["pspice6", "greta-events"]
     ids = [f.id for f in engine_figures()]
-    assert len(ids) == len(set(ids)) == 10
+    assert len(ids) == len(set(ids)) == 11
 
 
 def test_list_names_every_figure(run_cli):
     code, out, _ = run_cli("reproduce", "--list")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 10
+    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 11
 
 
 def test_the_report_renders_again_from_its_tables(tmp_path):

@@ -1,6 +1,6 @@
 """The local engines' papers, figure by figure, as ``inev reproduce`` runs them beside the
 INEv paper's: the invariant paper (seeds 000/001: ``inv5`` to ``inv9``), pSPICE (seed 004:
-``pspice5`` to ``pspice8``) and GRETA (seed 002: ``greta-events``).
+``pspice5`` to ``pspice9``) and GRETA (seed 002: ``greta-events``).
 
 Each figure (:class:`~.model.EngineFigure`) is a library function computing its table, a
 pure judge of that table, and a measured cause where a claim fails; :func:`run_engine` runs
@@ -30,6 +30,7 @@ def engine_figures() -> list[EngineFigure]:
         invariant,
         pspice,
         pspice_latency,
+        pspice_overhead,
         pspice_time,
     )
 
@@ -38,6 +39,7 @@ def engine_figures() -> list[EngineFigure]:
         *pspice.figures(),
         *pspice_time.figures(),
         *pspice_latency.figures(),
+        *pspice_overhead.figures(),
         *greta.figures(),
     ]
 

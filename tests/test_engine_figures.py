@@ -177,7 +177,7 @@ def test_pspice9_judge_on_the_papers_numbers_and_on_a_costly_shedder():
     verdicts = pspice9_judge(Measured((), _pspice9_rows(paper, (1.0, 2.4)), ""))
     assert [v.holds for v in verdicts] == [True] * 6
     assert verdicts[3].measured == "W=200: 0.333, W=700: 0.07 (needs < 1 at every point)"
-    # a shedder costing 16 % (a quick run here): no lower than PM-BL, 4-5x E-BL, builds faster
+    # a shedder costing 16 % (a quick run here): PM-BL not below it, 4-5x E-BL, builds faster
     costly = {"pSPICE": (16.0, 11.3), "PM-BL": (16.3, 12.8), "E-BL type": (3.6, 4.3),
               "E-BL rnd": (3.1, 2.8)}  # fmt: skip
     verdicts = pspice9_judge(Measured((), _pspice9_rows(costly, (0.0017, 0.0003)), ""))

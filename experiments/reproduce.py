@@ -22,7 +22,7 @@ checked and drawn again from its ``runs/``, at the settings it was run with
 (:func:`kept_figures`), so ``inev reproduce 7a -o report --force`` updates one figure of 25.
 
 The local engines' papers' figures (:mod:`inev.experiments.engine_figures`: ``inv5`` to
-``inv9``, ``pspice5``, ``pspice6``, ``greta-events``) run by name beside INEv's, each a
+``inv9``, ``pspice5`` to ``pspice9``, ``greta-events``) run by name beside INEv's, each a
 library function rather than a sweep (no Spark, no seeds option); their sections follow the
 INEv figures' in the same report, and their tables go to ``runs/<id>.json``. Giving no names
 runs the INEv figures only; ``--force`` re-runs the engine figures named and keeps none.

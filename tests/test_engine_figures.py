@@ -13,6 +13,12 @@ from inev.experiments.engine_figures.greta import events_judge
 from inev.experiments.engine_figures.invariant import compare_judge, fig5_judge
 from inev.experiments.engine_figures.model import Measured, every_verdict
 from inev.experiments.engine_figures.pspice import fig5_judge as pspice5_judge
+from inev.experiments.engine_figures.pspice_latency import compute as pspice8_compute
+from inev.experiments.engine_figures.pspice_latency import judge as pspice8_judge
+from inev.experiments.engine_figures.pspice_overhead import compute as pspice9_compute
+from inev.experiments.engine_figures.pspice_overhead import judge as pspice9_judge
+from inev.experiments.engine_figures.pspice_time import compute as pspice7_compute
+from inev.experiments.engine_figures.pspice_time import judge as pspice7_judge
 from inev.experiments.reproduce import RunOptions, reproduce, split_names
 
 
@@ -82,6 +88,111 @@ def test_pspice_judge_counts_only_match_probabilities_up_to_80_percent():
     assert not pspice5_judge(Measured((), tuple(rows), ""))[-1].holds
 
 
+def _pspice7_rows(fn: dict[int, tuple[float, float]], violations: int = 0) -> tuple[dict, ...]:
+    """FN % of pSPICE and pSPICE-- per factor."""
+    return tuple(
+        {"factor": f, "strategy": s, "FN %": v, "violations": violations}
+        for f, pair in fn.items()
+        for s, v in zip(("pSPICE", "pSPICE--"), pair, strict=True)
+    )
+
+
+def test_pspice7_judge_holds_on_the_papers_shape():
+    # the same at 1 (1 point apart), apart from 8 on, 23 % against 37.5 % at 16 (the paper's)
+    fn = {1: (10.0, 11.0), 4: (12.0, 14.0), 8: (15.0, 22.0), 16: (23.0, 37.5)}
+    verdicts = pspice7_judge(Measured((), _pspice7_rows(fn), ""))
+    assert [v.holds for v in verdicts] == [True] * 5
+    assert verdicts[1].measured == "ρ=8: 7, ρ=16: 14.5 (needs > 0 at every point)"
+    assert verdicts[2].measured == "13.5 (needs > 0)"  # 14.5 - 1
+    assert verdicts[3].measured.startswith("1.63 (needs >= 1.5)")
+
+
+def test_pspice7_judge_fails_when_the_factor_changes_nothing():
+    # 1.8 against 1.7 at 16 (inev's measured shape): not ahead, no growing gap, ratio 0.94
+    fn = {1: (4.7, 5.8), 16: (1.8, 1.7)}
+    verdicts = pspice7_judge(Measured((), _pspice7_rows(fn, violations=1), ""))
+    assert [v.holds for v in verdicts] == [True, False, False, False, False]
+    assert verdicts[0].measured == "1.1 (needs <= 2)"
+    assert not pspice7_judge(Measured((), (), ""))[0].holds  # nothing to judge
+
+
+def test_pspice7_runs_at_quick_scale():
+    m = pspice7_compute(True)
+    assert sorted({r["factor"] for r in m.rows}) == [1, 16]
+    assert sorted({r["strategy"] for r in m.rows}) == ["PM-BL", "pSPICE", "pSPICE--"]
+    for r in m.rows:
+        assert 0.0 <= r["FN %"] <= 100.0
+        low, high = sorted((r["Q1 FN %"], r["Q2 FN %"]))
+        assert low - 1e-9 <= r["FN %"] <= high + 1e-9  # the pooled share lies between
+        assert r["shed PMs"] > 0  # 120 % load: every strategy sheds
+    assert len(pspice7_judge(m)) == 5
+
+
+def test_pspice8_judge_needs_the_bound_kept_and_broken_without_shedding():
+    def rows(mine: float, violations: int, unshed: int) -> tuple[dict, ...]:
+        return tuple(
+            row
+            for rate in (1.2, 1.4)
+            for row in (
+                {"rate": rate, "strategy": "pSPICE", "max latency": mine,
+                 "violations": violations},
+                {"rate": rate, "strategy": "no shedding", "max latency": 50.0,
+                 "violations": unshed},
+            )
+        )  # fmt: skip
+
+    assert [v.holds for v in pspice8_judge(Measured((), rows(0.9, 0, 4000), ""))] == [True] * 3
+    # one event at 1.2 breaks the bound; and a load nothing breaks proves nothing
+    verdicts = pspice8_judge(Measured((), rows(1.2, 1, 0), ""))
+    assert [v.holds for v in verdicts] == [False, False, False]
+    assert verdicts[0].measured == "rate 120 %: 1.2, rate 140 %: 1.2 (needs <= 1 at every point)"
+
+
+def test_pspice8_runs_at_quick_scale():
+    m = pspice8_compute(True)
+    assert [(r["rate"], r["strategy"]) for r in m.rows] == [
+        (1.2, "pSPICE"), (1.2, "no shedding"), (1.4, "pSPICE"), (1.4, "no shedding"),
+    ]  # fmt: skip
+    for r in m.rows:  # every event is processed or dropped, and the order of latencies holds
+        assert r["mean latency"] <= r["p99 latency"] <= r["max latency"]
+    unshed = [r for r in m.rows if r["strategy"] == "no shedding"]
+    assert all(r["shed PMs"] == r["dropped events"] == 0 and r["FN %"] == 0 for r in unshed)
+    assert len(pspice8_judge(m)) == 3
+
+
+def _pspice9_rows(overheads: dict[str, tuple[float, float]], build: tuple[float, float]):
+    """Overhead % per strategy at W = 200 and 700, and pSPICE's seconds per build."""
+    return tuple(
+        {"window": w, "strategy": s, "overhead %": o[i],
+         "s per build": build[i] if s == "pSPICE" else None}
+        for s, o in overheads.items()
+        for i, w in enumerate((200, 700))
+    )  # fmt: skip
+
+
+def test_pspice9_judge_on_the_papers_numbers_and_on_a_costly_shedder():
+    # the paper's: pSPICE 1 % -> 0.7 %, PM-BL a little lower, E-BL 3 % -> 10 %; builds 1 -> 2.4 s
+    paper = {"pSPICE": (1.0, 0.7), "PM-BL": (0.9, 0.6), "E-BL type": (3.0, 10.0),
+             "E-BL rnd": (3.5, 11.0)}  # fmt: skip
+    verdicts = pspice9_judge(Measured((), _pspice9_rows(paper, (1.0, 2.4)), ""))
+    assert [v.holds for v in verdicts] == [True] * 6
+    assert verdicts[3].measured == "W=200: 0.333, W=700: 0.07 (needs < 1 at every point)"
+    # a shedder costing 16 % (a quick run here): PM-BL not below it, 4-5x E-BL, builds faster
+    costly = {"pSPICE": (16.0, 11.3), "PM-BL": (16.3, 12.8), "E-BL type": (3.6, 4.3),
+              "E-BL rnd": (3.1, 2.8)}  # fmt: skip
+    verdicts = pspice9_judge(Measured((), _pspice9_rows(costly, (0.0017, 0.0003)), ""))
+    assert [v.holds for v in verdicts] == [False, True, False, False, True, False]
+
+
+def test_pspice9_runs_at_quick_scale():
+    m = pspice9_compute(True)
+    assert sorted({r["window"] for r in m.rows}) == [200, 400]
+    for r in m.rows:
+        assert 0.0 <= r["overhead %"] < 100.0 and 0.0 < r["shedder s"] < r["run s"]
+        assert (r["builds"] > 0) == (r["strategy"] == "pSPICE")
+    assert len(pspice9_judge(m)) == 6
+
+
 def test_greta_judge_takes_a_stopped_baseline_as_a_lower_bound():
     rows = (
         {"stream": "s", "events/window": 1000, "two-step": "finished", "speed-up": 300.0,
@@ -130,14 +241,14 @@ def test_names_split_between_the_papers():
     inev, engine = split_names(["fig7a", "pspice6", "greta-events"])
     assert inev == ["fig7a"] and [f.id for f in engine] == ["pspice6", "greta-events"]
     ids = [f.id for f in engine_figures()]
-    assert len(ids) == len(set(ids)) == 8
+    assert len(ids) == len(set(ids)) == 11
 
 
 def test_list_names_every_figure(run_cli):
     code, out, _ = run_cli("reproduce", "--list")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 8
+    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-events" and len(names) == 25 + 11
 
 
 def test_the_report_renders_again_from_its_tables(tmp_path):

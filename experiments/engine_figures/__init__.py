@@ -1,6 +1,6 @@
 """The local engines' papers, figure by figure, as ``inev reproduce`` runs them beside the
 INEv paper's: the invariant paper (seeds 000/001: ``inv5`` to ``inv9``), pSPICE (seed 004:
-``pspice5``, ``pspice6``) and GRETA (seed 002: ``greta-events``).
+``pspice5`` to ``pspice9``) and GRETA (seed 002: ``greta-events``).
 
 Each figure (:class:`~.model.EngineFigure`) is a library function computing its table, a
 pure judge of that table, and a measured cause where a claim fails; :func:`run_engine` runs
@@ -25,9 +25,23 @@ from inev.experiments.engine_figures.model import EngineFigure, EngineResult, Me
 
 def engine_figures() -> list[EngineFigure]:
     """Every engine figure, in report order (invariant, pSPICE, GRETA)."""
-    from inev.experiments.engine_figures import greta, invariant, pspice
+    from inev.experiments.engine_figures import (
+        greta,
+        invariant,
+        pspice,
+        pspice_latency,
+        pspice_overhead,
+        pspice_time,
+    )
 
-    return [*invariant.figures(), *pspice.figures(), *greta.figures()]
+    return [
+        *invariant.figures(),
+        *pspice.figures(),
+        *pspice_time.figures(),
+        *pspice_latency.figures(),
+        *pspice_overhead.figures(),
+        *greta.figures(),
+    ]
 
 
 def is_engine(name: str) -> bool:

@@ -170,6 +170,23 @@ def shedding_strategy(has_capacity: bool, shed: str | None, latency_bound: float
     return strategy
 
 
+def checked_factors(
+    engines: Iterable[str], cost_factors: Mapping[str, float] | None
+) -> dict[str, float]:
+    """The work factor of every engine (default 1), each positive and finite.
+
+    >>> checked_factors(["a", "b"], {"b": 4})
+    {'a': 1.0, 'b': 4.0}
+    >>> checked_factors(["a"], {"a": 0.0})
+    Traceback (most recent call last):
+    inev.common.errors.InevError: cost factors must be positive and finite, got {'a': 0.0}
+    """
+    factors = {name: float((cost_factors or {}).get(name, 1.0)) for name in engines}
+    if not all(f > 0 and math.isfinite(f) for f in factors.values()):
+        raise InevError(f"cost factors must be positive and finite, got {cost_factors}")
+    return factors
+
+
 def needed_capacity(work: float, duration: float) -> float:
     """Mean capacity an unshedded run needs: its work units per time unit."""
     if duration <= 0:
@@ -194,7 +211,9 @@ class Processor:
     which the shedder may drop what costs no matches (pSPICE: hopeless partial matches);
     ``sample_every``: observe every n-th item for the state models; ``seed`` for the random
     strategies; ``detector``: ``path`` or ``paper`` (module doc); ``shed_cost``: work units
-    per partial match a shedder scores (the simulated ``l_s``, 0: free).
+    per partial match a shedder scores (the simulated ``l_s``, 0: free); ``cost_factors``:
+    name -> factor on the work units of that engine (default 1; pSPICE's Fig. 7 forces one
+    query's processing time above another's by a factor), seen by the state models too.
     """
 
     def __init__(
@@ -212,6 +231,7 @@ class Processor:
         seed: int = 0,
         detector: str = "path",
         shed_cost: float = 0.0,
+        cost_factors: Mapping[str, float] | None = None,
     ) -> None:
         if not capacity > 0:
             raise InevError(f"capacity must be positive, got {capacity}")
@@ -235,6 +255,9 @@ class Processor:
         self.models = {
             name: PatternModel(engine, weights.get(name, 1.0)) for name, engine in engines.items()
         }
+        self.factors = checked_factors(engines, cost_factors)
+        for name, factor in self.factors.items():
+            self.models[name].cost_factor = factor
         self.shedder.attach(self.engines, weights, self.models)
         self.paper = detector == "paper"
         self.detector: Any = PartialMatchDetector() if self.paper else OverloadDetector()
@@ -282,7 +305,10 @@ class Processor:
         is_event = isinstance(item, Event)
         for name, _ in targets:
             work, buffers = self.models[name].path_costs(item, is_event)
-            total += work
+            f = self.factors[name]
+            if f != 1.0:
+                buffers = [(r, node, st, n, c * f, part) for r, node, st, n, c, part in buffers]
+            total += work * f
             out.extend(buffers)
         return total, out
 
@@ -325,11 +351,12 @@ class Processor:
             for name, _ in targets:
                 self.models[name].seen(event_time)
         outputs: list[tuple[str, Any]] = []
-        work = 0
+        work = 0.0
+        factors = self.factors
         for name, engine in targets:
             before = engine.counters["work"]
             found = engine.push(item)
-            work += engine.counters["work"] - before
+            work += (engine.counters["work"] - before) * factors[name]
             outputs.extend((name, m) for m in found)
         cost = float(work)
         if sample:
@@ -451,11 +478,11 @@ class Processor:
         t = max(self.last_arrival, self.busy_until) if time is None else time
         start = max(t, self.busy_until)
         outputs: list[tuple[str, Any]] = []
-        work = 0
+        work = 0.0
         for name, engine in self.engines.items():
             before = engine.counters["work"]
             found = engine.flush()
-            work += engine.counters["work"] - before
+            work += (engine.counters["work"] - before) * self.factors[name]
             outputs.extend((name, m) for m in found)
         finish = start + work * self.cost_per_unit / self.capacity
         self.busy_until = finish

@@ -1,4 +1,4 @@
-"""Streams and runs of the pSPICE paper's experiments (§IV-B, Figs 5 and 6) on this engine.
+"""Streams and runs of the pSPICE paper's experiments (§IV-B, Figs 5-7) on this engine.
 
 The paper's datasets (NYSE quotes, the RTLS soccer data) are not available; these
 generators give its queries the properties its figures vary:
@@ -18,6 +18,10 @@ generators give its queries the properties its figures vary:
   the pattern size ``n`` (2-6) sets the match probability. Differences: the paper's
   ``any(n, D1 … Dk)`` takes any ``n`` of ``k`` defenders; here the ``n`` defenders are
   fixed (the engine's conjunction), and there is one striker, not two.
+
+* **Fig. 7** (Q1 and Q2 in one operator, Q1's processing time forced ρ times Q2's):
+  :func:`q1_stream` with two symbol sets (Q2 = Q1's shape over ``T0`` … ``T9``, not the
+  paper's sequence with repetition), run by :func:`shared_run`.
 
 **Match probability** is the paper's "total number of complex events divided by the total
 number of PMs", where each window (opened by a leading event) holds one partial match and
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -48,12 +53,25 @@ from inev.simulator.engine.events import Event, make_event
 from inev.simulator.engine.shedding.quality import run_node, run_overload
 from inev.simulator.engine.shedding.shedders import PSpiceShedder, make_shedder
 
+
+def sequence_query(types: Sequence[str]) -> tuple[str, str]:
+    """Q1's pattern and predicate over ``types``: ``SEQ(types)`` within one episode,
+    written as two inequalities per pair (the engine keys joins on equalities and would
+    then check a quote only against its own episode's partial matches, where the paper's
+    operator checks every event against every partial match).
+
+    >>> sequence_query(["A", "B"])
+    ('SEQ(A, B)', 'A.m <= B.m AND B.m <= A.m')
+    """
+    pattern = "SEQ(" + ", ".join(types) + ")"
+    return pattern, " AND ".join(f"{a}.m <= {b}.m AND {b}.m <= {a}.m" for a, b in pairwise(types))
+
+
 Q1_TYPES = [f"S{i}" for i in range(10)]
-Q1_PATTERN = "SEQ(" + ", ".join(Q1_TYPES) + ")"
-Q1_WHERE = " AND ".join(f"{a}.m <= {b}.m AND {b}.m <= {a}.m" for a, b in pairwise(Q1_TYPES))
-"""One episode per match, written as two inequalities per pair: the engine keys joins on
-equalities and would then check a quote only against its own episode's partial matches,
-where the paper's operator checks every event against every partial match."""
+Q1_PATTERN, Q1_WHERE = sequence_query(Q1_TYPES)
+Q2_TYPES = [f"T{i}" for i in range(10)]
+"""Fig. 7's second query: Q1's shape over ten other symbols (the paper's Q2, a sequence
+with repetition, is not modelled)."""
 SPACING = 0.01
 """Arrival time between two places of the Q1 stream (100 places per time unit)."""
 Q3_WINDOW = 15.0
@@ -63,7 +81,12 @@ Q3_DEFENDER_RATE = 0.08
 
 
 def q1_stream(
-    places: int, seed: int = 0, episode_every: float = 40.0, gap: float = 40.0, follow: float = 0.99
+    places: int,
+    seed: int = 0,
+    episode_every: float = 40.0,
+    gap: float = 40.0,
+    follow: float = 0.99,
+    symbols: Sequence[Sequence[str]] = (Q1_TYPES,),
 ) -> tuple[list[Event], list[float]]:
     """The Q1 stream over ``places`` stream places: time = place (count-based window),
     arrival = place × ``SPACING``.
@@ -80,27 +103,29 @@ def q1_stream(
     window; with episodes a window holds one chain, and whether it completes depends on
     the window size as in the paper (larger windows hold more of the episode). Episodes
     overlap (about nine at a time), so every quote is checked against the partial matches
-    of all of them."""
+    of all of them. ``symbols``: one list of ten symbols per independent episode process
+    (:data:`Q2_TYPES` beside :data:`Q1_TYPES` gives the two queries of Fig. 7)."""
     rng = random.Random(seed)
     taken: dict[int, tuple[str, int]] = {}
-    place = 0.0
     episode = 0
-    while True:
-        place += rng.expovariate(1.0 / episode_every)
-        if place >= places:
-            break
-        episode += 1
-        at = int(place)
-        for k, symbol in enumerate(Q1_TYPES):
-            if k and rng.random() > follow:
+    for types in symbols:
+        place = 0.0
+        while True:
+            place += rng.expovariate(1.0 / episode_every)
+            if place >= places:
                 break
-            if k:
-                at += 1 + int(rng.expovariate(1.0 / gap))
-            while at in taken:
-                at += 1
-            if at >= places:
-                break
-            taken[at] = (symbol, episode)
+            episode += 1
+            at = int(place)
+            for k, symbol in enumerate(types):
+                if k and rng.random() > follow:
+                    break
+                if k:
+                    at += 1 + int(rng.expovariate(1.0 / gap))
+                while at in taken:
+                    at += 1
+                if at >= places:
+                    break
+                taken[at] = (symbol, episode)
     events, arrivals = [], []
     for at in sorted(taken):
         symbol, episode = taken[at]
@@ -130,6 +155,19 @@ def q3_stream(duration: float, seed: int = 0) -> tuple[list[Event], list[float]]
         typ = rng.choices([k for k, _ in rates], weights=[r for _, r in rates])[0]
         events.append(make_event(round(t, 6), typ, 0, len(events)))
     return events, [e.time * SPACING for e in events]
+
+
+def _timed(fn: Any, total: list[float]) -> Any:
+    """``fn`` adding its wall seconds to ``total[0]``."""
+
+    def wrapper(*args: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            total[0] += time.perf_counter() - t0
+
+    return wrapper
 
 
 def leading_id(match: Any) -> int:
@@ -163,7 +201,9 @@ def paper_run(
     """The unshedded reference and, per load (input rate / capacity) and strategy, the
     shedded run of one query (safety buffer δ = ``safety × bound``; pSPICE's models
     rebuilt as ``retrain`` says, by default the paper's: on error): match probability, per-window and per-match false-negative
-    shares, bound violations, false positives. pSPICE runs with the paper's components
+    shares, bound violations, false positives, the processed items' latency summary
+    (:func:`~inev.common.stats.latency_summary`), the wall seconds of the shedder (model
+    building included), of pSPICE's model builds (and their number) and of the run. pSPICE runs with the paper's components
     (no early relief: ``early`` = 2, never reached before the bound)."""
 
     def make() -> dict[str, Engine]:
@@ -182,8 +222,10 @@ def paper_run(
     for load in loads:
         for strategy in strategies:
             shedder = make_shedder(strategy, seed)
+            building = [0.0]
             if isinstance(shedder, PSpiceShedder):
                 shedder.retrain = retrain
+                shedder.build = _timed(shedder.build, building)  # type: ignore[method-assign]
             result, got = run_overload(
                 make,
                 events,
@@ -204,5 +246,83 @@ def paper_run(
                 "false_positives": result["false_positives"],
                 "shed_partial_matches": result["shed_partial_matches"],
                 "shed_events": result["shed_events"],
+                "latency": result["item_latency"],
+                "shedder_seconds": result["shedder_seconds"],
+                "build_seconds": building[0],
+                "builds": getattr(shedder, "builds", 0),
+                "wall_seconds": result["wall_seconds"],
+            }
+    return out
+
+
+def shared_run(
+    queries: dict[str, tuple[str, str | None]],
+    window: float,
+    events: list[Event],
+    arrivals: list[float] | None,
+    loads: Sequence[float],
+    strategies: Sequence[str],
+    factors: Sequence[float],
+    slow: str,
+    *,
+    bound: float,
+    detector: str = "paper",
+    shed_cost: float = 0.0,
+    safety: float = 0.1,
+    retrain: str = "error",
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Several queries (name -> pattern, predicate) in one operator, the paper's Fig. 7:
+    per factor ρ of ``factors``, query ``slow``'s work units are ρ times what its engine
+    reports (:class:`.node_queue.Processor` ``cost_factors``), and per load of ``loads``
+    the capacity is the unshedded run's work at that factor divided by the load; each
+    strategy runs once. Returns the match probability per query and, per ``(load, factor,
+    strategy)``, the windows lost over all queries and per query
+    (:func:`window_false_negatives`), the violations, the overloads flagged and the
+    partial matches (those of utility 0 among them) and events shed."""
+
+    def make() -> dict[str, Engine]:
+        return {
+            name: Engine(pattern, window, where=where, adaptation="off")
+            for name, (pattern, where) in queries.items()
+        }
+
+    out: dict[str, Any] = {"match_probability": {}, "runs": {}}
+    for factor in factors:
+        cost = {slow: float(factor)}
+        ref_proc, ref_out, _ = run_node(make, events, math.inf, arrivals, cost_factors=cost)
+        if not out["match_probability"]:
+            for name, (pattern, _) in queries.items():
+                first = pattern[4 : pattern.index(",")].strip()
+                leading = sum(1 for e in events if e.type == first)
+                done = len({leading_id(m) for m in ref_out[name]})
+                out["match_probability"][name] = done / leading if leading else 0.0
+        for load, strategy in ((x, s) for x in loads for s in strategies):
+            shedder = make_shedder(strategy, seed)
+            if isinstance(shedder, PSpiceShedder):
+                shedder.retrain = retrain
+            result, got = run_overload(
+                make,
+                events,
+                f"auto:{1 / load}",
+                bound,
+                shedder,
+                safety=safety * bound,
+                seed=seed,
+                reference=(ref_out, ref_proc.stats.work),
+                arrivals=arrivals,
+                options={"detector": detector, "shed_cost": shed_cost, "early": 2.0,
+                         "cost_factors": cost},
+            )  # fmt: skip
+            lost = {n: window_false_negatives(ref_out[n], got[n]) for n in queries}
+            total = sum(w for _, w in lost.values())
+            out["runs"][(load, factor, strategy)] = {
+                "window_fn": sum(x for x, _ in lost.values()) / total if total else 0.0,
+                "query_fn": {n: x / w if w else 0.0 for n, (x, w) in lost.items()},
+                "violations": result["bound_violations"],
+                "shed_partial_matches": result["shed_partial_matches"],
+                "shed_hopeless": shedder.shed_hopeless,
+                "shed_events": result["shed_events"],
+                "overloads": result["overloads"],
             }
     return out

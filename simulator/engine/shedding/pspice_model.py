@@ -76,6 +76,9 @@ class PatternModel:
         self.matrix: np.ndarray | None = None  # the last transition matrix built
         self.rate = 0.0
         self.use_time = True  # False: pSPICE-- (utility = completion probability only)
+        self.cost_factor = 1.0
+        """Work units per examined pair of this engine (the processor's ``cost_factors``)."""
+        self._built: tuple[np.ndarray, np.ndarray, int, np.ndarray] | None = None
         self._snapshot: tuple[dict[int, float], dict[tuple[int, int], float]] = ({}, {})
         self._traced: list[_RunnerInfo] = []
 
@@ -144,7 +147,7 @@ class PatternModel:
                     continue
                 s = info.state_of[sibling]
                 t = info.state_of[info.parent[sibling]]
-                checks[s] = checks.get(s, 0.0) + count * size
+                checks[s] = checks.get(s, 0.0) + count * size * self.cost_factor
                 pairs[(s, t)] = pairs.get((s, t), 0.0) + count * size
                 if outs:
                     outputs[(s, t)] = outputs.get((s, t), 0.0) + outs
@@ -280,19 +283,37 @@ class PatternModel:
         completion = completion_table(P, max_events, bin_size)
         remaining = remaining_time_table(P, reward, max_events, bin_size)
         self.matrix = P
-        table = UtilityTable.build(self.weight, completion, remaining, bin_size, self.use_time)
         trusted = np.array([self.exposure.get(s, 0.0) >= MIN_EXPOSURE for s in range(n)])
         trusted[COMPLETE] = True
-        positive = table.values[trusted][table.values[trusted] > 0]
-        neutral = float(np.median(positive)) if positive.size else 1.0
-        table.values[~trusted] = neutral  # too few observations: neither kept nor preferred
-        self.table = table
-        self.neutral = neutral
+        self._built = (completion, remaining, bin_size, trusted)
+        self.rescale(None)
         for d in (self.exposure, self.moves, self.checks, self.join_pairs, self.join_outs):
             for k in d:
                 d[k] *= 0.5
         self._snapshot = (dict(self.exposure), dict(self.moves))
         return self.table
+
+    def time_sum(self) -> tuple[float, int]:
+        """Sum and number of the positive remaining times of the last build ((0, 0) before)."""
+        if self._built is None:
+            return 0.0, 0
+        positive = self._built[1][self._built[1] > 0]
+        return float(positive.sum()), int(positive.size)
+
+    def rescale(self, scale: float | None) -> None:
+        """The utility table of the last build in time unit ``scale`` (None: this pattern's
+        own mean remaining time; :meth:`.PSpiceShedder.build` passes the node's)."""
+        if self._built is None:
+            return
+        completion, remaining, bin_size, trusted = self._built
+        table = UtilityTable.build(
+            self.weight, completion, remaining, bin_size, self.use_time, scale
+        )
+        positive = table.values[trusted][table.values[trusted] > 0]
+        neutral = float(np.median(positive)) if positive.size else 1.0
+        table.values[~trusted] = neutral  # too few observations: neither kept nor preferred
+        self.table = table
+        self.neutral = neutral
 
     def drift(self) -> float:
         """Error between the transition matrix in use and one built from the statistics

@@ -51,6 +51,8 @@ class Shedder:
         self.shed_partial_matches = 0
         self.shed_events = 0
         self.examined = 0
+        self.shed_hopeless = 0
+        """Of ``shed_partial_matches``, those dropped for a utility of 0 (pSPICE)."""
         """Partial matches scored by the shedder so far (the simulated ``l_s`` counts them)."""
         self.engines: dict[str, Any] = {}
         self.weights: dict[str, float] = {}
@@ -112,6 +114,7 @@ class Shedder:
         self.examined += len(scores)
         costs = np.concatenate([np.broadcast_to(c, s.shape) for _, _, s, c in scored])
         drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
+        self.shed_hopeless += int(drop.sum())
         need = excess - float(costs[drop].sum())
         if need > 0:
             useful = np.flatnonzero(~drop & (costs > 0))
@@ -226,9 +229,20 @@ class PSpiceShedder(Shedder):
             self.build()
 
     def build(self) -> None:
-        """Run the model builder for every pattern (off the hot path)."""
+        """Run the model builder for every pattern (off the hot path); with several
+        patterns, their remaining times share one unit (their mean over every pattern's
+        table), so that eq. 1 ranks a partial match of a costly pattern below an equally
+        likely one of a cheap pattern (the paper's Fig. 7; per pattern, a uniformly
+        costlier pattern would look as cheap as the others)."""
         for model in self.models.values():
             model.build()
+        if len(self.models) > 1:
+            sums = [m.time_sum() for m in self.models.values()]
+            count = sum(c for _, c in sums)
+            if count:
+                scale = sum(t for t, _ in sums) / count
+                for model in self.models.values():
+                    model.rescale(scale)
         self.builds += 1
         if self.retrain == "error" and self.counter >= self.rebuild_every:
             self.next_build = self.counter + self.check_every

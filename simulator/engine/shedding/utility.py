@@ -37,18 +37,24 @@ class UtilityTable:
         remaining: np.ndarray,
         bin_size: int,
         use_time: bool = True,
+        scale: float | None = None,
     ) -> UtilityTable:
         """Combine completion-probability and remaining-time tables of equal shape
-        (``use_time=False``: the paper's pSPICE-- ablation, eq. 1's denominator is 1).
+        (``use_time=False``: the paper's pSPICE-- ablation, eq. 1's denominator is 1);
+        ``scale``: the time unit (default: the mean of the table's positive remaining
+        times; the node's patterns share one when their costs are compared, pSPICE Fig. 7).
 
         >>> c, r = np.array([[0.0, 0.5]]), np.array([[0.0, 4.0]])
         >>> UtilityTable.build(1.0, c, r, 1, use_time=False).values.tolist()
         [[0.0, 0.5]]
+        >>> UtilityTable.build(1.0, c, r, 1, scale=2.0).values.tolist()  # 0.5 / (4 / 2)
+        [[0.0, 0.25]]
         """
         if not use_time:
             return cls(weight * np.clip(completion, 0.0, 1.0), int(bin_size))
-        positive = remaining[remaining > 0]
-        scale = float(positive.mean()) if positive.size else 1.0
+        if scale is None:
+            positive = remaining[remaining > 0]
+            scale = float(positive.mean()) if positive.size else 1.0
         time = np.maximum(remaining / scale, TIME_FLOOR)
         values = weight * np.clip(completion, 0.0, 1.0) / time
         return cls(values, int(bin_size))

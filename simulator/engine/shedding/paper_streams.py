@@ -182,6 +182,47 @@ def window_false_negatives(reference: Sequence[Any], shedded: Sequence[Any]) -> 
     return len(ref - got), len(ref)
 
 
+def _leading_type(pattern: str) -> str:
+    """The first type of a ``SEQ(...)`` pattern's text (the symbol that opens a window)."""
+    return pattern[4 : pattern.index(",")].strip()
+
+
+def _shed(
+    make: Any,
+    events: list[Event],
+    arrivals: list[float] | None,
+    load: float,
+    strategy: str,
+    reference: tuple[Any, float],
+    options: dict[str, Any],
+    *,
+    bound: float,
+    safety: float,
+    retrain: str,
+    seed: int,
+) -> tuple[dict[str, Any], dict[str, Any], Any, float]:
+    """One shedded run at ``load`` with ``strategy`` (pSPICE's models rebuilt as ``retrain``
+    says, their building timed): (result, matches per query, the shedder, build seconds)."""
+    shedder = make_shedder(strategy, seed)
+    building = [0.0]
+    if isinstance(shedder, PSpiceShedder):
+        shedder.retrain = retrain
+        shedder.build = _timed(shedder.build, building)  # type: ignore[method-assign]
+    result, got = run_overload(
+        make,
+        events,
+        f"auto:{1 / load}",
+        bound,
+        shedder,
+        safety=safety * bound,
+        seed=seed,
+        reference=reference,
+        arrivals=arrivals,
+        options={"early": 2.0, **options},
+    )
+    return result, got, shedder, building[0]
+
+
 def paper_run(
     pattern: str,
     window: float,
@@ -210,7 +251,7 @@ def paper_run(
         return {"q": Engine(pattern, window, where=where, adaptation="off")}
 
     ref_proc, ref_out, _ = run_node(make, events, math.inf, arrivals)
-    leading = sum(1 for e in events if e.type == pattern[4 : pattern.index(",")].strip())
+    leading = sum(1 for e in events if e.type == _leading_type(pattern))
     completed = {leading_id(m) for m in ref_out["q"]}
     out: dict[str, Any] = {
         "matches": len(ref_out["q"]),
@@ -219,24 +260,12 @@ def paper_run(
         "runs": {},
     }
     reference = (ref_out, ref_proc.stats.work)
+    options = {"detector": detector, "shed_cost": shed_cost}
+    settings = {"bound": bound, "safety": safety, "retrain": retrain, "seed": seed}
     for load in loads:
         for strategy in strategies:
-            shedder = make_shedder(strategy, seed)
-            building = [0.0]
-            if isinstance(shedder, PSpiceShedder):
-                shedder.retrain = retrain
-                shedder.build = _timed(shedder.build, building)  # type: ignore[method-assign]
-            result, got = run_overload(
-                make,
-                events,
-                f"auto:{1 / load}",
-                bound,
-                shedder,
-                safety=safety * bound,
-                seed=seed,
-                reference=reference,
-                arrivals=arrivals,
-                options={"detector": detector, "shed_cost": shed_cost, "early": 2.0},
+            result, got, shedder, building = _shed(
+                make, events, arrivals, load, strategy, reference, options, **settings
             )
             lost, windows = window_false_negatives(ref_out["q"], got["q"])
             out["runs"][(load, strategy)] = {
@@ -248,7 +277,7 @@ def paper_run(
                 "shed_events": result["shed_events"],
                 "latency": result["item_latency"],
                 "shedder_seconds": result["shedder_seconds"],
-                "build_seconds": building[0],
+                "build_seconds": building,
                 "builds": getattr(shedder, "builds", 0),
                 "wall_seconds": result["wall_seconds"],
             }
@@ -288,32 +317,22 @@ def shared_run(
         }
 
     out: dict[str, Any] = {"match_probability": {}, "runs": {}}
+    settings = {"bound": bound, "safety": safety, "retrain": retrain, "seed": seed}
     for factor in factors:
         cost = {slow: float(factor)}
         ref_proc, ref_out, _ = run_node(make, events, math.inf, arrivals, cost_factors=cost)
         if not out["match_probability"]:
             for name, (pattern, _) in queries.items():
-                first = pattern[4 : pattern.index(",")].strip()
+                first = _leading_type(pattern)
                 leading = sum(1 for e in events if e.type == first)
                 done = len({leading_id(m) for m in ref_out[name]})
                 out["match_probability"][name] = done / leading if leading else 0.0
+        reference = (ref_out, ref_proc.stats.work)
+        options = {"detector": detector, "shed_cost": shed_cost, "cost_factors": cost}
         for load, strategy in ((x, s) for x in loads for s in strategies):
-            shedder = make_shedder(strategy, seed)
-            if isinstance(shedder, PSpiceShedder):
-                shedder.retrain = retrain
-            result, got = run_overload(
-                make,
-                events,
-                f"auto:{1 / load}",
-                bound,
-                shedder,
-                safety=safety * bound,
-                seed=seed,
-                reference=(ref_out, ref_proc.stats.work),
-                arrivals=arrivals,
-                options={"detector": detector, "shed_cost": shed_cost, "early": 2.0,
-                         "cost_factors": cost},
-            )  # fmt: skip
+            result, got, shedder, _ = _shed(
+                make, events, arrivals, load, strategy, reference, options, **settings
+            )
             lost = {n: window_false_negatives(ref_out[n], got[n]) for n in queries}
             total = sum(w for _, w in lost.values())
             out["runs"][(load, factor, strategy)] = {

@@ -1,6 +1,7 @@
 """The local engines' papers, figure by figure, as ``inev reproduce`` runs them beside the
 INEv paper's: the invariant paper (seeds 000/001: ``inv5`` to ``inv9``), pSPICE (seed 004:
-``pspice5`` to ``pspice9``) and GRETA (seed 002: ``greta-events``).
+``pspice5`` to ``pspice9``) and GRETA (seed 002: ``greta-events``, ``greta-negation``,
+``greta-selectivity``, ``greta-groups``).
 
 Each figure (:class:`~.model.EngineFigure`) is a library function computing its table, a
 pure judge of that table, and a measured cause where a claim fails; :func:`run_engine` runs
@@ -27,6 +28,9 @@ def engine_figures() -> list[EngineFigure]:
     """Every engine figure, in report order (invariant, pSPICE, GRETA)."""
     from inev.experiments.engine_figures import (
         greta,
+        greta_groups,
+        greta_negation,
+        greta_selectivity,
         invariant,
         pspice,
         pspice_latency,
@@ -41,6 +45,9 @@ def engine_figures() -> list[EngineFigure]:
         *pspice_latency.figures(),
         *pspice_overhead.figures(),
         *greta.figures(),
+        *greta_negation.figures(),
+        *greta_selectivity.figures(),
+        *greta_groups.figures(),
     ]
 
 

@@ -22,9 +22,10 @@ checked and drawn again from its ``runs/``, at the settings it was run with
 (:func:`kept_figures`), so ``inev reproduce 7a -o report --force`` updates one figure of 25.
 
 The local engines' papers' figures (:mod:`inev.experiments.engine_figures`: ``inv5`` to
-``inv9``, ``pspice5`` to ``pspice9``, ``greta-events``) run by name beside INEv's, each a
-library function rather than a sweep (no Spark, no seeds option); their sections follow the
-INEv figures' in the same report, and their tables go to ``runs/<id>.json``. Giving no names
+``inv9``, ``pspice5`` to ``pspice9``, ``greta-events``, ``greta-negation``,
+``greta-selectivity``, ``greta-groups``) run by name beside INEv's, each a library function
+rather than a sweep (no Spark, no seeds option); their sections follow the INEv figures' in
+the same report, and their tables go to ``runs/<id>.json``. Giving no names
 runs the INEv figures only; ``--force`` re-runs the engine figures named and keeps none.
 
 The error promise holds: paths and figure names are checked before any work, the report is

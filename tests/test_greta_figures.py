@@ -103,11 +103,15 @@ def test_the_selectivity_query_reads_its_offset() -> None:
 def test_negation_runs_at_quick_scale() -> None:
     m = negation.negation_compute(True)
     assert [(r["events/window"], r["pattern"]) for r in m.rows] == [
-        (100, negation.NEGATED), (100, negation.POSITIVE),
-        (200, negation.NEGATED), (200, negation.POSITIVE),
+        (100, negation.NEGATED), (100, negation.POSITIVE), (100, negation.CONTROL),
+        (200, negation.NEGATED), (200, negation.POSITIVE), (200, negation.CONTROL),
     ]  # fmt: skip
-    for neg, pos in zip(m.rows[::2], m.rows[1::2], strict=True):
+    for neg, pos, control in zip(m.rows[::3], m.rows[1::3], m.rows[2::3], strict=True):
         assert 0 < neg["trends"] < pos["trends"]  # the negation only removes trends
+        # without halts the negated pattern has the positive one's trends (over fewer events)
+        calm = [e for e in negation.negation_stream(pos["events/window"], 1) if e.type != "D"]
+        got = list(greta_aggregates(negation.query(negation.POSITIVE), calm, 1e6))
+        assert control["trends"] == got[0]["value"] and control["two-step"] == "not run"
     for r in m.rows:
         if r["two-step"] == "finished":
             assert r["speed-up"] == pytest.approx(r["two-step CPU s"] / r["GRETA CPU s"])
@@ -159,7 +163,15 @@ def test_negation_judge_on_a_hand_made_table() -> None:
     verdicts = negation.negation_judge(Measured((), slower, ""))
     assert [v.holds for v in verdicts] == [True, True, True, True, False, True]
     assert "n=10,000: 0.5" in verdicts[4].measured
-    assert "GRETA's cost with the negation" in negation.negation_cause(Measured((), slower, ""))
+    # a control row (halts removed) costing 0.9x the positive pattern: the negation's own cost
+    control = _row(
+        pattern=negation.CONTROL,
+        **{"events/window": 10000, "GRETA CPU s": 0.0045, "two-step": "not run", "speed-up": None},
+    )
+    cause = negation.negation_cause(Measured((), (*slower, control), ""))
+    assert "GRETA's CPU with the negation over without it: n=1,000: 0.5, n=10,000: 2;" in cause
+    assert "(the negation never fires): n=10,000: 0.9." in cause
+    assert "GRETA's memory" not in cause  # memory falls with the negation at every size
 
 
 def test_selectivity_judge_on_a_hand_made_table() -> None:

@@ -266,7 +266,8 @@ def figures() -> list[EngineFigure]:
             "memory ratio",
             "synthetic stock-like random walk instead of NASDAQ; one query (KL(S) up-trends, "
             "COUNT(*)), the two-step baseline of inev.simulator.engine.greta instead of SASE, "
-            "CET and Flink; selectivity (Fig. 11) and groups (§10.4) not run.",
+            "CET and Flink; negation, selectivity and groups are greta-negation, "
+            "greta-selectivity and greta-groups.",
             events_compute,
             events_judge,
             events_cause,

@@ -56,7 +56,7 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
 set ``--duration``, which a replayed trace then only extends)."""
 
 
-def simulation_options(command: Any) -> Any:
+def simulation_flags(command: Any) -> Any:
     """How to simulate (:class:`~inev.simulator.options.SimulationOptions`) as click options;
     :func:`options_from_flags` turns their values into the options object."""
     options = [
@@ -138,7 +138,7 @@ def simulation_options(command: Any) -> Any:
     help="Run a plan made for another network or workload (rates, selectivities, clauses); it "
     "must still fit: its nodes, links, types and queries must exist.",
 )
-@simulation_options
+@simulation_flags
 def simulate_command(
     network_file: str,
     workload_file: str,

@@ -493,8 +493,8 @@ def _check_epochs(base: dict[str, Any], axes: dict[str, list[Any]], origin: str)
     Traceback (most recent call last):
     inev.common.errors.InevError: s: with variance_epochs, rate_variance is a share of the estimate: at most 1, got 1.5
     """
-    epochs = axes.get("variance_epochs", [base.get("variance_epochs", 0)])
-    variances = axes.get("rate_variance", [base.get("rate_variance", 0.0)])
+    epochs = axes.get("variance_epochs", [base.get("variance_epochs", DEFAULTS["variance_epochs"])])
+    variances = axes.get("rate_variance", [base.get("rate_variance", DEFAULTS["rate_variance"])])
     if max(epochs) > 0 and max(variances) > 1:
         raise InevError(
             f"{origin}: with variance_epochs, rate_variance is a share of the estimate: "
@@ -506,20 +506,25 @@ def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
     """Refuse an unknown strategy, shedding without bound or capacity, capacity with overload."""
     from inev.simulator.engine.shedding.shedders import STRATEGIES
 
-    shed = point.get("shed", "none")
+    shed = point.get("shed", DEFAULTS["shed"])
     if shed not in STRATEGIES:
         raise InevError(f"{origin}: unknown shed strategy {shed!r} ({', '.join(STRATEGIES)})")
-    if point.get("capacity_from", "self") not in ("self", "centralized"):
+    if point.get("capacity_from", DEFAULTS["capacity_from"]) not in ("self", "centralized"):
         raise InevError(f"{origin}: capacity_from must be self or centralized")
-    capacity, overload = point.get("capacity", 0.0), point.get("overload", 0.0)
+    capacity, overload = (
+        point.get("capacity", DEFAULTS["capacity"]),
+        point.get("overload", DEFAULTS["overload"]),
+    )
     if capacity > 0 and overload > 0:
         raise InevError(f"{origin}: give capacity or overload, not both")
     limited = capacity > 0 or overload > 0
-    if (shed != "none" or point.get("latency_bound", 0.0) > 0) and not limited:
+    if (
+        shed != "none" or point.get("latency_bound", DEFAULTS["latency_bound"]) > 0
+    ) and not limited:
         raise InevError(f"{origin}: shed and latency_bound need capacity or overload")
-    if shed != "none" and not point.get("latency_bound", 0.0) > 0:
+    if shed != "none" and not point.get("latency_bound", DEFAULTS["latency_bound"]) > 0:
         raise InevError(f"{origin}: shed {shed} needs latency_bound > 0")
-    if limited and not point.get("simulate", False):
+    if limited and not point.get("simulate", DEFAULTS["simulate"]):
         raise InevError(f"{origin}: capacity and overload need simulate = true")
 
 

@@ -37,7 +37,7 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
     "method": None,
     "total_rate": None,
     "force": False,
-    "duration": 100.0,
+    "duration": SimulationOptions.duration,
     "duration_given": False,
     "seed": 0,
     "bandwidth": None,
@@ -62,7 +62,7 @@ def simulation_flags(command: Any) -> Any:
     options = [
         click.option(
             "--duration",
-            default=100.0,
+            default=SimulationOptions.duration,
             show_default=True,
             help="Simulated time units (with --trace: the trace's last time, unless given).",
         ),

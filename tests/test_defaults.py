@@ -8,7 +8,8 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 (:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`), the planner's
 (:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
 (:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
-configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it). A
+configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
+simulator's ``duration`` and the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`). A
 *definition* of a setting is a literal value given to its name: a function parameter's
 default (``nodes: int = 20``), a class field (``nodes: int = 20``), a dict entry (``"nodes":
 20``), a command option's default (``click.option("--nodes", default=20)``) or a lookup's
@@ -27,6 +28,8 @@ from typing import Any
 
 from inev.experiments.sweep_parameters import DEFAULTS as SWEEP_DEFAULTS
 from inev.planner.options import PLAN_DEFAULTS
+from inev.simulator.engine.engine_options import Adaptation
+from inev.simulator.options import SimulationOptions
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
@@ -35,11 +38,23 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
 UNLISTED = {"seed"}
 """Names too common to hold to one value (``seed: int = 0`` is every generator's)."""
-MIRRORS = {("simulator/capacity.py", "shed")}
+ENGINE_ADAPTATION = {
+    f.name: f.default
+    for f in dataclasses.fields(Adaptation)
+    if f.name not in ("kind", "span")  # "off" and None: not a value held by a name alone
+}
+"""The engine's re-optimisation knobs (K, distance, threshold, checks, sampling, selection):
+their defaults live in :class:`~inev.simulator.engine.engine_options.Adaptation`."""
+MIRRORS = {
+    ("simulator/capacity.py", "shed"),
+    ("simulator/engine/shedding/shedders.py", "threshold"),
+}
 """``(file, name)`` of definitions that mirror a later layer's home and cannot name it: the
 simulator's ``CapacityOptions.shed`` is the sweep task's ``shed`` default, but the simulator
 may not import ``experiments`` (and the sweep's naming it from ``CapacityOptions`` would load
-the engine, 0.19 s, with every sweep file read)."""
+the engine, 0.19 s, with every sweep file read). And definitions of another setting that has
+the same name and value: pSPICE's retraining ``threshold`` 0.5 is not the threshold
+re-optimisation's."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -57,6 +72,8 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
         ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
         ("planner/options.py", PLAN_DEFAULTS),
         ("experiments/sweep_parameters.py", SWEEP_DEFAULTS),
+        ("simulator/options.py", {"duration": SimulationOptions.duration}),
+        ("simulator/engine/engine_options.py", ENGINE_ADAPTATION),
     ):
         values = (
             defaults
@@ -189,6 +206,10 @@ def test_the_listed_settings():
     assert SETTINGS["shed"] == [("experiments/sweep_parameters.py", "none")]
     assert ("experiments/sweep_parameters.py", 20.0) in SETTINGS["duration"]
     assert SETTINGS["nodes"] == [("topologies/generator_options.py", 20)]  # named, not listed
+    assert ("simulator/options.py", 100.0) in SETTINGS["duration"]
+    assert SETTINGS["k"] == [("simulator/engine/engine_options.py", 1)]
+    assert SETTINGS["check_every"] == [("simulator/engine/engine_options.py", 256)]
+    assert "kind" not in SETTINGS and "span" not in SETTINGS
 
 
 PLANTED = [

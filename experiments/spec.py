@@ -3,8 +3,7 @@
 A sweep file's keys are the fields of :class:`SweepSpec` (:func:`load_spec` reads one). Every
 task is one grid point and one seed; its network and workload are generated from that seed
 alone, so a row can be reproduced with ``inev network generate --seed`` and ``inev workload
-generate --seed``, and the same spec gives the same numbers with any parallelism.
-"""
+generate --seed``, and the same spec gives the same numbers with any parallelism."""
 
 from __future__ import annotations
 
@@ -506,25 +505,21 @@ def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
     """Refuse an unknown strategy, shedding without bound or capacity, capacity with overload."""
     from inev.simulator.engine.shedding.shedders import STRATEGIES
 
-    shed = point.get("shed", DEFAULTS["shed"])
+    task = {**DEFAULTS, **point}  # a key the point leaves out takes the task's default
+    shed, bound = task["shed"], task["latency_bound"]
     if shed not in STRATEGIES:
         raise InevError(f"{origin}: unknown shed strategy {shed!r} ({', '.join(STRATEGIES)})")
-    if point.get("capacity_from", DEFAULTS["capacity_from"]) not in ("self", "centralized"):
+    if task["capacity_from"] not in ("self", "centralized"):
         raise InevError(f"{origin}: capacity_from must be self or centralized")
-    capacity, overload = (
-        point.get("capacity", DEFAULTS["capacity"]),
-        point.get("overload", DEFAULTS["overload"]),
-    )
+    capacity, overload = task["capacity"], task["overload"]
     if capacity > 0 and overload > 0:
         raise InevError(f"{origin}: give capacity or overload, not both")
     limited = capacity > 0 or overload > 0
-    if (
-        shed != "none" or point.get("latency_bound", DEFAULTS["latency_bound"]) > 0
-    ) and not limited:
+    if (shed != "none" or bound > 0) and not limited:
         raise InevError(f"{origin}: shed and latency_bound need capacity or overload")
-    if shed != "none" and not point.get("latency_bound", DEFAULTS["latency_bound"]) > 0:
+    if shed != "none" and not bound > 0:
         raise InevError(f"{origin}: shed {shed} needs latency_bound > 0")
-    if limited and not point.get("simulate", DEFAULTS["simulate"]):
+    if limited and not task["simulate"]:
         raise InevError(f"{origin}: capacity and overload need simulate = true")
 
 

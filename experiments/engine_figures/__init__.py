@@ -31,12 +31,14 @@ def engine_figures() -> list[EngineFigure]:
         pspice,
         pspice_latency,
         pspice_overhead,
+        pspice_q24,
         pspice_time,
     )
 
     return [
         *invariant.figures(),
         *pspice.figures(),
+        *pspice_q24.figures(),
         *pspice_time.figures(),
         *pspice_latency.figures(),
         *pspice_overhead.figures(),

@@ -258,4 +258,4 @@ def test_the_report_renders_again_from_its_tables(tmp_path):
     text = report_from_runs(tmp_path / "r" / "runs", ["my header"])
     assert text.startswith("# The local engines' papers") and "\nmy header\n" in text
     assert "## Engine figure inv8" in text and "**Quick run:" in text
-    assert "Not in this report (not run): inv5, inv6, inv7, inv9, pspice5" in text
+    assert "Not in this report (not run): inv5, inv6, inv7, inv9, inv-table1, pspice5" in text

@@ -254,7 +254,8 @@ def _q4_cause(m: Measured) -> str:
         text += (
             "; with inev's path detector instead of the paper's, pSPICE/PM-BL "
             + ", ".join(f"{k}: {fmt(path[k]['FN %'])}/{fmt(pm_path[k]['FN %'])}" for k in points)
-            + (" (pSPICE ahead at every n: where it loses to PM-BL, the paper's detector does)"
+            + (" (pSPICE ahead of PM-BL at every n: where it falls behind, it runs with the "
+               "paper's detector)"
                if ahead else "")
             + "; pSPICE's violations, paper/path detector: "
             + ", ".join(f"{k}: {mine[k]['violations']}/{path[k]['violations']}" for k in points)

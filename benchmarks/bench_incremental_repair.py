@@ -91,7 +91,7 @@ def run(
         result = repair_plan(plan, net, wl, changes, options)
         assert result.incremental is not None and result.local is not None
         try:  # written on the changed network: its links and sources, every query's sink
-            check_fits(result.incremental, result.network.with_streams(wl.split_or().streams))
+            check_fits(result.incremental, result.network.with_streams(wl.or_free.streams))
             present = {v.projection for v in result.incremental.vertices}
             valid = all(key in present for key in result.incremental.sinks.values())
         except InevError:

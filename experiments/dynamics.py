@@ -30,6 +30,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from inev.experiments.sweep_parameters import DEFAULTS
 from inev.planner.baselines import centralized_node
 from inev.planner.inev_graph import Plan
 from inev.planner.repair import RepairResult, broken_plan, rebuild_combination
@@ -100,18 +101,21 @@ def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list
     """
     rng = np.random.default_rng([0xC4A, seed])
     changes: list[dict[str, Any]] = []
-    share, start = config.get("rate_swap", 0.0), config.get("swap_from", "random")
+    share, start = (
+        config.get("rate_swap", DEFAULTS["rate_swap"]),
+        config.get("swap_from", DEFAULTS["swap_from"]),
+    )
     for a, b in swap_pairs(network, share, seed, start):
         changes.append({"time": 0.0, "kind": "swap-rates", "types": [a, b]})
-    variance = config.get("rate_variance", 0.0)
-    if variance > 0 and config.get("variance_epochs", 0) == 0:
+    variance = config.get("rate_variance", DEFAULTS["rate_variance"])
+    if variance > 0 and config.get("variance_epochs", DEFAULTS["variance_epochs"]) == 0:
         for name in network.types:
             factor = float(np.exp(rng.normal(0.0, variance)))
             changes.append(
                 {"time": 0.0, "kind": "set-rate", "type": name, "rate": network.rate(name) * factor}
             )
     graph = network.graph.copy()
-    for _ in range(config.get("links_removed", 0)):
+    for _ in range(config.get("links_removed", DEFAULTS["links_removed"])):
         candidates = [e for e in sorted(graph.edges, key=str) if not _is_bridge(graph, e)]
         if not candidates:
             break
@@ -119,7 +123,7 @@ def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list
         graph.remove_edge(u, v)
         changes.append({"time": 0.0, "kind": "link-down", "link": [u, v]})
     lost: set[Any] = set()
-    for _ in range(config.get("nodes_removed", 0)):
+    for _ in range(config.get("nodes_removed", DEFAULTS["nodes_removed"])):
         candidates = []
         for node in sorted(graph.nodes, key=str):
             rest = graph.subgraph([n for n in graph.nodes if n != node])

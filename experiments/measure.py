@@ -60,6 +60,7 @@ from inev.experiments.dynamics import (
 from inev.experiments.latency_graphs import candidate_plans, hops, pick
 from inev.experiments.paper_workloads import counterpart, operator_type, paper_workload
 from inev.experiments.plan_cache import cached_plan
+from inev.experiments.sweep_parameters import DEFAULTS
 from inev.experiments.yardstick import closeness, exact_psi, yardstick
 from inev.planner.options import PLAN_DEFAULTS, PlanOptions
 from inev.planner.planning import plan_workload
@@ -87,9 +88,9 @@ def task_inputs(config: dict[str, Any], seed: int) -> tuple[Network, Workload]:
         topology=config["topology"],
     )
     workload = paper_workload(network, config, seed)
-    wanted = config.get("events_per_window", 0.0)
+    wanted = config.get("events_per_window", DEFAULTS["events_per_window"])
     if wanted > 0:  # Fig. 4: the window that gives the busiest (rarest) type this many events
-        pick = min if config.get("window_type", "busiest") == "rarest" else max
+        pick = min if config.get("window_type", DEFAULTS["window_type"]) == "rarest" else max
         workload = replace(
             workload, window=wanted / pick(network.global_rate(t) for t in workload.types)
         )
@@ -174,12 +175,15 @@ def _dynamics(
     options: PlanOptions,
 ) -> dict[str, Any]:
     """The INEv row's figures after the task's changes (:mod:`inev.experiments.dynamics`)."""
-    epochs, variance = config.get("variance_epochs", 0), config.get("rate_variance", 0.0)
+    epochs, variance = (
+        config.get("variance_epochs", DEFAULTS["variance_epochs"]),
+        config.get("rate_variance", DEFAULTS["rate_variance"]),
+    )
     if epochs > 0 and variance > 0:
         return rates_over_the_run(plan, network, workload, variance, epochs, seed)
     changes = dynamic_changes(network, config, seed)
     if not changes:
-        dynamic = config.get("rate_swap", 0.0) > 0 or variance > 0
+        dynamic = config.get("rate_swap", DEFAULTS["rate_swap"]) > 0 or variance > 0
         if dynamic or config.get("swap_from") == "middle":  # a dynamics point without changes
             return unchanged_figures(plan.ratio)
         return {k: plan.ratio for k in ("broken_ratio", "repaired_ratio", "replanned_ratio")}
@@ -252,14 +256,14 @@ def figure_metrics(
     out["possible_projections"] = sum(
         len(all_projections(q, glob, workload.window)) - 1 for q in workload.or_free.queries
     )
-    if config.get("operator_type", "random") != "random":
+    if config.get("operator_type", DEFAULTS["operator_type"]) != "random":
         twin = plan_workload(network, counterpart(workload), "inev", options)
         out["counterpart_ratio"] = twin.ratio
         out["operator_effect"] = share(inev.ratio, twin.ratio)
         kind = operator_type(workload.queries[0].pattern)
         out["operator_partitions"] = float(kind in set(inev.multi_node.values()))
         out["counterpart_partitions"] = float(kind in set(twin.multi_node.values()))
-    orders = config.get("query_orders", 0)
+    orders = config.get("query_orders", DEFAULTS["query_orders"])
     if orders > 0:
         rng = np.random.default_rng([0x0D3, seed])
         names = [q.name for q in workload.queries]
@@ -305,14 +309,17 @@ def simulated_metrics(
 ) -> dict[str, dict[str, Any]]:
     """Simulated figures per method, planned and run on the rescaled network (module doc)."""
     scaled = rescale_rates(network, workload.types, config["sim_rate"])
-    if config.get("link_latency", 0.0) > 0:
+    if config.get("link_latency", DEFAULTS["link_latency"]) > 0:
         scaled = with_link_latency(scaled, config["link_latency"])
     options = plan_options(config)
     out: dict[str, dict[str, Any]] = {}
-    shared = config.get("overload", 0.0) > 0 and config.get("capacity_from") == "centralized"
+    shared = (
+        config.get("overload", DEFAULTS["overload"]) > 0
+        and config.get("capacity_from") == "centralized"
+    )
     order = sorted((m for m in methods if m != "lower_bound"), key=lambda m: m != "centralized")
     capacity = capacity_options(config, seed)
-    rank = config.get("hop_rank", 0)
+    rank = config.get("hop_rank", DEFAULTS["hop_rank"])
     for method in order:
         if method == "inev" and rank > 0:  # Fig. 12b: one of the three latency graphs
             plan = pick(candidate_plans(scaled, workload, options), rank)
@@ -381,17 +388,17 @@ def _centralized_capacity(
 
 def capacity_options(config: dict[str, Any], seed: int) -> CapacityOptions | None:
     """The simulator's capacity options of a configuration (``None``: unlimited)."""
-    if config.get("overload", 0.0) > 0:
+    if config.get("overload", DEFAULTS["overload"]) > 0:
         entry = f"auto:{1.0 / config['overload']!r}"
-    elif config.get("capacity", 0.0) > 0:
+    elif config.get("capacity", DEFAULTS["capacity"]) > 0:
         entry = repr(float(config["capacity"]))
     else:
         return None
-    bound = config.get("latency_bound", 0.0)
+    bound = config.get("latency_bound", DEFAULTS["latency_bound"])
     return CapacityOptions(
         parse_node_capacities([entry]),
         latency_bound=bound if bound > 0 else None,
-        shed=config.get("shed", "none"),
+        shed=config.get("shed", DEFAULTS["shed"]),
         seed=seed,
     )
 

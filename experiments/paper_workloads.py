@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from inev.experiments.sweep_parameters import DEFAULTS
 from inev.topologies.network import Network
 from inev.workloads.generate import draw_selectivities, generate_workload, random_pattern
 from inev.workloads.pattern import Operator, Pattern, Primitive, walk
@@ -49,9 +50,9 @@ STREAM = 0xF16
 def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workload:
     """The workload of a task: the plain generator unless ``operator_type`` or
     ``operator_share`` ask for a figure's construction (module docstring)."""
-    kind = config.get("operator_type", "random")
-    share = config.get("operator_share", 1.0)
-    if kind == "random" and share >= 1.0 and config.get("min_length", 0) == 0:
+    kind = config.get("operator_type", DEFAULTS["operator_type"])
+    share = config.get("operator_share", DEFAULTS["operator_share"])
+    if kind == "random" and share >= 1.0 and config.get("min_length", DEFAULTS["min_length"]) == 0:
         return generate_workload(
             network,
             queries=config["queries"],
@@ -79,7 +80,7 @@ def _figure_workload(
     ranked = sorted(available, key=lambda t: (-network.global_rate(t), t))
     target = ranked[0] if kind == "max" else ranked[-1] if kind == "min" else None
     with_operators = round(share * config["queries"])
-    shortest = config.get("min_length", 0)
+    shortest = config.get("min_length", DEFAULTS["min_length"])
     if shortest > length:
         raise InevError(f"min_length {shortest} exceeds the query length {length}")
     queries = []

@@ -3,8 +3,7 @@
 A sweep file's keys are the fields of :class:`SweepSpec` (:func:`load_spec` reads one). Every
 task is one grid point and one seed; its network and workload are generated from that seed
 alone, so a row can be reproduced with ``inev network generate --seed`` and ``inev workload
-generate --seed``, and the same spec gives the same numbers with any parallelism.
-"""
+generate --seed``, and the same spec gives the same numbers with any parallelism."""
 
 from __future__ import annotations
 
@@ -493,8 +492,8 @@ def _check_epochs(base: dict[str, Any], axes: dict[str, list[Any]], origin: str)
     Traceback (most recent call last):
     inev.common.errors.InevError: s: with variance_epochs, rate_variance is a share of the estimate: at most 1, got 1.5
     """
-    epochs = axes.get("variance_epochs", [base.get("variance_epochs", 0)])
-    variances = axes.get("rate_variance", [base.get("rate_variance", 0.0)])
+    epochs = axes.get("variance_epochs", [base.get("variance_epochs", DEFAULTS["variance_epochs"])])
+    variances = axes.get("rate_variance", [base.get("rate_variance", DEFAULTS["rate_variance"])])
     if max(epochs) > 0 and max(variances) > 1:
         raise InevError(
             f"{origin}: with variance_epochs, rate_variance is a share of the estimate: "
@@ -506,20 +505,21 @@ def check_overload(point: dict[str, Any], origin: str = "sweep") -> None:
     """Refuse an unknown strategy, shedding without bound or capacity, capacity with overload."""
     from inev.simulator.engine.shedding.shedders import STRATEGIES
 
-    shed = point.get("shed", "none")
+    task = {**DEFAULTS, **point}  # a key the point leaves out takes the task's default
+    shed, bound = task["shed"], task["latency_bound"]
     if shed not in STRATEGIES:
         raise InevError(f"{origin}: unknown shed strategy {shed!r} ({', '.join(STRATEGIES)})")
-    if point.get("capacity_from", "self") not in ("self", "centralized"):
+    if task["capacity_from"] not in ("self", "centralized"):
         raise InevError(f"{origin}: capacity_from must be self or centralized")
-    capacity, overload = point.get("capacity", 0.0), point.get("overload", 0.0)
+    capacity, overload = task["capacity"], task["overload"]
     if capacity > 0 and overload > 0:
         raise InevError(f"{origin}: give capacity or overload, not both")
     limited = capacity > 0 or overload > 0
-    if (shed != "none" or point.get("latency_bound", 0.0) > 0) and not limited:
+    if (shed != "none" or bound > 0) and not limited:
         raise InevError(f"{origin}: shed and latency_bound need capacity or overload")
-    if shed != "none" and not point.get("latency_bound", 0.0) > 0:
+    if shed != "none" and not bound > 0:
         raise InevError(f"{origin}: shed {shed} needs latency_bound > 0")
-    if limited and not point.get("simulate", False):
+    if limited and not task["simulate"]:
         raise InevError(f"{origin}: capacity and overload need simulate = true")
 
 

@@ -51,6 +51,7 @@ import networkx as nx
 import pyarrow as pa
 
 from inev.common.errors import InevError
+from inev.experiments.sweep_parameters import DEFAULTS
 
 if TYPE_CHECKING:  # imported where the cases run (a Spark worker loads it there)
     from inev.planner.repair import RepairResult
@@ -271,9 +272,10 @@ def blocker(network: Any, changes: Sequence[Mapping[str, Any]]) -> str | None:
 
 @dataclass(frozen=True)
 class SimSettings:
-    """``--simulate``: run length, seed, and the time the case's changes happen."""
+    """``--simulate``: run length (a sweep task's by default), seed, and the time the case's
+    changes happen."""
 
-    duration: float = 20.0
+    duration: float = DEFAULTS["duration"]
     seed: int = 0
     at: float | None = None
 

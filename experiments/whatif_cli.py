@@ -15,7 +15,7 @@ from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.click_options import master_option
 from inev.experiments.sweep_view import sweep_progress
-from inev.experiments.whatif import MAX_CASES
+from inev.experiments.whatif import MAX_CASES, SimSettings
 
 
 def _shares(text: str | None) -> list[float] | None:
@@ -123,7 +123,13 @@ def _size_check(cases: list[Any], max_cases: int, cap: int | None, each: Any) ->
     help="Which types --swap-shares swaps (middle: the paper's Fig. 9).",
 )
 @click.option("--simulate", is_flag=True, help="Also run each case in the simulator.")
-@click.option("--duration", type=float, default=20.0, show_default=True, help="--simulate: time.")
+@click.option(
+    "--duration",
+    type=float,
+    default=SimSettings.duration,
+    show_default=True,
+    help="--simulate: time.",
+)
 @seed_option("the Poisson sources of --simulate")
 @click.option("--at", type=float, help="--simulate: when the change happens (default: half-way).")
 @master_option
@@ -180,7 +186,7 @@ def whatif_command(
     from inev.common.display import terminal_console
     from inev.common.files import read_json
     from inev.experiments.draw import drawing_keys_of
-    from inev.experiments.whatif import SimSettings, Study, with_exposure
+    from inev.experiments.whatif import Study, with_exposure
     from inev.experiments.whatif_report import ranking_plot, summary_lines, topology_drawing
     from inev.experiments.whatif_run import run_whatif
     from inev.planner.fingerprint import check_plan_for

@@ -22,7 +22,7 @@ from inev.topologies.io import load_network
 from inev.workloads.io import load_workload
 
 
-def plan_options(command: Callable) -> Callable:
+def plan_flags(command: Callable) -> Callable:
     """The planner's knobs (:class:`~inev.planner.options.PlanOptions`) as click options."""
     for option in reversed(
         [
@@ -114,7 +114,7 @@ def plan_options(command: Callable) -> Callable:
 @click.option(
     "--method", type=click.Choice(METHODS), default="inev", show_default=True, help="Planner."
 )
-@plan_options
+@plan_flags
 @click.option("--explain", is_flag=True, help="Print the combination, placements and why.")
 def plan_command(
     network_file: str, workload_file: str, out: str, method: str, explain: bool, **knobs: Any
@@ -211,7 +211,7 @@ def progress_on_stderr(after: float = 1.0) -> Iterator[None]:
     default=None,
     help="Weigh the incremental repair's migration in: psi + its messages / this many time units.",
 )
-@plan_options
+@plan_flags
 def repair_command(
     plan_file: str,
     network_file: str,

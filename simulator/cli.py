@@ -37,7 +37,7 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
     "method": None,
     "total_rate": None,
     "force": False,
-    "duration": 100.0,
+    "duration": SimulationOptions.duration,
     "duration_given": False,
     "seed": 0,
     "bandwidth": None,
@@ -56,13 +56,13 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
 set ``--duration``, which a replayed trace then only extends)."""
 
 
-def simulation_options(command: Any) -> Any:
+def simulation_flags(command: Any) -> Any:
     """How to simulate (:class:`~inev.simulator.options.SimulationOptions`) as click options;
     :func:`options_from_flags` turns their values into the options object."""
     options = [
         click.option(
             "--duration",
-            default=100.0,
+            default=SimulationOptions.duration,
             show_default=True,
             help="Simulated time units (with --trace: the trace's last time, unless given).",
         ),
@@ -138,7 +138,7 @@ def simulation_options(command: Any) -> Any:
     help="Run a plan made for another network or workload (rates, selectivities, clauses); it "
     "must still fit: its nodes, links, types and queries must exist.",
 )
-@simulation_options
+@simulation_flags
 def simulate_command(
     network_file: str,
     workload_file: str,

@@ -8,6 +8,11 @@
   and their imports, also those under ``if TYPE_CHECKING:`` and inside functions, form no
   cycle (the re-optimisation, outputs and branches once imported the engine for its type while
   the engine imported them: a cycle of five modules).
+- **OR split in two places**: :func:`~inev.workloads.pattern.split_or` is called only by
+  :attr:`Query.branches <inev.workloads.workload.Query.branches>` (cached on the query; the
+  OR-free workload, the prepared instance and the trace checks read it) and by the engine's
+  constructor (the engine works alone on a pattern tree), besides its own recursion; the
+  planner, repair, simulator and measurement once split again at 17 call sites.
 """
 
 from __future__ import annotations
@@ -223,3 +228,41 @@ def test_the_engine_has_no_import_cycle_even_for_annotations():
 )
 def test_a_planted_engine_cycle_is_caught(tmp_path, files, bad):
     assert bool(engine_cycles(_plant(tmp_path, files))) == bad
+
+
+OR_SPLITTERS = {
+    "workloads/workload.py:branches",
+    "simulator/engine/engine.py:__init__",
+    "workloads/pattern.py:split_or",  # its own recursion
+}
+"""``file:function`` of the places that may call ``split_or``."""
+
+
+def or_splits(root: Path) -> list[str]:
+    """The calls of ``split_or`` (also ``x.split_or(...)``) outside :data:`OR_SPLITTERS`."""
+    return [
+        site
+        for site in constructions(root, "split_or")
+        if ":".join(site.split(":")[::2]) not in OR_SPLITTERS
+    ]
+
+
+def test_or_is_split_in_two_places():
+    assert or_splits(ROOT) == []
+    callers = {":".join(s.split(":")[::2]) for s in constructions(ROOT, "split_or")}
+    assert callers == OR_SPLITTERS
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "bad"),
+    [
+        # repair and the simulator split the workload again before the prepared instance
+        ("planner/repair.py", "def repair(wl):\n    return wl.split_or()\n", True),
+        ("simulator/run.py", "def f(q):\n    return split_or(q.pattern)\n", True),
+        ("simulator/engine/replay.py", "def f(q):\n    return pattern.split_or(q)\n", True),
+        ("workloads/workload.py", "def branches(self):\n    return split_or(self.p)\n", False),
+        ("planner/repair.py", "def repair(wl):\n    return wl.or_free\n", False),
+    ],
+)
+def test_a_planted_or_split_is_caught(tmp_path, source, text, bad):
+    assert bool(or_splits(_plant(tmp_path, {source: text}))) == bad

@@ -3,14 +3,20 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 ``DEFAULTS``) names it from there.
 
 :data:`SETTINGS` lists the settings held to this and their homes: the network generator's
-(:data:`inev.topologies.generator_options.NETWORK_DEFAULTS`) and the trace generator's
-(:data:`inev.topologies.trace_generator.TRACE_DEFAULTS`). A *definition* of a setting is a
-literal value given to its name: a function parameter's default (``nodes: int = 20``), a class
-field (``nodes: int = 20``), a dict entry (``"nodes": 20``), a command option's default
-(``click.option("--nodes", default=20)``) or a lookup's fallback (``config.get("nodes",
-20)``). A definition of a listed setting with its default value outside its home fails: it is
-a second source that can drift. A definition with another value is another setting of the
-same name (the trace's ``skew`` 0.5 is not the network's 1.3) and is left alone.
+(:data:`inev.topologies.generator_options.NETWORK_DEFAULTS`), the trace generator's
+(:data:`inev.topologies.trace_generator.TRACE_DEFAULTS`), the workload generator's
+(:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`), the planner's
+(:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
+(:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
+configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
+simulator's ``duration`` and the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`). A
+*definition* of a setting is a literal value given to its name: a function parameter's
+default (``nodes: int = 20``), a class field (``nodes: int = 20``), a dict entry (``"nodes":
+20``), a command option's default (``click.option("--nodes", default=20)``) or a lookup's
+fallback (``config.get("nodes", 20)``). A definition of a listed setting with its default
+value outside its home fails: it is a second source that can drift (save :data:`MIRRORS`). A
+definition with another value is another setting of the same name (the trace's ``skew`` 0.5
+is not the network's 1.3) and is left alone.
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from inev.experiments.sweep_parameters import DEFAULTS as SWEEP_DEFAULTS
 from inev.planner.options import PLAN_DEFAULTS
+from inev.simulator.engine.engine_options import Adaptation
+from inev.simulator.options import SimulationOptions
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
@@ -29,6 +38,23 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
 UNLISTED = {"seed"}
 """Names too common to hold to one value (``seed: int = 0`` is every generator's)."""
+ENGINE_ADAPTATION = {
+    f.name: f.default
+    for f in dataclasses.fields(Adaptation)
+    if f.name not in ("kind", "span")  # "off" and None: not a value held by a name alone
+}
+"""The engine's re-optimisation knobs (K, distance, threshold, checks, sampling, selection):
+their defaults live in :class:`~inev.simulator.engine.engine_options.Adaptation`."""
+MIRRORS = {
+    ("simulator/capacity.py", "shed"),
+    ("simulator/engine/shedding/shedders.py", "threshold"),
+}
+"""``(file, name)`` of definitions that mirror a later layer's home and cannot name it: the
+simulator's ``CapacityOptions.shed`` is the sweep task's ``shed`` default, but the simulator
+may not import ``experiments`` (and the sweep's naming it from ``CapacityOptions`` would load
+the engine, 0.19 s, with every sweep file read). And definitions of another setting that has
+the same name and value: pSPICE's retraining ``threshold`` 0.5 is not the threshold
+re-optimisation's."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -45,14 +71,21 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
         ("topologies/trace_generator.py", TRACE_DEFAULTS),
         ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
         ("planner/options.py", PLAN_DEFAULTS),
+        ("experiments/sweep_parameters.py", SWEEP_DEFAULTS),
+        ("simulator/options.py", {"duration": SimulationOptions.duration}),
+        ("simulator/engine/engine_options.py", ENGINE_ADAPTATION),
     ):
-        for f in dataclasses.fields(defaults):
-            value = getattr(defaults, f.name)
+        values = (
+            defaults
+            if isinstance(defaults, dict)
+            else {f.name: getattr(defaults, f.name) for f in dataclasses.fields(defaults)}
+        )
+        for name, value in values.items():
             if value is None:  # "not set" (no latency bound, no budget): not a value to hold
                 continue
-            listed = [v for _, v in found.get(f.name, [])]
-            if f.name not in UNLISTED and not any(_same(value, v) for v in listed):
-                found.setdefault(f.name, []).append((home, value))
+            listed = [v for _, v in found.get(name, [])]
+            if name not in UNLISTED and not any(_same(value, v) for v in listed):
+                found.setdefault(name, []).append((home, value))
     return found
 
 
@@ -133,7 +166,7 @@ def second_definitions(
     for path, code in sources.items():
         for line, name, value in definitions(code):
             for home, default in settings.get(name, ()):
-                if path != home and _same(value, default):
+                if path != home and _same(value, default) and (path, name) not in MIRRORS:
                     out.append(f"{path}:{line}: {name} = {value!r} (written in {home})")
     return out
 
@@ -166,7 +199,17 @@ def test_the_listed_settings():
     assert SETTINGS["selectivity"] == [("workloads/generator_options.py", 0.1)]
     assert SETTINGS["effort"] == [("planner/options.py", 1.0)]
     assert SETTINGS["kicks"] == [("planner/options.py", True)]
-    assert "latency_factor" not in SETTINGS  # None: not set
+    assert ("planner/options.py", 0.0) not in SETTINGS["latency_factor"]  # None: not set
+    # a sweep task's own settings (its 0 = off; the planner's latency_factor None = not set)
+    assert SETTINGS["latency_factor"] == [("experiments/sweep_parameters.py", 0.0)]
+    assert SETTINGS["overload"] == [("experiments/sweep_parameters.py", 0.0)]
+    assert SETTINGS["shed"] == [("experiments/sweep_parameters.py", "none")]
+    assert ("experiments/sweep_parameters.py", 20.0) in SETTINGS["duration"]
+    assert SETTINGS["nodes"] == [("topologies/generator_options.py", 20)]  # named, not listed
+    assert ("simulator/options.py", 100.0) in SETTINGS["duration"]
+    assert SETTINGS["k"] == [("simulator/engine/engine_options.py", 1)]
+    assert SETTINGS["check_every"] == [("simulator/engine/engine_options.py", 256)]
+    assert "kind" not in SETTINGS and "span" not in SETTINGS
 
 
 PLANTED = [
@@ -188,6 +231,9 @@ PLANTED = [
         ["x.py:1: window", "x.py:1: effort"],
     ),
     ('click.option("--window", default=2.0)\n', []),
+    # a sweep task read with its own fallback (measure.py did, for every dynamics setting)
+    ('def f(config):\n    return config.get("overload", 0.0)\n', ["x.py:2: overload = 0.0"]),
+    ('def f(config):\n    return config.get("overload", DEFAULTS["overload"])\n', []),
 ]
 
 

@@ -241,14 +241,14 @@ def test_names_split_between_the_papers():
     inev, engine = split_names(["fig7a", "pspice6", "greta-events"])
     assert inev == ["fig7a"] and [f.id for f in engine] == ["pspice6", "greta-events"]
     ids = [f.id for f in engine_figures()]
-    assert len(ids) == len(set(ids)) == 14
+    assert len(ids) == len(set(ids)) == 16
 
 
 def test_list_names_every_figure(run_cli):
     code, out, _ = run_cli("reproduce", "--list")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-groups" and len(names) == 25 + 14
+    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-groups" and len(names) == 25 + 16
 
 
 def test_the_report_renders_again_from_its_tables(tmp_path):
@@ -258,4 +258,4 @@ def test_the_report_renders_again_from_its_tables(tmp_path):
     text = report_from_runs(tmp_path / "r" / "runs", ["my header"])
     assert text.startswith("# The local engines' papers") and "\nmy header\n" in text
     assert "## Engine figure inv8" in text and "**Quick run:" in text
-    assert "Not in this report (not run): inv5, inv6, inv7, inv9, pspice5" in text
+    assert "Not in this report (not run): inv5, inv6, inv7, inv9, inv-table1, pspice5" in text

@@ -81,7 +81,7 @@ def test_affected_by_a_rate_change_are_the_projections_over_the_type():
 
 def test_an_empty_focus_moves_nothing():
     net = generate_network(nodes=10, event_types=5, seed=3)
-    wl = generate_workload(net, queries=2, length=3, seed=3).split_or()
+    wl = generate_workload(net, queries=2, length=3, seed=3).or_free
     space = Space()
     central = plan_workload(net, wl, "centralized")
     designs = paper_designs(net, wl, float("inf"), PlanOptions(), central.centralized_node, space)

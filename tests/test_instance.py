@@ -16,6 +16,7 @@ from inev.planner.repair import repair_plan
 from inev.simulator.run import simulate
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
+from inev.workloads import workload as workload_module
 from inev.workloads.generate import generate_workload
 from inev.workloads.instance import Instance, prepare_instance
 from inev.workloads.pattern import kleene_types, negated_types
@@ -38,16 +39,17 @@ def or_workload() -> Workload:
     )
 
 
-def counting_splits(monkeypatch) -> list[int]:
-    """A list whose length is the number of Workload.split_or calls from now on."""
-    calls: list[int] = []
-    original = Workload.split_or
+def counting_splits(monkeypatch) -> list[str]:
+    """A list of the patterns whose OR is split from now on (one entry per split of a query's
+    pattern: the split behind :attr:`Query.branches`)."""
+    calls: list[str] = []
+    original = workload_module.split_or
 
-    def counted(self: Workload) -> Workload:
-        calls.append(1)
-        return original(self)
+    def counted(pattern):
+        calls.append(str(pattern))
+        return original(pattern)
 
-    monkeypatch.setattr(Workload, "split_or", counted)
+    monkeypatch.setattr(workload_module, "split_or", counted)
     return calls
 
 
@@ -66,26 +68,30 @@ def test_prepare_instance_splits_or_by_hand():
     assert inst.network is NET and inst.planning_network is NET  # no variables
 
 
-def test_or_free_splits_a_workload_once(monkeypatch):
+def test_or_free_splits_each_query_once(monkeypatch):
     wl = or_workload()
     calls = counting_splits(monkeypatch)
     first = wl.or_free
     assert wl.or_free is first and first.or_free is first  # an OR-free workload is its own
     assert prepare_instance(NET, wl).workload is first
-    assert len(calls) == 1
-    assert first == Workload.split_or(wl)  # the same value as a split anew (a second call)
-    assert replace(wl).or_free is not first and len(calls) == 3  # a new value: split again
+    assert calls == ["SEQ(A, OR(B, C), D)", "AND(B, D)"]  # each query's pattern, once
+    assert wl.queries[0].branches is wl.queries[0].branches  # cached on the query
+    again = or_workload().or_free  # new queries: split anew, to the same value
+    assert again == first and len(calls) == 4
+    # a new workload value of the same queries is split again, its queries are not
+    assert replace(wl).or_free is not first and replace(wl).or_free == first and len(calls) == 4
 
 
-def test_one_split_per_plan_simulation_and_repair(monkeypatch):
-    """Planning, simulating and repairing one workload value split it once in all (before
-    the prepared instance: 3 + 3 + 9 splits of this workload, counted with the same patch)."""
+def test_one_split_per_query_for_plan_simulation_and_repair(monkeypatch):
+    """Planning, simulating and repairing one workload value split each query's pattern once
+    in all (before the prepared instance: 3 + 3 + 9 splits of this workload, each splitting
+    both patterns)."""
     wl = or_workload()
     calls = counting_splits(monkeypatch)
     plan = plan_workload(NET, wl)
     simulate(NET, wl, plan, duration=2.0, seed=1)
     repair_plan(plan, NET, wl, [{"kind": "set-rate", "type": "B", "rate": 8.0}])
-    assert len(calls) == 1
+    assert calls == ["SEQ(A, OR(B, C), D)", "AND(B, D)"]
 
 
 def test_planning_network_makes_variables_streams_once():

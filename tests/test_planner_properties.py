@@ -94,11 +94,11 @@ def test_baselines_are_consistent(spec):
     assert math.isclose(central.psi, central.centralized_cost, rel_tol=1e-12)
     assert check_plan(central, net) == []
     ppop = plan_workload(net, wl, "ppop")
-    if len(wl.split_or().queries) == 1:  # PPoP shares nothing between queries
+    if len(wl.or_free.queries) == 1:  # PPoP shares nothing between queries
         assert ppop.psi <= central.psi * (1 + 1e-9)
     # the cost of PPoP's own placement, recomputed for that placement alone, is its psi
     recost = 0.0
-    split = wl.split_or()
+    split = wl.or_free
     for q in split.queries:
         pp = push_pull(net, q, split.window)
         recost += push_pull_cost(net, q, pp.node, pp.order, pp.pushed, split.window)
@@ -110,7 +110,7 @@ def test_baselines_are_consistent(spec):
         plan_workload(
             net, type(wl).build(wl.window, [q], None, wl.selectivity_seed), "inev", own
         ).psi
-        for q in wl.split_or().queries
+        for q in wl.or_free.queries
     )
     # the sharing-agnostic plan is INEv per query without push-pull plans, so it costs at
     # least what each query's own planning (which may keep a push-pull plan) costs
@@ -125,7 +125,7 @@ def test_baselines_are_consistent(spec):
             type(wl).build(wl.window, [q], None, wl.selectivity_seed),
             options=PlanOptions(regional=False, exact_steps=0, kicks=False, chains=False),
         )
-        for q in wl.split_or().queries
+        for q in wl.or_free.queries
     ]
     if all(p.kept != "ppop" for p in paper):
         assert math.isclose(isolated.psi, sum(p.psi for p in paper), rel_tol=1e-12)

@@ -151,5 +151,5 @@ def test_incremental_never_above_local_and_valid(nodes, seed, pick, node_down):
     inc = result.incremental
     assert inc.psi <= result.local.psi * (1 + 1e-9) + 1e-9
     assert inc.psi <= result.repaired.psi * (1 + 1e-9) + 1e-9
-    check_fits(inc, result.network.with_streams(wl.split_or().streams))  # links up, sources
+    check_fits(inc, result.network.with_streams(wl.or_free.streams))  # links up, sources
     assert {v.projection for v in inc.vertices} >= set(inc.sinks.values())

@@ -101,9 +101,9 @@ def test_unknown_event_type_for_the_network():
         workload.check_network(net, ("wl.json", "net.json"))
 
 
-def test_split_or_keeps_the_relevant_selectivities():
+def test_or_free_keeps_the_relevant_selectivities():
     w = Workload.build(1.0, [Query.build("q", "SEQ(A, OR(B, C))", {"A B": 0.5, "A C": 0.25})])
-    split = w.split_or()
+    split = w.or_free
     assert [q.name for q in split.queries] == ["q/1", "q/2"]
     assert split.queries[0].selectivity == {("A", "B"): 0.5}
     assert split.queries[1].selectivity == {("A", "C"): 0.25}

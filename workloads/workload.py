@@ -334,6 +334,17 @@ class Query:
         """
         return kleene_types(self.pattern)
 
+    @cached_property
+    def branches(self) -> tuple[Pattern, ...]:
+        """The OR-free patterns of the query (§3.2, :func:`~inev.workloads.pattern.split_or`),
+        computed once per query: the one place a query's OR is split (see :attr:`negated`);
+        :attr:`Workload.or_free` and the trace checks read it.
+
+        >>> [str(p) for p in Query.build("q", "SEQ(A, OR(B, KL(C)))").branches]
+        ['SEQ(A, B)', 'SEQ(A, KL(C))']
+        """
+        return tuple(split_or(self.pattern))
+
     @property
     def selectivity(self) -> dict[Pair, float]:
         """Pairwise selectivities keyed by sorted pairs (missing pairs are 1.0)."""
@@ -496,15 +507,23 @@ class Workload:
                         f"{net}; rename it"
                     )
 
-    def split_or(self) -> Workload:
-        """The OR-free workload of §3.2: a query with OR becomes one query per branch.
+    @cached_property
+    def or_free(self) -> Workload:
+        """The OR-free workload of §3.2, computed once per workload (an OR-free workload's own
+        is itself): a query with OR becomes one query per branch (:attr:`Query.branches`),
+        named ``q/1``, ``q/2``, … and keeping the selectivities over its own types; queries
+        without OR keep their name. Later layers take it from a prepared
+        :class:`~inev.workloads.instance.Instance` or read it here.
 
-        The branches of query ``q`` are named ``q/1``, ``q/2``, …; queries without OR keep
-        their name.
+        >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, OR(B, C))", {"A B": 0.5})])
+        >>> [str(q) for q in wl.or_free.queries], wl.or_free.or_free is wl.or_free
+        (['q/1: SEQ(A, B)', 'q/2: SEQ(A, C)'], True)
+        >>> [q.selectivities for q in wl.or_free.queries]
+        [((('A', 'B'), 0.5),), ()]
         """
         out: list[Query] = []
         for q in self.queries:
-            variants = split_or(q.pattern)
+            variants = q.branches
             if len(variants) == 1:
                 out.append(q)
                 continue
@@ -512,19 +531,7 @@ class Workload:
                 types = set(event_types(variant))
                 sel = tuple((k, v) for k, v in q.selectivities if set(k) <= types)
                 out.append(replace(q, name=f"{q.name}/{i}", pattern=variant, selectivities=sel))
-        return replace(self, queries=tuple(out))
-
-    @cached_property
-    def or_free(self) -> Workload:
-        """:meth:`split_or` computed once per workload (an OR-free workload's own is itself):
-        the one place OR is split; later layers take it from a prepared
-        :class:`~inev.workloads.instance.Instance` or read it here.
-
-        >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, OR(B, C))")])
-        >>> [q.name for q in wl.or_free.queries], wl.or_free.or_free is wl.or_free
-        (['q/1', 'q/2'], True)
-        """
-        split = self.split_or()
+        split = replace(self, queries=tuple(out))
         split.__dict__.setdefault("or_free", split)
         return split
 

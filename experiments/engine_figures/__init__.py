@@ -1,7 +1,7 @@
 """The local engines' papers, figure by figure, as ``inev reproduce`` runs them beside the
-INEv paper's: the invariant paper (seeds 000/001: ``inv5`` to ``inv9``), pSPICE (seed 004:
-``pspice5`` to ``pspice9``) and GRETA (seed 002: ``greta-events``, ``greta-negation``,
-``greta-selectivity``, ``greta-groups``).
+INEv paper's: the invariant paper (seeds 000/001: ``inv5`` to ``inv9``, ``inv-table1``),
+pSPICE (seed 004: ``pspice5`` to ``pspice9``, ``pspice5bd``) and GRETA (seed 002:
+``greta-events``, ``greta-negation``, ``greta-selectivity``, ``greta-groups``).
 
 Each figure (:class:`~.model.EngineFigure`) is a library function computing its table, a
 pure judge of that table, and a measured cause where a claim fails; :func:`run_engine` runs
@@ -32,15 +32,19 @@ def engine_figures() -> list[EngineFigure]:
         greta_negation,
         greta_selectivity,
         invariant,
+        invariant_table,
         pspice,
         pspice_latency,
         pspice_overhead,
+        pspice_q24,
         pspice_time,
     )
 
     return [
         *invariant.figures(),
+        *invariant_table.figures(),
         *pspice.figures(),
+        *pspice_q24.figures(),
         *pspice_time.figures(),
         *pspice_latency.figures(),
         *pspice_overhead.figures(),

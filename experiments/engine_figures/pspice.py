@@ -266,7 +266,7 @@ def figures() -> list[EngineFigure]:
     """pspice5 and pspice6."""
     setting = (
         "generated Q1 (count window, ten symbols) and Q3 (sequence then any of n defenders, "
-        "fixed defenders) streams instead of NYSE and RTLS (paper_streams); Q2 and Q4 not run; "
+        "fixed defenders) streams instead of NYSE and RTLS (paper_streams); Q2 and Q4 in pspice5bd; "
         "one seed."
     )
     return [

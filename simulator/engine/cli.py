@@ -27,6 +27,7 @@ from inev.simulator.engine.click_options import (
     shedding_options,
     size_check_option,
 )
+from inev.simulator.engine.engine_options import Adaptation
 from inev.simulator.engine.match_job import MatchRequest, MatchSummary, match_request, open_match
 from inev.simulator.engine.matching import MatchOptions, adaptation_of
 from inev.simulator.engine.selection import Selection, parse_selection
@@ -40,9 +41,9 @@ from inev.simulator.engine.tables import result_table, summary_line
 DEFAULT_FLAGS: Mapping[str, Any] = {
     "engine_plan": "greedy",
     "adaptive": "invariant",
-    "k": 1,
-    "distance": "auto",
-    "check_every": 256,
+    "k": Adaptation.k,
+    "distance": Adaptation.distance,
+    "check_every": Adaptation.check_every,
     "capacity": None,
     "latency_bound": None,
     "shed": None,
@@ -69,11 +70,15 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="JSONL output.")
 @engine_options
 @click.option(
-    "--invariants", "k", default=1, show_default=True, help="K of the K-invariant method."
+    "--invariants",
+    "k",
+    default=Adaptation.k,
+    show_default=True,
+    help="K of the K-invariant method.",
 )
 @click.option(
     "--distance",
-    default="auto",
+    default=Adaptation.distance,
     show_default=True,
     help=(
         "Invariant distance d: a number; 'auto' (per invariant, from the statistics' noise); "
@@ -81,7 +86,10 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
     ),
 )
 @click.option(
-    "--check-every", default=256, show_default=True, help="Processed events between checks."
+    "--check-every",
+    default=Adaptation.check_every,
+    show_default=True,
+    help="Processed events between checks.",
 )
 @capacity_option(every_node=False)
 @shedding_options

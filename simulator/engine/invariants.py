@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from inev.simulator.engine.engine_options import Adaptation
 from inev.simulator.engine.invariant_noise import (
     coefficients,
     sigma,
@@ -60,7 +61,10 @@ class DecidingCondition:
 
 
 def select_invariants(
-    conditions: list[DecidingCondition], stats: Stats, k: int = 1, selection: str = "gap"
+    conditions: list[DecidingCondition],
+    stats: Stats,
+    k: int = Adaptation.k,
+    selection: str = "gap",
 ) -> list[DecidingCondition]:
     """The ``k`` tightest conditions of every block, blocks in plan order: by the smallest
     relative gap (§3.1, ``selection="gap"``) or, where ``stats`` carries variances, by the
@@ -118,7 +122,12 @@ class InvariantDecision:
 
     name = "invariant"
 
-    def __init__(self, k: int = 1, distance: float | str = 0.0, selection: str = "auto") -> None:
+    def __init__(
+        self,
+        k: int = Adaptation.k,
+        distance: float | str = 0.0,
+        selection: str = Adaptation.selection,
+    ) -> None:
         self.k = k
         self.distance_setting = distance
         self.auto = distance == "auto"
@@ -173,7 +182,7 @@ class ThresholdDecision:
 
     name = "threshold"
 
-    def __init__(self, threshold: float = 0.5) -> None:
+    def __init__(self, threshold: float = Adaptation.threshold) -> None:
         self.threshold = threshold
         self.baseline: list[float] = []
 
@@ -203,10 +212,10 @@ class NeverDecision:
 
 def make_decision(
     kind: str,
-    k: int = 1,
-    distance: float | str = "auto",
-    threshold: float = 0.5,
-    selection: str = "auto",
+    k: int = Adaptation.k,
+    distance: float | str = Adaptation.distance,
+    threshold: float = Adaptation.threshold,
+    selection: str = Adaptation.selection,
 ) -> InvariantDecision | AlwaysDecision | ThresholdDecision | NeverDecision:
     """A decision function by name: ``invariant``, ``always``, ``threshold`` or ``off``."""
     if kind == "invariant":

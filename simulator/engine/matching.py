@@ -76,7 +76,10 @@ class MatchOptions:
 
 
 def adaptation_of(
-    kind: str, k: int = 1, distance: str = "auto", check_every: int = 256
+    kind: str,
+    k: int = Adaptation.k,
+    distance: str = Adaptation.distance,
+    check_every: int = Adaptation.check_every,
 ) -> Adaptation:
     """The :class:`Adaptation` of the command line's ``--adaptive``, ``--invariants``,
     ``--distance`` and ``--check-every`` (checked: bad values raise one-line errors).

@@ -76,8 +76,6 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
     query q: the trace holds no event of type Z, so it cannot match
     query r: the trace holds no event of type Y
     """
-    from inev.workloads.pattern import split_or
-
     notes = []
     for q in workload.queries:
         negated = q.negated
@@ -92,7 +90,7 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
             continue
         possible = any(
             all(scan.counts.get(q.stream_of(t), 0) > 0 for t in _positive(branch))
-            for branch in split_or(q.pattern)
+            for branch in q.branches
         )
         listed = ", ".join(missing)
         word = "type" if len(missing) == 1 else "types"

@@ -34,6 +34,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from inev.simulator.engine.engine_options import Adaptation
+
 
 @dataclass(frozen=True)
 class Stats:
@@ -55,7 +57,9 @@ class Stats:
 class Statistics:
     """Cumulative arrival counts per unit and sampled pass counts per type pair, with marks."""
 
-    def __init__(self, labels: list[str], span: float, sample_every: int = 4) -> None:
+    def __init__(
+        self, labels: list[str], span: float, sample_every: int = Adaptation.sample_every
+    ) -> None:
         self.labels = labels
         self.span = float(span)
         self.sample_every = sample_every

@@ -239,10 +239,12 @@ def paper_run(
     retrain: str = "error",
     seed: int = 0,
 ) -> dict[str, Any]:
-    """The unshedded reference and, per load (input rate / capacity) and strategy, the
-    shedded run of one query (safety buffer δ = ``safety × bound``; pSPICE's models
-    rebuilt as ``retrain`` says, by default the paper's: on error): match probability, per-window and per-match false-negative
-    shares, bound violations, false positives, the processed items' latency summary
+    """The unshedded reference (its matches and the partial matches its engine created) and,
+    per load (input rate / capacity) and strategy, the shedded run of one query (safety
+    buffer δ = ``safety × bound``; pSPICE's models rebuilt as ``retrain`` says, by default
+    the paper's: on error): match probability, per-window and per-match false-negative
+    shares, bound violations, false positives, partial matches shed (those of utility 0
+    among them), the processed items' latency summary
     (:func:`~inev.common.stats.latency_summary`), the wall seconds of the shedder (model
     building included), of pSPICE's model builds (and their number) and of the run. pSPICE runs with the paper's components
     (no early relief: ``early`` = 2, never reached before the bound)."""
@@ -255,6 +257,7 @@ def paper_run(
     completed = {leading_id(m) for m in ref_out["q"]}
     out: dict[str, Any] = {
         "matches": len(ref_out["q"]),
+        "partial_matches": ref_proc.engines["q"].counters["partial_matches"],
         "windows": leading,
         "match_probability": len(completed) / leading if leading else 0.0,
         "runs": {},
@@ -274,6 +277,7 @@ def paper_run(
                 "violations": result["bound_violations"],
                 "false_positives": result["false_positives"],
                 "shed_partial_matches": result["shed_partial_matches"],
+                "shed_hopeless": shedder.shed_hopeless,
                 "shed_events": result["shed_events"],
                 "latency": result["item_latency"],
                 "shedder_seconds": result["shedder_seconds"],

@@ -211,3 +211,47 @@ def test_groups_judge_on_a_hand_made_table() -> None:
     assert [v.holds for v in verdicts] == [True, True, True, False, True]
     assert "50/500: 600" in verdicts[1].measured
     assert "At 500 groups a group holds a few events" in groups.groups_cause(Measured((), rows, ""))
+
+
+# --------------------------------------------------------------------------- when the baseline runs
+
+
+def test_groups_runs_the_baseline_from_most_groups_down_and_always_at_five(monkeypatch) -> None:
+    calls: list[tuple[int, bool]] = []
+
+    def fake(query, events, window, timeout, skip):
+        g = max(e.attrs["mapper"] for e in events) + 1
+        calls.append((g, skip))
+        status = "not run" if skip else ("stopped > 1 s" if g <= 50 else "finished")
+        return {"two-step": status, "GRETA CPU s": 1.0}
+
+    monkeypatch.setattr(groups, "compare", fake)
+    monkeypatch.setattr(
+        groups, "scale", lambda quick: {"events": 400, "groups": (5, 10, 50, 100), "timeout": 1.0}
+    )
+    m = groups.groups_compute(False)
+    # 100 finishes, 50 stops, 10 is skipped after the stop, 5 (the paper's point) runs anyway
+    assert calls == [(100, False), (50, False), (10, True), (5, False)]
+    assert [r["groups"] for r in m.rows] == [5, 10, 50, 100]
+
+
+def test_negation_stops_the_baseline_per_pattern(monkeypatch) -> None:
+    calls: list[tuple[str, int, bool]] = []
+
+    def fake(query, events, window, timeout, skip):
+        pattern = str(query.pattern)
+        calls.append((pattern, len(events), skip))
+        stop = "NOT" not in pattern and len(events) >= 100  # the positive one stops at 100
+        return {"two-step": "not run" if skip else ("stopped > 1 s" if stop else "finished")}
+
+    monkeypatch.setattr(negation, "compare", fake)
+    monkeypatch.setattr(negation, "scale", lambda quick: {"sizes": (50, 100, 200), "timeout": 1.0})
+    negation.negation_compute(False)
+    positive = [skip for p, _, skip in calls if "NOT" not in p]
+    negated = [(n, skip) for p, n, skip in calls if "NOT" in p]
+    assert positive == [False, False, True]  # not run at 200 after its stop at 100
+    # the negated pattern runs at every size; each size's control row (the same stream with
+    # its halts removed: fewer events) never runs the baseline
+    assert [skip for _, skip in negated] == [False, True, False, True, False, True]
+    full, control = [n for n, _ in negated[::2]], [n for n, _ in negated[1::2]]
+    assert full == [50, 100, 200] and all(c < f for c, f in zip(control, full, strict=True))

@@ -12,7 +12,9 @@ halt between the last sell and the first buy) and its positive counterpart
 ``SEQ(KL(S), KL(B))`` (the same without the negation), both with the up-trend predicates
 ``S.price * 1.05 < NEXT(S).price AND B.price * 1.05 < NEXT(B).price`` of Fig. 9's Q1.
 Each point is measured as in ``greta-events`` (:mod:`.greta_compare`); the baseline is not
-run at larger sizes after it stopped for that pattern.
+run at larger sizes after it stopped for that pattern. Per size, a control row runs GRETA
+alone on the negated pattern over the same stream with its halts removed (the negation never
+fires): its cost over the positive pattern's is the negation's fixed cost.
 """
 
 from __future__ import annotations

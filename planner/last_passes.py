@@ -111,7 +111,8 @@ def _regional(last: LastPasses, design: Design, cost: float) -> tuple[Design, fl
     size = vertices(design, last.space, network)
     wanted = regional.PLACED * len(types)
     placed = regional.PLACED if work.evaluations(wanted, size) >= wanted else 1
-    budget = Budget(math.ceil(last.options.effort * placed * len(types)), work.deadline)
+    searched = placed + 1  # and the searched sites (inev.planner.site_search)
+    budget = Budget(math.ceil(last.options.effort * searched * len(types)), work.deadline)
     progress.stage("regional placements", budget.evaluations)
     found, value = regional.regionalise(network, last.evaluate, design, cost, types, budget,
                                         placed)  # fmt: skip

@@ -29,12 +29,20 @@ of :func:`site_budget` prices (at most :data:`SITE_PRICES`, and :data:`SITE_WORK
 large networks: each price is a tree and a breadth-first search over the network). No move
 is taken unless it lowers the price, so the result never costs more than the start.
 
-**Counts** (:func:`best_sites`): the search starts from the ladder's sites of a few counts
-around the best estimated one (k/√2, k, k·√2, 2k, each below |f(e)|), each with an equal share of
-the budget, and returns the cheapest set found, re-priced with the planner's own tree. The
-regional pass (:func:`inev.planner.regional.regionalise`) places it with Alg. 2 and keeps it
-only if the plan's ψ is lower. All the projections of one type's target share the sites, so
-the queries' regional placements of that type share them (and the partners' trees).
+**Counts** (:func:`best_sites`): the search starts from the ladder's sites of the counts
+k · :data:`GROWTH` around the best estimated count k (k/√2 … 4k, each below |f(e)|; merges and
+splits move between counts from there), smallest first, each climb getting an equal share of
+what the budget has left (a climb that stops early leaves its share to the larger counts,
+whose climbs are longer); the budget shrinks with the projections' share of the design's ψ
+(:data:`STAKE`). It returns the cheapest set reached, re-priced with the planner's own tree
+(one exact price per start, beyond the budget, and one price of the start for the stake). The
+regional pass (:func:`inev.planner.regional.regionalise`) places it with Alg. 2 as one more
+design per type and keeps it only if the plan's ψ is lower. All the projections of one
+type's target share the sites, so the queries' regional placements of that type share them
+(and the partners' trees).
+
+Measured (``python benchmarks/bench_planner_scale.py --sizes 1000:0.5 --seeds 10``, issue
+45): see the README's scale table.
 
 >>> from inev.topologies.network import Network
 >>> from inev.planner.regional import Target
@@ -249,7 +257,9 @@ def best_sites(
 ) -> Regions | None:
     """The regions of the cheapest site set of ``found`` the search reaches from the ladder's
     sites of the counts around ``count`` (module docstring), or None when no count below
-    |f(e)| is left to search from.
+    |f(e)| is left to search from or ``count`` is |f(e)| (the estimate prefers INEv's
+    placement at every source; climbs from the ladder's last sites, hundreds of them, took
+    10 s per type at 1,000 nodes and found nothing cheaper).
 
     Parameters
     ----------
@@ -278,8 +288,8 @@ def best_sites(
     """
     part = found.partition
     top = min(most_sites(network, part), len(network.sources(part)) - 1)
-    if top < 1:
-        return None
+    if top < 1 or count >= len(network.sources(part)):
+        return None  # the estimate's best is INEv's placement at every source
     counts = sorted({max(1, min(top, round(count * f))) for f in GROWTH})
     pricer = SitePricer(network, found, nodes)
     stake = 1.0

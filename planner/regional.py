@@ -34,7 +34,9 @@ design of the search.
 **In the search** (:func:`regionalise`, called by :func:`inev.planner.search.search`): for each
 of the types carrying most of the centralized cost, the projections of the current design
 that take the type directly as an input (and nothing else holding it) are partitioned by it
-at the regions of the best counts; a design is kept only if its exact ψ is lower. A query's
+at the regions of the best counts, then at the sites searched for their whole cost
+(:func:`inev.planner.site_search.best_sites`, one more design per type); a design is kept
+only if its exact ψ is lower. A query's
 sink is never partitioned by one of its Kleene types and no projection by a negated type
 (as for multi-node placements, :mod:`inev.planner.alg1_combination`); a projection already
 partitioned by another type keeps its placement.

@@ -43,9 +43,9 @@ type's target share the sites, so the queries' regional placements of that type 
 
 Measured (issue 45; ``python benchmarks/bench_planner_scale.py --sizes 1000:0.5 --seeds 10``):
 the median ratio 0.891 -> 0.848 (seeds 2, 5, 9: 0.871 / 0.890 / 0.891 -> 0.805 / 0.864 /
-0.832; no seed higher); 10,000 x 0.05 seed 1: 0.895 -> 0.890, 12 s and 0.45 GB on a quiet
-machine (1.8 times main's CPU). bench_plan_quality's 200 instances: 33 lower (best 0.866),
-none higher.
+0.832; no seed higher); at 10,000 x 0.05 (``--sizes 10000:0.05 --seeds 10``) 0.910 -> 0.877
+(seeds 1, 2, 6, 8 lower, none higher; the slowest plan 28 s wall under load, 0.63 GB).
+bench_plan_quality's 200 instances: 33 lower (best 0.866), none higher.
 
 >>> from inev.topologies.network import Network
 >>> from inev.planner.regional import Target

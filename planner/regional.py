@@ -34,7 +34,9 @@ design of the search.
 **In the search** (:func:`regionalise`, called by :func:`inev.planner.search.search`): for each
 of the types carrying most of the centralized cost, the projections of the current design
 that take the type directly as an input (and nothing else holding it) are partitioned by it
-at the regions of the best counts; a design is kept only if its exact ψ is lower. A query's
+at the regions of the best counts, then at the sites searched for their whole cost
+(:func:`inev.planner.site_search.best_sites`, one more design per type); a design is kept
+only if its exact ψ is lower. A query's
 sink is never partitioned by one of its Kleene types and no projection by a negated type
 (as for multi-node placements, :mod:`inev.planner.alg1_combination`); a projection already
 partitioned by another type keeps its placement.
@@ -63,7 +65,8 @@ from inev.planner.combination_model import Combination
 from inev.planner.improve import Budget, Design, Evaluator
 from inev.planner.inev_graph import Node, Plan
 from inev.planner.projections import Projection
-from inev.planner.regions import MAX_SITES, ladder, most_sites, regions
+from inev.planner.regions import MAX_SITES, Regions, ladder, most_sites, regions
+from inev.planner.site_search import best_sites
 from inev.planner.steiner import EXACT_NODES, mehlhorn, steiner_links, tree_nodes
 from inev.topologies.network import Network
 from inev.workloads.pattern import kleene_types
@@ -294,13 +297,17 @@ def best_counts(
     return sorted(scored, key=lambda k: (scored[k], k))[:keep]
 
 
-def with_regions(network: Network, design: Design, found: Target, k: int) -> Design:
+def with_regions(
+    network: Network, design: Design, found: Target, k: int, shared: Regions | None = None
+) -> Design:
     """``design`` with the projections of ``found`` partitioned by its type at ``k`` sites
-    (k = |f(e)|: at every source, INEv's multi-node placement)."""
+    (k = |f(e)|: at every source, INEv's multi-node placement), the ladder's, or the
+    ``shared`` regions where given (``k`` is then ignored)."""
     choices = {**design.choices, **found.choices}
     regional = {key: r for key, r in design.regional.items() if key not in found.choices}
-    if k < len(network.sources(found.partition)):
+    if shared is None and k < len(network.sources(found.partition)):
         shared = regions(network, found.partition, k)
+    if shared is not None:
         regional.update(dict.fromkeys(found.choices, shared))
     pinned = {key: n for key, n in design.pinned.items() if key not in found.choices}
     return replace(design, choices=choices, regional=regional, pinned=pinned)
@@ -314,10 +321,12 @@ def regionalise(
     types: Sequence[tuple[str, bool]],
     budget: Budget,
     placed: int = PLACED,
+    searched: bool = True,
 ) -> tuple[Design, float]:
     """The best design reached by partitioning each of ``types`` regionally in turn (module
     docstring; pairs of :func:`types_to_try`), and its ψ; ``design`` itself when nothing is
-    cheaper. ``placed``: the counts placed per type."""
+    cheaper. ``placed``: the counts placed per type; ``searched``: also place, per type, the
+    sites of :func:`inev.planner.site_search.best_sites` (one more design each)."""
     fits = listed_destinations(network, design.combination(evaluate.pool)) <= MAX_DESTINATIONS
     for name, narrow in types:
         if budget.spent():
@@ -327,7 +336,8 @@ def regionalise(
         if found is None:
             continue
         tried: set[int] = set()
-        for best in best_counts(network, found, nodes, placed):
+        counts = best_counts(network, found, nodes, placed)
+        for best in counts:
             if budget.spent():
                 break
             k = written_count(network, design, found, best, evaluate.pool)
@@ -339,6 +349,18 @@ def regionalise(
             listed = listed_destinations(network, candidate.combination(evaluate.pool))
             if (listed > MAX_DESTINATIONS, value) < (not fits, cost * (1 - 1e-9)):
                 design, cost, fits = candidate, value, listed <= MAX_DESTINATIONS
+        if searched and not budget.spent():  # the sites searched for the whole cost
+            shared = best_sites(network, found, nodes, counts[0], cost)
+            if shared is None or any(shared == regions(network, name, k) for k in tried
+                                     if k < len(network.sources(name))):  # fmt: skip
+                continue
+            candidate = with_regions(network, design, found, 0, shared)
+            listed = listed_destinations(network, candidate.combination(evaluate.pool))
+            if listed > MAX_DESTINATIONS:
+                continue
+            value = evaluate(candidate, budget)
+            if (False, value) < (not fits, cost * (1 - 1e-9)):
+                design, cost, fits = candidate, value, True
     return design, cost
 
 

@@ -35,7 +35,7 @@ placement, which :mod:`inev.planner.alg2_placement` places without this module).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,6 +134,36 @@ def from_assignment(network: Network, partition: str, assignment: Mapping[Node, 
     members = tuple(tuple(sorted(groups[s], key=index.__getitem__)) for s in sites)
     rates = tuple(sum(network.rate_at(partition, n) for n in group) for group in members)
     return Regions(partition, sites, members, rates)
+
+
+def cells(network: Network, partition: str, sites: Sequence[Node]) -> Regions:
+    """The :class:`Regions` of explicit ``sites``: each source of ``partition`` in the cell of
+    its nearest site by hops (ties: the site listed first); sites whose cells are empty are
+    left out (as for the ladder's sites; used by :mod:`inev.planner.site_search`).
+
+    >>> from inev.topologies.network import Network
+    >>> net = Network.build(range(7), [(i, i + 1) for i in range(6)], {"A": (1.0, [0, 1, 5, 6])})
+    >>> found = cells(net, "A", (4, 3, 0))
+    >>> found.sites, found.members, found.rates
+    ((4, 0), ((5, 6), (0, 1)), (2.0, 2.0))
+    """
+    sources = network.sources(partition)
+    table = _distances(network, list(sites), sources)
+    nearest = np.argmin(table, axis=0)  # ties: the site listed first
+    rates = network.source_rates(partition)
+    groups: list[list[Node]] = [[] for _ in sites]
+    totals = [0.0] * len(sites)
+    for n, j, r in zip(sources, nearest.tolist(), rates, strict=True):
+        groups[j].append(n)
+        totals[j] += r
+    kept = [j for j in range(len(sites)) if groups[j]]
+    index = network.node_index
+    return Regions(
+        partition,
+        tuple(sites[j] for j in kept),
+        tuple(tuple(sorted(groups[j], key=index.__getitem__)) for j in kept),
+        tuple(totals[j] for j in kept),
+    )
 
 
 def _build_ladder(network: Network, partition: str) -> Ladder:

@@ -317,7 +317,8 @@ def _regional(
     design, cost = found
     types = regional.types_to_try(evaluate.network, design, central)
     budget = Budget(math.ceil(options.effort * regional.PLACED * len(types)))
-    moved, value = regional.regionalise(evaluate.network, evaluate, design, cost, types, budget)
+    moved, value = regional.regionalise(evaluate.network, evaluate, design, cost, types, budget,
+                                        searched=False)  # fmt: skip
     if moved is design:
         return found
     better, lower = _phases(evaluate, space, moved, affected, options, (1, 2))

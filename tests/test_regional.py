@@ -168,15 +168,16 @@ def _scaled_down() -> tuple[Network, Workload]:
 
 
 def test_a_regional_plan_of_200_nodes_simulates_as_modelled():
-    # INEv's own placements find nothing better than centralized (1.000); the regional plan
-    # evaluates both queries at four sites near A's sources: 0.814 of centralized. Simulated
-    # (60 time units): 9,312 messages, 3.7 % under ψ · duration, the centralized matches
+    # INEv's own placements find nothing better than centralized (1.000); the ladder's
+    # regional plan evaluated both queries at four sites near A's sources (0.814 of
+    # centralized, 3.7 % under ψ · duration simulated); the sites searched for the whole cost
+    # (inev.planner.site_search) are cheaper still, and simulate as modelled too
     net, wl = _scaled_down()
     plan = plan_workload(net, wl)
     alone = plan_workload(net, wl, options=PlanOptions(regional=False))
     assert alone.ratio > 0.999
-    assert plan.ratio < 0.85
-    assert {len(plan.vertices_of(k)) for k in plan.multi_node} == {4}
+    assert plan.ratio < 0.8
+    assert all(len(plan.vertices_of(k)) > 1 for k in plan.multi_node)
     assert all(v.region for k in plan.multi_node for v in plan.vertices_of(k))
     result = simulate(net, wl, plan, duration=60.0, seed=1)
     assert result.equal_to_centralized

@@ -1,5 +1,5 @@
 """Incremental repair against re-planning (issue 44 item 3).
-Run: python benchmarks/bench_incremental_repair.py [--seeds N] [--networks N] [--full] [--only TEXT]
+Run: python benchmarks/bench_incremental_repair.py [--seeds N] [--first-seed N] [--networks N] [--full] [--only TEXT]
 
 Two families of cases, each repaired with :func:`inev.planner.repair.repair_plan` (which
 re-plans and repairs incrementally in the same process, CPU time of each in
@@ -48,14 +48,17 @@ SHARES = [round(0.1 * k, 1) for k in range(1, 11)]
 SIZES = (20, 30, 50)
 
 
-def swap_cases(seeds: int, full: bool) -> Iterator[tuple[str, Any, Any, Any, list, Any]]:
-    """(family, network, workload, plan, changes, options) of the rate-swap cases."""
+def swap_cases(
+    seeds: int, full: bool, first: int = 0
+) -> Iterator[tuple[str, Any, Any, Any, list, Any]]:
+    """(family, network, workload, plan, changes, options) of the rate-swap cases, seeds
+    ``first`` to ``first + seeds - 1``."""
     for name, selectivity in (("fig9b", 0.1), ("fig9d", 0.001)):
         config = {**DEFAULTS, "event_types": 20, "selectivity": selectivity,
                   "swap_from": "middle", "queries": 15 if full else 5,
                   "length": 5 if full else 4}  # fmt: skip
         options = plan_options(config)
-        for seed in range(seeds):
+        for seed in range(first, first + seeds):
             net, wl = task_inputs(config, seed)
             plan = plan_workload(net, wl, options=options)
             for share in SHARES:
@@ -137,6 +140,7 @@ def main() -> None:
     """Run both families and print their figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2, help="seeds of each rate-swap preset")
+    parser.add_argument("--first-seed", type=int, default=0, help="the rate swaps' first seed")
     parser.add_argument("--networks", type=int, default=3, help="networks of 20-50 nodes")
     parser.add_argument("--full", action="store_true", help="the presets' 15 queries of 5 types")
     parser.add_argument("--only", default="", help="the families whose name holds this text")
@@ -148,7 +152,9 @@ def main() -> None:
         with open(args.report, encoding="utf-8") as lines:
             rows = [json.loads(line) for line in lines if line.strip()]
     else:
-        cases = itertools.chain(swap_cases(args.seeds, args.full), failure_cases(args.networks))
+        cases = itertools.chain(
+            swap_cases(args.seeds, args.full, args.first_seed), failure_cases(args.networks)
+        )
         rows = run((case for case in cases if args.only in case[0]), args.rows)
     for family in dict.fromkeys(r["family"] for r in rows):
         print(report(family, [r for r in rows if r["family"] == family]))

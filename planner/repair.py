@@ -71,7 +71,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.projections import Projection, make_projection, primitive_projection
 from inev.planner.regions import plan_regions
-from inev.planner.repair_search import Incremental, incremental_repair
+from inev.planner.repair_search import Incremental, incremental_repair, replanned_increment
 from inev.topologies.network import Network
 from inev.workloads.instance import Instance, prepare_instance
 from inev.workloads.workload import Workload
@@ -444,8 +444,9 @@ def repair_plan(
     if incremental:
         setting = (before.planning_network, after, workload)
         found = _incremental(plan, chosen, candidates, combination, setting, options,
-                             central, migration_horizon)  # fmt: skip
-        seconds["incremental"] = time.process_time() - clock  # the local repair included
+                             central, migration_horizon, replanned)  # fmt: skip
+        again = seconds["replanned"] if found.replanned else 0.0  # it re-planned (repair_search)
+        seconds["incremental"] = time.process_time() - clock + again  # local repair included
     better = found is not None and found.plan is not chosen
     increment = replace(found.plan, method=plan.method, **figures) if better else chosen
     written, result, why = _written(choose, chosen, increment if found else None, replanned)
@@ -477,25 +478,22 @@ def _incremental(
     options: PlanOptions | None,
     central: Plan,
     horizon: float | None,
+    replanned: Plan,
 ) -> Incremental:
-    """The incremental repair from the repaired plan ``chosen`` and the other candidates;
+    """The incremental repair from the repaired plan ``chosen`` and the other candidates
+    (the cheaper of ``replanned`` and ``chosen`` when the change is most of the instance);
     ``setting``: the network before (variables as streams), the prepared instance after the
     changes, and the workload as given."""
     before, after, workload = setting
     new_net = after.planning_network
+    found = replanned_increment(plan, replanned, chosen, (before, new_net, after.workload), horizon)
+    if found is not None:  # the change is most of the instance
+        return found
     starts = [chosen, *(c for c in candidates if c.kept != chosen.kept)]
     rated = [combination if c.kept == "old" else rebuild_combination(c, new_net, workload)
              for c in starts]  # fmt: skip
-    return incremental_repair(
-        plan,
-        list(zip(starts, rated, strict=True)),
-        before,
-        new_net,
-        after.workload,
-        options or PlanOptions(),
-        central,
-        horizon,
-    )
+    return incremental_repair(plan, list(zip(starts, rated, strict=True)), before, new_net,
+                              after.workload, options or PlanOptions(), central, horizon)  # fmt: skip
 
 
 def _written(

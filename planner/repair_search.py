@@ -34,6 +34,22 @@ them nothing was searched. :func:`incremental_repair` searches from the repair:
    compared with the repaired plan: the incremental repair is the cheaper (so it never
    costs more than §6.6's local repair or the repair's fallbacks).
 
+**When the change is most of the instance, it re-plans** (:func:`replans`): if at least
+:data:`REPLAN_SHARE` of the event types the workload reads changed their rate, the
+incremental repair is the cheaper of the re-plan and the repaired plan
+(:func:`replanned_increment`), and its time is the re-plan's. The steps above keep the old
+structure and reach the re-plan's designs only through its rate kicks, which cost more than
+re-planning: ``benchmarks/bench_incremental_repair.py --seeds 50 --networks 0 --only fig``
+(Fig. 9b/9d-like swaps, 50 seeds at every share, 1,000 cases) gave 91.9 % within 5 % of
+the re-plan (9b 93.8 %, 9d 90.0 %; 78-84 % at shares 0.7-1.0), none above the local repair,
+median CPU-time ratio 0.128; the planner's last passes run from the incremental design
+closed 14 of 15 misses tried, the rate kicks alone 7 of 7, at 0.95-1.55 times the re-plan's
+time, kicks limited to the first 2 or 4 none or one. Over the same 1,000 cases the rule at
+0.7 re-plans 312 (31 %) and leaves 29 misses (97.1 % within 5 %, median ratio 0.145 with a
+re-plan counted as 1 + the local repair's ratio); at 0.6, 436 and 98.8 %, 0.180. The share
+was chosen on those cases (see the benchmark's ``--first-seed`` for others). A topology
+change alone changes no rate unless a node-down takes a type's sources with it.
+
 Tried and left out (``benchmarks/bench_incremental_repair.py --seeds 0 --networks 2 --only
 "node-down (30"``, 28 cases): seeded kicks (2 random projections of the widened focus
 switched to another of Alg. 1's options, then phases 2 and 3, up to 6 kicks, stopping after
@@ -84,6 +100,9 @@ RESTART = True
 network (step 5 of the module docstring)."""
 REGIONAL = True
 """Whether the planner's regional pass runs from the best design (step 6)."""
+REPLAN_SHARE = 0.7
+"""The share of the workload's event types with a changed rate from which the incremental
+repair re-plans (module docstring)."""
 WORK = 400_000
 """A phase places at most this many vertices in all (evaluations times the plan's vertices),
 as the planner's local search (:data:`inev.planner.search_budget.WORK`)."""
@@ -98,6 +117,8 @@ class Incremental:
     migration: dict[str, float]
     affected: tuple[str, ...]
     phases: tuple[float, ...]
+    replanned: bool = False
+    """Whether it is the re-plan (:func:`replanned_increment`)."""
 
 
 def affected_projections(plan: Plan, before: Network, after: Network) -> frozenset[str]:
@@ -276,6 +297,51 @@ def incremental_repair(
         if weighed(plan, migration, horizon) < weighed(best, best_migration, horizon) * (1 - 1e-12):
             best, best_migration = plan, migration
     return Incremental(best, best_migration, tuple(sorted(affected)), tuple(phases))
+
+
+def replans(before: Network, after: Network, wl: Workload) -> tuple[int, int]:
+    """How many of the event types ``wl`` reads changed their rate from ``before`` to
+    ``after``, and how many it reads (every type of ``before`` when it reads none);
+    :func:`replanned_increment` applies from a share of :data:`REPLAN_SHARE`.
+
+    >>> from inev.workloads.workload import Query
+    >>> net = Network.build([0, 1], [(0, 1)], {"A": (1.0, [0]), "B": (2.0, [1]), "C": (1.0, [1])})
+    >>> wl = Workload.build(1.0, [Query.build("q", "SEQ(A, B)")])
+    >>> replans(net, net.with_rates({"A": 2.0, "B": 1.0}), wl)
+    (2, 2)
+    >>> replans(net, net.with_rates({"C": 5.0}), wl)
+    (0, 2)
+    """
+    old, new = before.global_rates(), after.global_rates()
+    read = {q.streams.get(leaf, leaf) for q in wl.queries for leaf in q.types}
+    used = [t for t in before.types if t in read] or list(before.types)
+    changed = [t for t in used if not math.isclose(old[t], new.get(t, 0.0), rel_tol=1e-12)]
+    return len(changed), len(used)
+
+
+def replanned_increment(
+    old: Plan,
+    replanned: Plan,
+    repaired: Plan,
+    setting: tuple[Network, Network, Workload],
+    horizon: float | None = None,
+) -> Incremental | None:
+    """The incremental repair when the change is most of the instance (:func:`replans`):
+    the cheaper of ``replanned`` and ``repaired`` (ψ, the migration weighed in when
+    ``horizon`` is given), with the migration from ``old``; None when the change is not.
+    ``setting``: the networks before and after the change (pattern variables as streams)
+    and the OR-free workload."""
+    before, after, wl = setting
+    changed, used = replans(before, after, wl)
+    if changed < REPLAN_SHARE * used:
+        return None
+    why = (f"incremental repair re-planned: {changed} of the {used} event types read changed "
+           f"rate (from {REPLAN_SHARE:.0%} on)")  # fmt: skip
+    plans = [repaired, replace(replanned, kept="incremental", notes=(*replanned.notes, why))]
+    moves = [migration_cost(old, p, after, wl.window) for p in plans]
+    best = min(range(2), key=lambda i: (weighed(plans[i], moves[i], horizon), i))
+    affected = affected_projections(old, before, after)
+    return Incremental(plans[best], moves[best], tuple(sorted(affected)), (plans[best].psi,), True)
 
 
 def _phases(

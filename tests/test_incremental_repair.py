@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inev.planner import repair_search
 from inev.planner.checks import check_plan
 from inev.planner.improve import Budget, Evaluator, improve
 from inev.planner.inev_graph import Plan, Vertex
@@ -15,7 +16,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.paper_designs import Space, paper_designs
 from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
-from inev.planner.repair_search import affected_projections, migration_cost, weighed
+from inev.planner.repair_search import affected_projections, migration_cost, replans, weighed
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.generate import generate_workload
@@ -124,6 +125,55 @@ def test_incremental_never_above_the_repair(seed, kind):
     }
     best = repair_plan(plan, net, wl, changes, choose="best")
     assert best.result.psi == min(best.repaired.psi, best.incremental.psi, best.replanned.psi)
+
+
+def test_replans_counts_the_read_types_whose_rate_changed():
+    net = generate_network(nodes=10, event_types=6, seed=5)
+    wl = Workload.build(1.0, [Query.build("q", f"SEQ({net.types[0]}, {net.types[1]})")])
+    a, c = net.types[0], net.types[2]
+    assert replans(net, net, wl) == (0, 2)
+    assert replans(net, net.with_rates({c: net.rate(c) * 5}), wl) == (0, 2)  # not read
+    assert replans(net, net.with_rates({a: net.rate(a) * 5}), wl) == (1, 2)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_change_of_most_types_rates_is_re_planned(seed):
+    """Every type's rate changed: the incremental repair is the cheaper
+    of the re-plan and the repaired plan, says so, and counts the re-plan's time."""
+    net = generate_network(nodes=12, event_types=4, seed=seed)
+    wl = generate_workload(net, queries=2, length=3, seed=seed)
+    plan = plan_workload(net, wl)
+    shifted = {t: net.rate(t) * (3 + i) for i, t in enumerate(net.types)}
+    changes = [{"kind": "set-rate", "type": t, "rate": r} for t, r in shifted.items()]
+    result = repair_plan(plan, net, wl, changes)
+    assert result.incremental.psi == pytest.approx(min(result.replanned.psi, result.repaired.psi))
+    if result.incremental.psi < result.repaired.psi:
+        assert any("re-planned" in note for note in result.incremental.notes)
+    assert result.seconds["incremental"] >= result.seconds["replanned"]
+
+
+def test_below_the_share_the_search_runs(monkeypatch):
+    """One type of five changes: below REPLAN_SHARE, the search runs (not the re-plan); with
+    the share lowered to 0.1 the same change re-plans."""
+    net = generate_network(nodes=12, event_types=5, seed=4)
+    wl = generate_workload(net, queries=2, length=3, seed=4)
+    plan = plan_workload(net, wl)
+    t = next(iter(sorted({x for q in wl.queries for x in q.types})))
+    changes = [{"kind": "set-rate", "type": t, "rate": net.rate(t) * 20}]
+    calls = []
+    real = repair_search.replanned_increment
+
+    def spy(*args, **kwargs):
+        calls.append(found := real(*args, **kwargs))
+        return found
+
+    monkeypatch.setattr("inev.planner.repair.replanned_increment", spy)
+    repair_plan(plan, net, wl, changes)
+    assert calls == [None]
+    monkeypatch.setattr(repair_search, "REPLAN_SHARE", 0.1)
+    result = repair_plan(plan, net, wl, changes)
+    assert calls[-1] is not None and calls[-1].replanned
+    assert result.incremental.psi == pytest.approx(min(result.replanned.psi, result.repaired.psi))
 
 
 def _removable(net: Network):

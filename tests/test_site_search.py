@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_regional import AND_AB, STARS  # two stars of five A sources, B between the hubs
 
 from inev.planner import site_search
 from inev.planner.alg2_placement import place, placement_cost
@@ -19,16 +20,6 @@ from inev.planner.site_search import SitePricer, best_sites, search_sites, site_
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.workload import Query, Workload
-
-# Two stars of five A sources (hubs 0 and 6, joined over 12 and 13), B at node 12
-STARS = Network.build(
-    range(14),
-    [(0, leaf) for leaf in range(1, 6)]
-    + [(6, leaf) for leaf in range(7, 12)]
-    + [(0, 12), (12, 13), (13, 6)],
-    {"A": (1.0, [*range(1, 6), *range(7, 12)]), "B": (2.0, [12])},
-)
-AND_AB = Workload.build(1.0, [Query.build("q", "AND(A, B)", {"A B": 0.1})])
 
 
 def _pricer(net: Network, partner_rate: float) -> SitePricer:

@@ -20,7 +20,13 @@ from radon.visitors import ComplexityVisitor, Function
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
 COMPLEXITY = 20
-MAX_COMPLEX = 5
+MAX_COMPLEX = 2
+"""Functions above :data:`COMPLEXITY` the package may hold (issue 47: at most 2, each naming
+its benchmark): the planner's two layouts, alg2's ``_layout`` and the incremental
+``Placer.bounded`` (the local search's hot path, its running bound kept in locals). The
+engine's ``_feed_ruled``, the predecessors' ``RangeStore.query`` and two-step's ``_trends``
+were split into workers with one job each (one loop per kind of element, no call per partial
+match or trend), at their benchmarks' speed."""
 MAX_LINES = 600
 LINE_FOLDERS = [*PACKAGES, "benchmarks", "tests", "examples"]
 """Folders whose modules keep :data:`MAX_LINES` (the complexity bound is the package's only:
@@ -116,15 +122,15 @@ def test_the_exemptions_are_still_needed():
 
 def test_planted_complex_functions_fail():
     timed = "Kept whole: timed by benchmarks/bench_x.py."
-    five = {f"m{i}.py": _branchy(f"f{i}", COMPLEXITY, timed) for i in range(MAX_COMPLEX)}
-    assert violations(five) == []
-    assert [cc for _, cc, _ in over_complex(five)] == [COMPLEXITY + 1] * MAX_COMPLEX
-    six = {**five, "extra.py": _branchy("g", COMPLEXITY, timed)}
-    assert violations(six)[0].startswith(f"{MAX_COMPLEX + 1} functions above complexity")
+    allowed = {f"m{i}.py": _branchy(f"f{i}", COMPLEXITY, timed) for i in range(MAX_COMPLEX)}
+    assert violations(allowed) == []
+    assert [cc for _, cc, _ in over_complex(allowed)] == [COMPLEXITY + 1] * MAX_COMPLEX
+    one_more = {**allowed, "extra.py": _branchy("g", COMPLEXITY, timed)}
+    assert violations(one_more)[0].startswith(f"{MAX_COMPLEX + 1} functions above complexity")
     method = "class K:\n" + "".join(
         "    " + line + "\n" for line in _branchy("m", COMPLEXITY, timed).splitlines()
     )
-    assert len(violations({**five, "k.py": method})) == 1  # methods count too
+    assert len(violations({**allowed, "k.py": method})) == 1  # methods count too
     silent = {"s.py": _branchy("quiet", COMPLEXITY + 3)}
     assert violations(silent) == ["s.py:quiet (complexity 24): its docstring names no benchmark"]
     assert violations({"ok.py": _branchy("small", COMPLEXITY - 1)}) == []

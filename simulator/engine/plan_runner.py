@@ -462,43 +462,18 @@ class PlanRunner:
         """:meth:`feed_kleene` under a :class:`.kleene.KleeneRule`; ``element`` is an event,
         or an iteration ``(earliest, latest, events)`` of a Kleene over a composite.
 
-        Kept as one loop (radon complexity 24): it runs once per Kleene item and buffered
-        partial trend, the engine's innermost Kleene path, timed by the Kleene queries of
-        ``benchmarks/bench_engine_vs_opencep.py``; a helper per trend would add a call per
-        partial match to that figure.
+        The growth runs once per Kleene item and buffered partial trend, the engine's
+        innermost Kleene path (timed by the Kleene queries of
+        ``benchmarks/bench_engine_vs_opencep.py``): one loop per kind of element
+        (:func:`_grown_by_event`, :func:`_grown_by_iteration`), no call per partial match.
         """
-        iterations = rule.iterations
-        if iterations is None:
-            start = end = element[0]
-        else:
-            start, end = element[0], element[1]
         leaf = self.plan.leaf_node[unit]
         base = self.growing.setdefault(unit, []) if rule.separate else self.buffers[leaf]
-        new: list[Item] = [(start, end, seq, single)]
         self.checked += len(base)
-        strict, high, follows = rule.strict, rule.high, rule.follows
-        for mn, mx, sq, binding in base:
-            trend = binding[slot]
-            if high is not None and len(trend) >= high:
-                continue
-            low = start if start < mn else mn
-            if (end if end > mx else mx) - low > window:
-                continue
-            last = trend[-1]
-            if iterations is None:
-                if (last[0] >= end) if strict else (last[0] > end):
-                    continue
-            elif not iterations.fits(trend, element, strict):
-                continue
-            if follows is not None and not follows((last, element)):
-                continue
-            b = list(binding)
-            b[slot] = (
-                (*trend, element)
-                if iterations is None
-                else with_iteration(trend, element, iterations.composite.chained)
-            )
-            new.append((low, end if end > mx else mx, sq, tuple(b)))
+        if rule.iterations is None:
+            new = _grown_by_event(base, slot, element, seq, single, window, rule)
+        else:
+            new = _grown_by_iteration(base, slot, element, seq, single, window, rule)
         if rule.separate:
             base.extend(new)
             accept, lowest = rule.accept, rule.low
@@ -507,7 +482,7 @@ class PlanRunner:
                 for x in new
                 if len(x[3][slot]) >= lowest and (accept is None or accept(x[3][slot]))
             ]
-        if not self.plan.paths[unit] and not rule.separate:
+        elif not self.plan.paths[unit]:
             self.buffers[leaf].extend(new)
         return self.feed(unit, new)
 
@@ -537,3 +512,69 @@ class PlanRunner:
     def size(self) -> int:
         """Number of buffered items and partial matches."""
         return sum(len(b) for b in self.buffers) + sum(len(g) for g in self.growing.values())
+
+
+def _grown_by_event(
+    base: list[Item],
+    slot: int,
+    event: Any,
+    seq: int,
+    single: tuple,
+    window: float,
+    rule: KleeneRule,
+) -> list[Item]:
+    """The new trend ``single`` and each trend of ``base`` grown by ``event`` where the
+    rule's size bound, the window, the order (``strict``) and ``follows`` allow."""
+    start = end = event[0]
+    new: list[Item] = [(start, end, seq, single)]
+    strict, high, follows = rule.strict, rule.high, rule.follows
+    for mn, mx, sq, binding in base:
+        trend = binding[slot]
+        if high is not None and len(trend) >= high:
+            continue
+        low = start if start < mn else mn
+        if (end if end > mx else mx) - low > window:
+            continue
+        last = trend[-1]
+        if (last[0] >= end) if strict else (last[0] > end):
+            continue
+        if follows is not None and not follows((last, event)):
+            continue
+        b = list(binding)
+        b[slot] = (*trend, event)
+        new.append((low, end if end > mx else mx, sq, tuple(b)))
+    return new
+
+
+def _grown_by_iteration(
+    base: list[Item],
+    slot: int,
+    iteration: Any,
+    seq: int,
+    single: tuple,
+    window: float,
+    rule: KleeneRule,
+) -> list[Item]:
+    """:func:`_grown_by_event` for an iteration ``(earliest, latest, events)`` of a Kleene
+    over a composite (the order and shared events checked by the rule's iterations)."""
+    iterations = rule.iterations
+    assert iterations is not None
+    start, end = iteration[0], iteration[1]
+    new: list[Item] = [(start, end, seq, single)]
+    strict, high, follows = rule.strict, rule.high, rule.follows
+    chained = iterations.composite.chained
+    for mn, mx, sq, binding in base:
+        trend = binding[slot]
+        if high is not None and len(trend) >= high:
+            continue
+        low = start if start < mn else mn
+        if (end if end > mx else mx) - low > window:
+            continue
+        if not iterations.fits(trend, iteration, strict):
+            continue
+        if follows is not None and not follows((trend[-1], iteration)):
+            continue
+        b = list(binding)
+        b[slot] = with_iteration(trend, iteration, chained)
+        new.append((low, end if end > mx else mx, sq, tuple(b)))
+    return new

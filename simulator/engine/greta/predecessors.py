@@ -237,9 +237,10 @@ class RangeStore:
     def query(self, attributes: Mapping[str, Any]) -> Vector:
         """The combined vector of the stored vertices whose key is in range of the event's.
 
-        Kept whole (radon complexity about 25): a measured hot path, once per event and
-        range predicate; ``benchmarks/bench_greta.py`` times it (its up-trend predicate
-        ``S.price * 1.05 < NEXT(S).price`` is answered here, once per event).
+        A measured hot path, once per event and range predicate (``benchmarks/bench_greta.py``
+        times it: its up-trend predicate ``S.price * 1.05 < NEXT(S).price`` is answered
+        here, once per event): the event's block and position, then one call to the sums
+        (:meth:`_sums`) or to the other reductions (:meth:`_reduced`).
         """
         x = self.next_key(attributes)
         if x is None or not self.keys:
@@ -250,35 +251,46 @@ class RangeStore:
         else:
             b = bisect_right(self.maxes, x)
             i = bisect_right(self.keys[b], x) if b < len(self.keys) else 0
-        prefix = self.prefix
         inside = b < len(self.blocks)
         if self.all_sum and inside:
-            # Sums subtract: within the block, add up the shorter side of position i (speed).
-            # Only for integer totals, so float sums keep their order of additions.
-            totals, block = self.totals, self.blocks[b]
-            short = 2 * i <= len(block[0])
-            if len(totals) == 1:  # COUNT(*): the same without a list (speed)
-                t, col = totals[0], block[0]
-                if prefix:
-                    if short or t[b].__class__ is not int:
-                        return (sum(t[:b]) + sum(col[:i]),)
-                    return (sum(t[: b + 1]) - sum(col[i:]),)
-                if not short or t[b].__class__ is not int:
-                    return (sum(t[b + 1 :]) + sum(col[i:]),)
-                return (sum(t[b:]) - sum(col[:i]),)
-            found = []
-            for c in self.components:
-                t, col = totals[c], block[c]
-                if prefix:
-                    if short or t[b].__class__ is not int:
-                        found.append(sum(t[:b]) + sum(col[:i]))
-                    else:
-                        found.append(sum(t[: b + 1]) - sum(col[i:]))
-                elif not short or t[b].__class__ is not int:
-                    found.append(sum(t[b + 1 :]) + sum(col[i:]))
+            return self._sums(b, i)
+        return self._reduced(b, i, inside)
+
+    def _sums(self, b: int, i: int) -> Vector:
+        """:meth:`query` when every component is a sum and position ``i`` of block ``b``
+        splits the range: within the block, add up the shorter side of ``i`` (speed); only
+        for integer totals, so float sums keep their order of additions."""
+        prefix = self.prefix
+        totals, block = self.totals, self.blocks[b]
+        short = 2 * i <= len(block[0])
+        if len(totals) == 1:  # COUNT(*): the same without a list (speed)
+            t, col = totals[0], block[0]
+            if prefix:
+                if short or t[b].__class__ is not int:
+                    return (sum(t[:b]) + sum(col[:i]),)
+                return (sum(t[: b + 1]) - sum(col[i:]),)
+            if not short or t[b].__class__ is not int:
+                return (sum(t[b + 1 :]) + sum(col[i:]),)
+            return (sum(t[b:]) - sum(col[:i]),)
+        found = []
+        for c in self.components:
+            t, col = totals[c], block[c]
+            if prefix:
+                if short or t[b].__class__ is not int:
+                    found.append(sum(t[:b]) + sum(col[:i]))
                 else:
-                    found.append(sum(t[b:]) - sum(col[:i]))
-            return tuple(found)
+                    found.append(sum(t[: b + 1]) - sum(col[i:]))
+            elif not short or t[b].__class__ is not int:
+                found.append(sum(t[b + 1 :]) + sum(col[i:]))
+            else:
+                found.append(sum(t[b:]) - sum(col[:i]))
+        return tuple(found)
+
+    def _reduced(self, b: int, i: int, inside: bool) -> Vector:
+        """:meth:`query` component by component (sums, minima, maxima) from the block totals
+        on the range's side of block ``b`` and, when ``inside``, the block's own values on
+        the range's side of position ``i``."""
+        prefix = self.prefix
         out = []
         for c, o in enumerate(self.ops):
             if prefix:

@@ -66,40 +66,16 @@ def _trends(
 ) -> Iterator[list[Event]]:
     """Every trend of ``template`` among ``events`` (time-ordered), built by DFS.
 
-    Kept as one loop (radon complexity about 30): the two-step baseline's inner search,
-    timed against GRETA by ``benchmarks/bench_greta.py``; helpers per step would add calls
-    per partial trend to the figure that benchmark compares.
+    The negative sub-patterns' trends first (what a guarded edge must not enclose), then each
+    event's pointers to its predecessors (:func:`_pointers`), the leading and trailing
+    negations' bounds, and the search over the pointers (:func:`_walk`, one loop: a helper
+    per partial trend would add calls to the figure ``benchmarks/bench_greta.py`` compares).
     """
-    mine = [e for e in events if e.type in template.types]
     negative = [
         [(t[0].time, t[-1].time) for t in _trends(n, predicates, events, budget)]
         for n in template.negations
     ]
-    pred_types: dict[str, list[tuple[str, int | None]]] = {}
-    for x in template.transitions:
-        pred_types.setdefault(x.target, []).append((x.source, x.guard))
-    pointers: list[list[int]] = []
-    kept: list[Event] = []
-    for e in mine:
-        budget.check()
-        links = []
-        for i, p in enumerate(kept):
-            if p.time >= e.time:
-                continue
-            for source, guard in pred_types.get(e.type, ()):
-                if p.type != source:
-                    continue
-                edge = predicates.edges.get((p.type, e.type))
-                if edge is not None and not edge.holds(p.attrs, e.attrs):
-                    continue
-                if guard is not None and any(
-                    p.time < s and end < e.time for s, end in negative[guard]
-                ):
-                    continue
-                links.append(i)
-        if e.type in template.starts or links:
-            kept.append(e)
-            pointers.append(links)
+    kept, pointers = _pointers(template, predicates, events, negative, budget)
     # negation first or last in the outermost SEQ: no such negative trend in the window
     # before the trend's first event (leading) or after its last event (trailing)
     lead = (
@@ -112,6 +88,69 @@ def _trends(
         if (template.trailing)
         else []
     )
+    yield from _walk(template, kept, pointers, lead, trail, budget)
+
+
+def _pointers(
+    template: Template,
+    predicates: Predicates,
+    events: list[Event],
+    negative: list[list[tuple[float, float]]],
+    budget: _Budget,
+) -> tuple[list[Event], list[list[int]]]:
+    """The events of ``template`` that start a trend or follow a kept one, with each one's
+    positions of its predecessors among them (``negative``: per negation, its trends'
+    first and last times)."""
+    mine = [e for e in events if e.type in template.types]
+    pred_types: dict[str, list[tuple[str, int | None]]] = {}
+    for x in template.transitions:
+        pred_types.setdefault(x.target, []).append((x.source, x.guard))
+    pointers: list[list[int]] = []
+    kept: list[Event] = []
+    for e in mine:
+        budget.check()
+        links = _links(e, kept, pred_types.get(e.type, ()), predicates, negative)
+        if e.type in template.starts or links:
+            kept.append(e)
+            pointers.append(links)
+    return kept, pointers
+
+
+def _links(
+    e: Event,
+    kept: list[Event],
+    sources: Iterable[tuple[str, int | None]],
+    predicates: Predicates,
+    negative: list[list[tuple[float, float]]],
+) -> list[int]:
+    """The positions in ``kept`` of ``e``'s predecessors: earlier events of a ``sources``
+    type whose edge predicates hold and whose edge no negative trend of its guard encloses."""
+    links = []
+    for i, p in enumerate(kept):
+        if p.time >= e.time:
+            continue
+        for source, guard in sources:
+            if p.type != source:
+                continue
+            edge = predicates.edges.get((p.type, e.type))
+            if edge is not None and not edge.holds(p.attrs, e.attrs):
+                continue
+            if guard is not None and any(p.time < s and end < e.time for s, end in negative[guard]):
+                continue
+            links.append(i)
+    return links
+
+
+def _walk(
+    template: Template,
+    kept: list[Event],
+    pointers: list[list[int]],
+    lead: list[float],
+    trail: list[float],
+    budget: _Budget,
+) -> Iterator[list[Event]]:
+    """The trends along the pointers, from each END event back to a START event (none with
+    a trailing negative trend after its end or a leading one before its start)."""
     for i, e in enumerate(kept):
         if e.type not in template.ends or any(s > e.time for s in trail):
             continue

@@ -26,12 +26,53 @@ the one-line form ``rate_unit`` and ``model_latency_unit`` state the units.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from inev.common.figures import Figure
 
-if TYPE_CHECKING:
-    from inev.planner.inev_graph import Plan
+
+class PlanLike(Protocol):
+    """What the figures read of a plan; :class:`inev.planner.inev_graph.Plan` has it all.
+
+    A protocol rather than the class: the plan's ``repr`` and notebook view import this
+    module, so it names nothing of the plan's module back, not even for an annotation (no
+    import cycle, ``tests/test_layers.py``). ``vertices`` are the plan's
+    :class:`~inev.planner.inev_graph.Vertex` values and ``projections`` its
+    :class:`~inev.planner.inev_graph.ProjectionInfo` ones.
+    """
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def vertices(self) -> Sequence[Any]: ...
+    @property
+    def projections(self) -> Mapping[str, Any]: ...
+    @property
+    def multi_node(self) -> Mapping[str, str]: ...
+    @property
+    def sinks(self) -> Mapping[str, str]: ...
+    @property
+    def psi(self) -> float: ...
+    @property
+    def centralized_cost(self) -> float: ...
+    @property
+    def centralized_node(self) -> Any: ...
+    @property
+    def lower_bound(self) -> float: ...
+    @property
+    def approximate_bound(self) -> float: ...
+    @property
+    def latency(self) -> float: ...
+    @property
+    def centralized_latency(self) -> float: ...
+    @property
+    def planning_seconds(self) -> float: ...
+    @property
+    def kept(self) -> str: ...
+    @property
+    def ratio(self) -> float: ...
+
 
 RATE = "events / time unit"
 MODEL_LATENCY = "hops + ξ·pm (§5.4)"
@@ -47,7 +88,7 @@ def model_latency_unit(network: Any | None = None) -> str:
     return MODEL_LATENCY
 
 
-def transmission_hops(plan: Plan) -> float:
+def transmission_hops(plan: PlanLike) -> float:
     """ℓ(I) with ξ = 0: the hops along the slowest chain of forwarding graphs to a sink.
 
     The same recursion as :func:`inev.planner.latency_model.vertex_latencies` without the
@@ -82,7 +123,7 @@ def transmission_hops(plan: Plan) -> float:
     return max((out[v.id] for v in plan.vertices if v.projection in sinks), default=0.0)
 
 
-def model_latency(plan: Plan) -> float:
+def model_latency(plan: PlanLike) -> float:
     """ℓ(I) of the plan (for PPoP with its pull phase, see the module docstring)."""
     return plan.latency
 
@@ -107,7 +148,7 @@ def _hops_from(links: Any, source: Any) -> dict[Any, int]:
     return dist
 
 
-def plan_figures(plan: Plan, network: Any | None = None) -> list[Figure]:
+def plan_figures(plan: PlanLike, network: Any | None = None) -> list[Figure]:
     """The figures of ``plan``: the candidate kept, costs, ratio, bound and model latency (one
     line, with their units), then the bound's ratio, the §7.2 approximation, the hops of ℓ(I),
     counts and the planning time (table only). ``network`` (the one planned on) makes the

@@ -18,12 +18,50 @@ sides found none. :func:`run_warnings` says so, and ``inev simulate`` and ``inev
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from inev.common.figures import Figure
 
-if TYPE_CHECKING:
-    from inev.simulator.simulation_result import SimulationResult
+
+class SimulationResultLike(Protocol):
+    """What the figures read of a simulation's result;
+    :class:`inev.simulator.simulation_result.SimulationResult` has it all.
+
+    A protocol rather than the class: the result's ``repr`` and notebook view import this
+    module, so it names nothing of the result's module back, not even for an annotation (no
+    import cycle, ``tests/test_layers.py``).
+    """
+
+    method: str
+    duration: float
+    events: int
+    messages: int
+    centralized_messages: int
+    model_messages: float
+    matches: dict[str, int]
+    centralized_matches: dict[str, int]
+    missing: int
+    extra: int
+    latency: dict[str, dict[str, float | None]]
+    reoptimizations: dict[str, int]
+    late: int
+    changes: list[dict[str, Any]]
+    shedding: dict[str, Any] | None
+    aggregates: dict[str, list[dict[str, Any]]]
+    aggregation: dict[str, dict[str, str]]
+    trace_ignored: int
+    trace_skipped: int
+    loss_causes: dict[str, int]
+
+    @property
+    def ratio(self) -> float: ...
+    @property
+    def model_deviation(self) -> float | None: ...
+    @property
+    def equal_to_centralized(self) -> bool: ...
+    @property
+    def aggregates_equal_to_centralized(self) -> bool | None: ...
+
 
 TIME = "time units"
 RATIO = "ratio"
@@ -42,7 +80,7 @@ def _mean(latency: dict[str, dict[str, Any]]) -> float | None:
     return sum(s["mean"] * s["count"] for s in latency.values() if s.get("count")) / count
 
 
-def simulation_figures(result: SimulationResult) -> list[Figure]:
+def simulation_figures(result: SimulationResultLike) -> list[Figure]:
     """The figures of a simulation: messages, matches, detection latency, then aggregation
     and shedding when they apply."""
     latency = result.latency
@@ -135,7 +173,7 @@ def simulation_figures(result: SimulationResult) -> list[Figure]:
     return figures + shedding_figures(result.shedding)
 
 
-def _missing_by(result: SimulationResult, changed: bool) -> list[Figure]:
+def _missing_by(result: SimulationResultLike, changed: bool) -> list[Figure]:
     """With changes: the missing matches by cause, grouped as ``node-down:27,link:5``
     (:data:`inev.simulator.losses.GROUPS`; ``none`` when nothing is missing)."""
     if not changed:
@@ -199,7 +237,7 @@ def shedding_figures(s: dict[str, Any] | None) -> list[Figure]:
     return figures
 
 
-def run_warnings(result: SimulationResult) -> list[str]:
+def run_warnings(result: SimulationResultLike) -> list[str]:
     """What a reader of the figures must not miss (module docstring): today, a run that
     measured no match, at the sinks or centrally, for any query without a ``return``."""
     found = sum(result.matches.values())

@@ -13,10 +13,11 @@ The root command ``common/cli.py`` registers every layer's commands by module *n
 More rules keep the house easy to change:
 
 - **No cycles.** The modules and their imports (again every one, lazy ones inside functions
-  too) form no cycle: a lazy import hides a cycle from Python, not from a reader. An import
-  under ``if TYPE_CHECKING:`` never runs and only names a type for an annotation, so it is not
-  an arrow here (a module's figures may name the model they read while the model's
-  ``summary()`` imports them).
+  too, and those under ``if TYPE_CHECKING:``) form no cycle: a lazy import hides a cycle from
+  Python, an annotation-only one from the interpreter, neither from a reader (issue 47). A
+  module's figures name what they read of the model with a protocol
+  (:class:`inev.planner.figures.PlanLike`), since the model's ``summary()`` imports them.
+  :data:`CYCLES_LEFT` lists the one cycle left, in modules another session owns.
 - **A command module imports library code** (and shared ``click_options``), never another
   command module, not even in its own layer (a group takes its sub-commands from its own
   module; ``inev simulate`` takes the engine's flags from ``engine/click_options.py``).
@@ -45,6 +46,14 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
 ENGINE = "inev.simulator.engine"
 ENGINE_MAY_USE = {"common", "topologies", "workloads"}
+CYCLES_LEFT: set[frozenset[str]] = {
+    frozenset({"inev.planner.regional", "inev.planner.site_search"})
+}
+"""Import cycles left while their modules' owner removes them, listed by their modules so that
+a new one fails; one no longer found fails too, so the list only shrinks (``site_search``
+names ``regional``'s ``Target`` under ``if TYPE_CHECKING:`` while ``regional`` imports
+``site_search``: a ``Target`` in a module both import, such as ``planner/regions.py``, ends
+it)."""
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -146,8 +155,9 @@ def all_modules(root: Path) -> dict[str, Path]:
 
 
 def import_graph(root: Path) -> nx.DiGraph:
-    """Modules and the imports that run between them (``from inev.x import y`` reaching the
-    module ``inev.x.y`` when there is one, else ``inev.x``); edges carry the file and line."""
+    """Modules and every import between them, those under ``if TYPE_CHECKING:`` too (``from
+    inev.x import y`` reaching the module ``inev.x.y`` when there is one, else ``inev.x``);
+    edges carry the file and line, marked ``(annotation)`` for an import that never runs."""
     modules = all_modules(root)
     graph = nx.DiGraph()
     graph.add_nodes_from(modules)
@@ -155,18 +165,25 @@ def import_graph(root: Path) -> nx.DiGraph:
         for line, target, name, runs in import_names(root, path):
             sub = f"{target}.{name}" if name else target
             target = sub if sub in modules else target
-            if runs and target in modules and target != source:
-                graph.add_edge(source, target, where=f"{path.relative_to(root)}:{line}")
+            if target in modules and target != source:
+                mark = "" if runs else " (annotation)"
+                graph.add_edge(source, target, where=f"{path.relative_to(root)}:{line}{mark}")
     return graph
 
 
-def cycles(root: Path) -> list[str]:
-    """Every import cycle under ``root``: one line per strongly connected group of modules,
-    with one cycle through it spelled out file by file."""
+def cycle_groups(root: Path) -> set[frozenset[str]]:
+    """The modules of each import cycle under ``root`` (its strongly connected groups)."""
+    groups = nx.strongly_connected_components(import_graph(root))
+    return {frozenset(g) for g in groups if len(g) > 1}
+
+
+def cycles(root: Path, left: set[frozenset[str]] | None = None) -> list[str]:
+    """Every import cycle under ``root`` but those in ``left``: one line per strongly
+    connected group of modules, with one cycle through it spelled out file by file."""
     graph = import_graph(root)
     found = []
     for group in nx.strongly_connected_components(graph):
-        if len(group) > 1:
+        if len(group) > 1 and frozenset(group) not in (left or set()):
             loop = nx.find_cycle(graph.subgraph(group))
             steps = ", ".join(f"{graph.edges[a, b]['where']} -> {b}" for a, b in loop)
             found.append(f"cycle among {sorted(group)}: {steps}")
@@ -295,8 +312,13 @@ def test_the_package_keeps_the_layers():
     assert violations(ROOT) == []
 
 
-def test_the_package_has_no_import_cycles():
-    assert cycles(ROOT) == []
+def test_the_package_has_no_import_cycles_even_for_annotations():
+    assert cycles(ROOT, CYCLES_LEFT) == []
+
+
+def test_the_cycles_left_are_still_there():
+    gone = CYCLES_LEFT - cycle_groups(ROOT)
+    assert gone == set(), f"no longer a cycle: strike {gone} off CYCLES_LEFT"
 
 
 def test_no_command_or_private_name_crosses_a_layer():
@@ -381,7 +403,7 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
             {"planner/a.py": "from inev.planner.b import f\n", "planner/b.py": "import json\n"},
             False,
         ),
-        # an annotation-only import back is not an arrow
+        # an annotation-only import back closes a cycle too (the figures and their model)
         (
             {
                 "planner/a.py": "def f():\n    from inev.planner.b import g\n",
@@ -389,6 +411,14 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
                     "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                     "    from inev.planner.a import Plan\n"
                 ),
+            },
+            True,
+        ),
+        # ... and a protocol in the module read, instead of the import back, ends it
+        (
+            {
+                "planner/a.py": "def f():\n    from inev.planner.b import g\n",
+                "planner/b.py": "from typing import Protocol\nclass PlanLike(Protocol): ...\n",
             },
             False,
         ),
@@ -399,6 +429,26 @@ def test_a_planted_cycle_is_caught(tmp_path, files, bad):
     assert bool(found) == bad
     if bad:
         assert "planner/" in found[0] and "cycle among" in found[0]
+
+
+def test_a_listed_cycle_is_left_and_only_it(tmp_path):
+    typed = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from inev.planner.{} import T\n"
+    )
+    root = _plant(
+        tmp_path,
+        {
+            "planner/a.py": "from inev.planner.b import f\n",
+            "planner/b.py": typed.format("a"),
+            "planner/c.py": "from inev.planner.d import f\n",
+            "planner/d.py": typed.format("c"),
+        },
+    )
+    listed = {frozenset({"inev.planner.a", "inev.planner.b"})}
+    assert cycle_groups(root) == {*listed, frozenset({"inev.planner.c", "inev.planner.d"})}
+    [left] = cycles(root, listed)
+    assert left.startswith("cycle among ['inev.planner.c', 'inev.planner.d']")
+    assert "planner/d.py:3 (annotation) -> inev.planner.c" in left
 
 
 @pytest.mark.parametrize(

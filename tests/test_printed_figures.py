@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
 import itertools
 import math
 import re
@@ -21,9 +24,11 @@ from inev.common.stats import mean_interval, median_interval
 from inev.experiments.plot import plot, series
 from inev.experiments.scene import plan_scene
 from inev.experiments.scene_text import hop_paths, node_order, scene_text
-from inev.planner.figures import plan_figures, transmission_hops
+from inev.planner import figures as plan_figures_module
+from inev.planner.figures import PlanLike, plan_figures, transmission_hops
 from inev.planner.planning import plan_workload
-from inev.simulator.figures import run_warnings, simulation_figures
+from inev.simulator import figures as simulation_figures_module
+from inev.simulator.figures import SimulationResultLike, run_warnings, simulation_figures
 from inev.simulator.run import simulate
 from inev.topologies.network import Network
 from inev.workloads.workload import Query, Workload
@@ -83,6 +88,40 @@ def test_every_simulation_figure_has_a_unit_and_no_matches_warns(line_network):
         "equal=true compares nothing; a longer --duration, higher rates (--total-rate) or "
         "larger selectivities give the queries matches"
     ]
+
+
+def _members(protocol: type) -> set[str]:
+    return set(protocol.__annotations__) | {
+        name for name, value in vars(protocol).items() if isinstance(value, property)
+    }
+
+
+def _read(module: object, name: str) -> set[str]:
+    """The attributes the module's code reads of a variable called ``name``."""
+    return {
+        node.attr
+        for node in ast.walk(ast.parse(inspect.getsource(module)))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        if node.value.id == name
+    }
+
+
+def test_the_figures_protocols_are_what_they_read_of_the_models(line_network):
+    # the figures name a plan and a result by protocols, not by the models' classes (the
+    # models import the figures: no import cycle, issue 47); each protocol lists what its
+    # figures read, and the model has every member (a field's with the field's type)
+    net, wl, plan = line_network
+    result = simulate(net, wl, plan, duration=5.0, seed=1)
+    cases = [
+        (PlanLike, plan, plan_figures_module, "plan"),
+        (SimulationResultLike, result, simulation_figures_module, "result"),
+    ]
+    for protocol, model, module, name in cases:
+        members = _members(protocol)
+        assert _read(module, name) == members
+        assert [m for m in members if not hasattr(model, m)] == []
+        types = {f.name: f.type for f in dataclasses.fields(model)}
+        assert {m: t for m, t in protocol.__annotations__.items() if types[m] != t} == {}
 
 
 def test_simulate_and_show_print_the_warning(line_network, run_cli, tmp_path):

@@ -43,6 +43,8 @@ import numpy as np
 from networkx.algorithms.approximation import steiner_tree
 
 from inev.planner.inev_graph import Link, Node, link
+from inev.planner.key_paths import key_path_exchange
+from inev.planner.kou_networkx import kou_edges
 from inev.topologies.network import DENSE_UP_TO, Network
 
 TOPOLOGIES_KEPT = 8
@@ -55,6 +57,26 @@ class _Trees:
     def __init__(self) -> None:
         self.links: dict[frozenset, frozenset[Link]] = {}
         self.nodes: dict[frozenset, tuple] = {}
+        self.paths: OrderedDict[Node, tuple[dict, dict]] = OrderedDict()
+        """networkx's shortest paths from a node (:func:`_paths_from`), the latest last."""
+
+
+PATHS_KEPT = 500_000
+"""Nodes' shortest paths a topology keeps for Kou's trees, counted in path entries (a node's
+paths hold one per node; about 170 bytes each, measured on 2,000 nodes): 250 sources on 2,000
+nodes, 10,000 on 50, about 85 MB at most."""
+
+
+def _paths_from(network: Network, source: Node) -> tuple[dict, dict]:
+    """``networkx.single_source_dijkstra(network.graph, source, weight=None)``, cached per
+    topology (:func:`trees_of`; at most :data:`PATHS_KEPT` entries, the oldest dropped)."""
+    cache = trees_of(network).paths
+    found = cache.get(source)
+    if found is None:
+        found = cache[source] = nx.single_source_dijkstra(network.graph, source, weight=None)
+        while len(cache) * len(network.nodes) > PATHS_KEPT:
+            cache.popitem(last=False)
+    return found
 
 
 _BY_NETWORK: weakref.WeakKeyDictionary[Network, _Trees] = weakref.WeakKeyDictionary()
@@ -312,112 +334,6 @@ def _pruned(adjacent: dict[Node, dict[Node, None]], keep: set[Node]) -> frozense
     return frozenset(out)
 
 
-def key_path_exchange(
-    network: Network, links: Iterable[Link], terminals: Iterable[Node]
-) -> frozenset[Link]:
-    """Key-path improvement of a Steiner tree: while some key path is longer than the
-    shortest path between the two components its removal leaves, swap them.
-
-    Key nodes are the terminals and the tree's nodes of degree 3 or more; a key path joins two
-    key nodes through nodes of degree 2 only. The result spans the same terminals with at most
-    as many links.
-
-    >>> ring = Network.build(range(6), [(i, (i + 1) % 6) for i in range(6)], {"A": (1.0, [0])})
-    >>> sorted(key_path_exchange(ring, [(0, 1), (1, 2), (2, 3), (3, 4)], [0, 4]))
-    [(0, 5), (4, 5)]
-    """
-    keep = set(terminals)
-    tree = nx.Graph(list(links))
-    tree.add_nodes_from(keep)
-    improved = True
-    while improved:
-        improved = False
-        neighbours = {v: tuple(tree.adj[v]) for v in tree}  # plain lists: read per key path
-        for path in _key_paths(tree, keep):
-            parts = _parts_without(neighbours, path)
-            if len(parts) != 2:
-                continue
-            bridge = _shortest_between(network, parts[0], parts[1])
-            if bridge is not None and len(bridge) - 1 < len(path) - 1:
-                trial = tree.copy()  # the exchange: only now is the tree copied
-                trial.remove_edges_from(itertools.pairwise(path))
-                trial.remove_nodes_from(path[1:-1])
-                trial.add_edges_from(itertools.pairwise(bridge))
-                tree = trial
-                improved = True
-                break
-    return frozenset(link(u, v) for u, v in tree.edges())
-
-
-def _parts_without(neighbours: dict[Node, tuple[Node, ...]], path: list[Node]) -> list[set[Node]]:
-    """The connected components of a tree (``neighbours``: each node's, in the tree's orders)
-    without ``path``'s links and inner nodes, in the order ``nx.connected_components`` lists
-    them on such a copy of the tree (by the tree's node order), at most three: read on the tree
-    itself, so that no copy is made per key path (the copies were a quarter of Fig. 8c's
-    planning time)."""
-    inner = set(path[1:-1])
-    # every link of a longer path touches an inner node; a path of one link is that link
-    cut = ((path[0], path[1]), (path[1], path[0])) if len(path) == 2 else ()
-    parts: list[set[Node]] = []
-    seen: set[Node] = set()
-    for start in neighbours:
-        if start in seen or start in inner:
-            continue
-        part = {start}
-        frontier = [start]
-        while frontier:
-            u = frontier.pop()
-            for w in neighbours[u]:
-                if w not in part and w not in inner and (u, w) not in cut:
-                    part.add(w)
-                    frontier.append(w)
-        parts.append(part)
-        seen |= part
-        if len(parts) > 2:
-            break
-    return parts
-
-
-def _key_paths(tree: nx.Graph, terminals: set[Node]) -> list[list[Node]]:
-    """The tree's key paths, longest first."""
-    key = {v for v in tree if v in terminals or tree.degree(v) >= 3}
-    paths, seen = [], set()
-    for start in key:
-        for first in tree.neighbors(start):
-            path = [start, first]
-            while path[-1] not in key:
-                nxt = next(w for w in tree.neighbors(path[-1]) if w != path[-2])
-                path.append(nxt)
-            edge_set = frozenset(frozenset(e) for e in itertools.pairwise(path))
-            if edge_set not in seen:
-                seen.add(edge_set)
-                paths.append(path)
-    paths.sort(key=lambda p: (-len(p), [str(v) for v in p]))
-    return paths
-
-
-def _shortest_between(network: Network, one: set[Node], other: set[Node]) -> list[Node] | None:
-    """A fewest-hop path from a node of ``one`` to a node of ``other`` (multi-source BFS)."""
-    parent: dict[Node, Node | None] = dict.fromkeys(one)
-    frontier = sorted(one, key=network.node_index.__getitem__)
-    graph = network.graph
-    while frontier:
-        nxt = []
-        for u in frontier:
-            for w in graph.neighbors(u):
-                if w in parent:
-                    continue
-                parent[w] = u
-                if w in other:
-                    path = [w]
-                    while parent[path[-1]] is not None:
-                        path.append(parent[path[-1]])
-                    return path
-                nxt.append(w)
-        frontier = nxt
-    return None
-
-
 def _best_heuristic(network: Network, terminals: frozenset[Node]) -> frozenset[Link]:
     """The fewest-link tree of the heuristics in the module docstring."""
     index = network.node_index
@@ -430,8 +346,11 @@ def _best_heuristic(network: Network, terminals: frozenset[Node]) -> frozenset[L
             found.append(tidy(network, kou(network, ordered), ordered))
         methods = []
     for method in methods:
-        tree = steiner_tree(network.graph, ordered, weight=None, method=method)
-        found.append(tidy(network, (link(u, v) for u, v in tree.edges()), ordered))
+        if method == "kou":
+            edges = kou_edges(network.graph, ordered, functools.partial(_paths_from, network))
+        else:
+            edges = steiner_tree(network.graph, ordered, weight=None, method=method).edges()
+        found.append(tidy(network, (link(u, v) for u, v in edges), ordered))
     if len(network.nodes) <= DENSE_UP_TO:
         for start in (ordered[0], ordered[len(ordered) // 2]):
             found.append(tidy(network, path_heuristic(network, ordered, start), ordered))

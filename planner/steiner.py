@@ -40,11 +40,10 @@ from collections.abc import Iterable, Iterator
 
 import networkx as nx
 import numpy as np
-from networkx.algorithms.approximation import steiner_tree
 
 from inev.planner.inev_graph import Link, Node, link
 from inev.planner.key_paths import key_path_exchange
-from inev.planner.kou_networkx import kou_edges
+from inev.planner.steiner_networkx import kou_edges, mehlhorn_edges
 from inev.topologies.network import DENSE_UP_TO, Network
 
 TOPOLOGIES_KEPT = 8
@@ -349,7 +348,7 @@ def _best_heuristic(network: Network, terminals: frozenset[Node]) -> frozenset[L
         if method == "kou":
             edges = kou_edges(network.graph, ordered, functools.partial(_paths_from, network))
         else:
-            edges = steiner_tree(network.graph, ordered, weight=None, method=method).edges()
+            edges = mehlhorn_edges(network.graph, ordered)
         found.append(tidy(network, (link(u, v) for u, v in edges), ordered))
     if len(network.nodes) <= DENSE_UP_TO:
         for start in (ordered[0], ordered[len(ordered) // 2]):

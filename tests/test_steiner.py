@@ -152,3 +152,30 @@ def test_key_path_exchange_gives_the_tree_of_the_copying_exchange(seed, k, kind)
         got = key_path_exchange(net, start, terminals)
         want = _exchange_by_copies(net, start, terminals)
         assert list(got) == list(want)  # the same links in the same order (plans iterate them)
+
+
+def test_cached_exchanges_are_the_exchanges_in_order(monkeypatch):
+    """``steiner._exchanged`` gives ``key_path_exchange``'s tree (links in the same order),
+    once per tree and terminals in order, and drops its cache when full."""
+    from inev.planner import steiner
+    from inev.planner.key_paths import key_path_exchange
+    from inev.planner.steiner import mehlhorn, path_heuristic
+
+    net = _network(5, 40)
+    steiner.trees_of(net).exchanged.clear()  # other tests may have used this topology
+    calls = []
+    monkeypatch.setattr(
+        steiner, "key_path_exchange", lambda *a: calls.append(a) or key_path_exchange(*a)
+    )
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        terminals = [int(t) for t in rng.choice(40, size=int(rng.integers(3, 14)), replace=False)]
+        for made in (mehlhorn(net, terminals), path_heuristic(net, terminals, terminals[0])):
+            start = tidy(net, made, terminals)
+            want = list(key_path_exchange(net, start, terminals))
+            assert list(steiner._exchanged(net, start, terminals)) == want
+            assert list(steiner._exchanged(net, start, terminals)) == want
+    assert len(calls) == len(steiner.trees_of(net).exchanged)  # each computed once
+    monkeypatch.setattr(steiner, "EXCHANGES_KEPT", 1)
+    steiner._exchanged(net, start, list(reversed(terminals)))  # terminals in another order
+    assert len(steiner.trees_of(net).exchanged) == 1

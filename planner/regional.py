@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -66,7 +66,7 @@ from inev.planner.improve import Budget, Design, Evaluator
 from inev.planner.inev_graph import Node, Plan
 from inev.planner.projections import Projection
 from inev.planner.regions import MAX_SITES, Regions, ladder, most_sites, regions
-from inev.planner.site_search import best_sites
+from inev.planner.site_search import Partner, Target, best_sites
 from inev.planner.steiner import EXACT_NODES, mehlhorn, steiner_links, tree_nodes
 from inev.topologies.network import Network
 from inev.workloads.pattern import kleene_types
@@ -78,9 +78,6 @@ COVER = 0.99
 PLACED = 2
 """Counts k placed by Alg. 2 per type (the best by the estimate) where the search's work
 allows; one where it does not (on large networks each placed design takes seconds)."""
-
-Partner = tuple[str, float]
-"""An input that must reach the sites: its key and its rate per time unit."""
 
 
 def heavy_types(central: Plan, most: int = TYPES, cover: float = COVER) -> list[str]:
@@ -119,20 +116,6 @@ def types_to_try(network: Network, design: Design, central: Plan) -> list[tuple[
     }
     out += [(t, True) for t in sorted(wide, key=lambda t: (-len(network.sources(t)), t))]
     return out
-
-
-@dataclass(frozen=True)
-class Target:
-    """What partitioning type ``partition`` regionally changes in a design."""
-
-    partition: str
-    choices: Mapping[str, Choice]
-    """The new choices of the projections partitioned by it."""
-    partners: tuple[Partner, ...]
-    """Their other inputs (each once)."""
-    outputs: tuple[tuple[float, Node | None], ...]
-    """Per partitioned projection that is not a sink: its rate and its consumer's node (None:
-    not a single node)."""
 
 
 def target(

@@ -48,7 +48,7 @@ the median ratio 0.891 -> 0.848 (seeds 2, 5, 9: 0.871 / 0.890 / 0.891 -> 0.805 /
 bench_plan_quality's 200 instances: 33 lower (best 0.866), none higher.
 
 >>> from inev.topologies.network import Network
->>> from inev.planner.regional import Target
+>>> from inev.planner.site_search import Target
 >>> net = Network.build(range(7), [(i, i + 1) for i in range(6)],
 ...                     {"A": (1.0, [0, 1, 5, 6]), "B": (3.0, [3])})
 >>> pricer = SitePricer(net, Target("A", {}, (("B", 3.0),), ()), {})
@@ -62,17 +62,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
+from inev.planner.alg1_combination import Choice
 from inev.planner.inev_graph import Node
 from inev.planner.regions import Regions, cells, most_sites, regions
 from inev.planner.steiner import EXACT_NODES, mehlhorn, steiner_links, tidy, tree_nodes
 from inev.topologies.network import DENSE_UP_TO, Network
 
-if TYPE_CHECKING:  # regional imports this module
-    from inev.planner.regional import Target
+Partner = tuple[str, float]
+"""An input that must reach the sites: its key and its rate per time unit."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What partitioning type ``partition`` regionally changes in a design."""
+
+    partition: str
+    choices: Mapping[str, Choice]
+    """The new choices of the projections partitioned by it."""
+    partners: tuple[Partner, ...]
+    """Their other inputs (each once)."""
+    outputs: tuple[tuple[float, Node | None], ...]
+    """Per partitioned projection that is not a sink: its rate and its consumer's node (None:
+    not a single node)."""
+
 
 SITE_PRICES = 4000
 """The most site sets priced by one :func:`best_sites` call (all its starts together)."""
@@ -286,7 +302,7 @@ def best_sites(
     Examples
     --------
     >>> from inev.topologies.network import Network
-    >>> from inev.planner.regional import Target
+    >>> from inev.planner.site_search import Target
     >>> net = Network.build(range(7), [(i, i + 1) for i in range(6)],
     ...                     {"A": (1.0, [0, 1, 5, 6]), "B": (3.0, [3])})
     >>> best_sites(net, Target("A", {}, (("B", 3.0),), ()), {}, 2).sites

@@ -17,7 +17,7 @@ More rules keep the house easy to change:
   Python, an annotation-only one from the interpreter, neither from a reader (issue 47). A
   module's figures name what they read of the model with a protocol
   (:class:`inev.planner.figures.PlanLike`), since the model's ``summary()`` imports them.
-  :data:`CYCLES_LEFT` lists the one cycle left, in modules another session owns.
+  :data:`CYCLES_LEFT` lists cycles left while they are removed (none now).
 - **A command module imports library code** (and shared ``click_options``), never another
   command module, not even in its own layer (a group takes its sub-commands from its own
   module; ``inev simulate`` takes the engine's flags from ``engine/click_options.py``).
@@ -46,14 +46,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
 ENGINE = "inev.simulator.engine"
 ENGINE_MAY_USE = {"common", "topologies", "workloads"}
-CYCLES_LEFT: set[frozenset[str]] = {
-    frozenset({"inev.planner.regional", "inev.planner.site_search"})
-}
+CYCLES_LEFT: set[frozenset[str]] = set()
 """Import cycles left while their modules' owner removes them, listed by their modules so that
-a new one fails; one no longer found fails too, so the list only shrinks (``site_search``
-names ``regional``'s ``Target`` under ``if TYPE_CHECKING:`` while ``regional`` imports
-``site_search``: a ``Target`` in a module both import, such as ``planner/regions.py``, ends
-it)."""
+a new one fails; one no longer found fails too, so the list only shrinks (empty since
+``Target``, which ``site_search`` named from ``regional`` while ``regional`` imports
+``site_search``, moved to ``site_search``)."""
 
 
 def module_name(root: Path, path: Path) -> str:

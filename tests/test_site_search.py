@@ -14,9 +14,8 @@ from inev.planner.alg2_placement import place, placement_cost
 from inev.planner.assemble import build_plan
 from inev.planner.cost_model import vertex_cost_from_plan
 from inev.planner.paper_designs import combine_workload
-from inev.planner.regional import Target
 from inev.planner.regions import cells
-from inev.planner.site_search import SitePricer, best_sites, search_sites, site_budget
+from inev.planner.site_search import SitePricer, Target, best_sites, search_sites, site_budget
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 from inev.workloads.workload import Query, Workload

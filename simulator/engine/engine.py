@@ -59,6 +59,7 @@ from inev.simulator.engine.branch import Branch
 from inev.simulator.engine.branch_units import Routes
 from inev.simulator.engine.constraints import TIES, projection_where
 from inev.simulator.engine.engine_options import (
+    DEFAULT_ENGINE_PLAN,
     Adaptation,
     EngineSettings,
     input_patterns,
@@ -135,7 +136,7 @@ class Engine:
         where: str | Condition | None = None,
         inputs: Sequence[str | Pattern] | None = None,
         output: str | Iterable[str] | None = None,
-        plan: str | Plan = "greedy",
+        plan: str | Plan = DEFAULT_ENGINE_PLAN,
         adaptation: Adaptation | str = "off",
         selectivity_seed: int = 0,
         rates: Mapping[str, float] | None = None,

@@ -5,7 +5,8 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 :data:`SETTINGS` lists the settings held to this and their homes: the network generator's
 (:data:`inev.topologies.generator_options.NETWORK_DEFAULTS`), the trace generator's
 (:data:`inev.topologies.trace_generator.TRACE_DEFAULTS`), the workload generator's
-(:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`), the planner's
+(:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`, and ``VARIANT_DEFAULTS`` of the
+paper figures' workload variants), the planner's
 (:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
 (:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
 configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
@@ -42,7 +43,7 @@ from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.options import SimulationOptions
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
-from inev.workloads.generator_options import WORKLOAD_DEFAULTS
+from inev.workloads.generator_options import VARIANT_DEFAULTS, WORKLOAD_DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
@@ -63,6 +64,7 @@ MIRRORS = {
     ("simulator/engine/shedding/shedders.py", "threshold"),
     ("planner/repair_search.py", "regional"),
     ("experiments/case_study.py", "out_degree"),
+    ("experiments/sweep_parameters.py", "operator_share"),
 }
 """``(file, name)`` of definitions that mirror a later layer's home and cannot name it: the
 simulator's ``CapacityOptions.shed`` is the sweep task's ``shed`` default, but the simulator
@@ -71,7 +73,8 @@ the engine, 0.19 s, with every sweep file read). And definitions of another sett
 the same name and value: pSPICE's retraining ``threshold`` 0.5 is not the threshold
 re-optimisation's; the repair's ``REGIONAL`` step (whether it runs the regional pass) is not
 the planner's ``regional`` option, and the case study's ``OUT_DEGREE`` is the paper's §7.3
-network, held at 3 whatever the generator's default."""
+network, held at 3 whatever the generator's default; the sweep's ``LIMITS["operator_share"]``
+1.0 is the largest share a task may ask for, not its default."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -87,6 +90,7 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
         ("topologies/generator_options.py", NETWORK_DEFAULTS),
         ("topologies/trace_generator.py", TRACE_DEFAULTS),
         ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
+        ("workloads/generator_options.py", VARIANT_DEFAULTS),
         ("planner/options.py", PLAN_DEFAULTS),
         ("experiments/sweep_parameters.py", SWEEP_DEFAULTS),
         ("simulator/options.py", {"duration": SimulationOptions.duration}),
@@ -257,6 +261,8 @@ def test_the_listed_settings():
     assert SETTINGS["k"] == [("simulator/engine/engine_options.py", 1)]
     assert SETTINGS["check_every"] == [("simulator/engine/engine_options.py", 256)]
     assert "kind" not in SETTINGS and "span" not in SETTINGS
+    assert SETTINGS["operator_type"] == [("workloads/generator_options.py", "random")]
+    assert SETTINGS["min_length"] == [("workloads/generator_options.py", 0)]
     assert SETTINGS["master"] == [("experiments/spark.py", "local[*]")]
     assert SETTINGS["cost_per_unit"] == [("simulator/engine/shedding/__init__.py", 1.0)]
     engine = "simulator/engine/engine_options.py"
@@ -301,6 +307,8 @@ PLANTED = [
     ('def simulate(adaptation="invariant", plan="zstream"):\n    pass\n', ["x.py:1: adaptation"]),
     ('def engine(plan=DEFAULT_ENGINE_PLAN, adaptation="off"):\n    pass\n', []),
     ('click.option("--cost-per-unit", type=float, default=1.0)\n', ["x.py:1: cost_per_unit"]),
+    # the paper figures' workload variants (paper_variants.py read the sweep's DEFAULTS)
+    ('def f(config):\n    return config.get("min_length", 0)\n', ["x.py:2: min_length = 0"]),
 ]
 
 

@@ -6,22 +6,22 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 (:data:`inev.topologies.generator_options.NETWORK_DEFAULTS`), the trace generator's
 (:data:`inev.topologies.trace_generator.TRACE_DEFAULTS`), the workload generator's
 (:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`, and ``VARIANT_DEFAULTS`` of the
-paper figures' workload variants), the planner's
-(:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
+paper figures' workload variants; a workload's tie rule in :mod:`inev.workloads.workload`), the
+planner's (:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
 (:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
 configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
 simulator's ``duration``, the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`), the
-engines' plan generator and re-optimisation kind
-(:mod:`inev.simulator.engine.engine_options`), the node queue's cost per work unit
-(:mod:`inev.simulator.engine.shedding`) and the Spark master (:mod:`inev.experiments.spark`).
-A *definition* of a setting is a literal value given to its name: a function parameter's
-default (``nodes: int = 20``), a class field (``nodes: int = 20``), a dict entry (``"nodes":
-20``), a command option's default (``click.option("--nodes", default=20)``), a lookup's
-fallback (``config.get("nodes", 20)``) or a module constant (``DEFAULT_NODES = 20`` or
-``NODES = 20`` define ``nodes``). A setting may go by two names (:data:`ALIASES`). A definition of a listed setting with its default
-value outside its home fails: it is a second source that can drift (save :data:`MIRRORS`). A
-definition with another value is another setting of the same name (the trace's ``skew`` 0.5
-is not the network's 1.3) and is left alone.
+engines' plan generator and re-optimisation kind (:mod:`inev.simulator.engine.engine_options`),
+the node queue's cost per work unit (:mod:`inev.simulator.engine.shedding`) and the Spark master
+(:mod:`inev.experiments.spark`). A *definition* of a setting is a literal value given to its
+name: a function parameter's default (``nodes: int = 20``), a class field (``nodes: int = 20``),
+a dict entry (``"nodes": 20``), a command option's default (``click.option("--nodes",
+default=20)``), a lookup's fallback (``config.get("nodes", 20)``) or a module constant
+(``DEFAULT_NODES = 20`` or ``NODES = 20`` define ``nodes``). A setting may go by two names
+(:data:`ALIASES`). A definition of a listed setting with its default value outside its home
+fails: it is a second source that can drift (save :data:`MIRRORS`). A definition with another
+value is another setting of the same name (the trace's ``skew`` 0.5 is not the network's 1.3)
+and is left alone.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from inev.simulator.options import SimulationOptions
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
 from inev.workloads.generator_options import VARIANT_DEFAULTS, WORKLOAD_DEFAULTS
+from inev.workloads.workload import DEFAULT_TIES
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
@@ -91,6 +92,7 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
         ("topologies/trace_generator.py", TRACE_DEFAULTS),
         ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
         ("workloads/generator_options.py", VARIANT_DEFAULTS),
+        ("workloads/workload.py", {"ties": DEFAULT_TIES}),
         ("planner/options.py", PLAN_DEFAULTS),
         ("experiments/sweep_parameters.py", SWEEP_DEFAULTS),
         ("simulator/options.py", {"duration": SimulationOptions.duration}),
@@ -263,6 +265,7 @@ def test_the_listed_settings():
     assert "kind" not in SETTINGS and "span" not in SETTINGS
     assert SETTINGS["operator_type"] == [("workloads/generator_options.py", "random")]
     assert SETTINGS["min_length"] == [("workloads/generator_options.py", 0)]
+    assert SETTINGS["ties"] == [("workloads/workload.py", "strict")]
     assert SETTINGS["master"] == [("experiments/spark.py", "local[*]")]
     assert SETTINGS["cost_per_unit"] == [("simulator/engine/shedding/__init__.py", 1.0)]
     engine = "simulator/engine/engine_options.py"
@@ -309,6 +312,7 @@ PLANTED = [
     ('click.option("--cost-per-unit", type=float, default=1.0)\n', ["x.py:1: cost_per_unit"]),
     # the paper figures' workload variants (paper_variants.py read the sweep's DEFAULTS)
     ('def f(config):\n    return config.get("min_length", 0)\n', ["x.py:2: min_length = 0"]),
+    ('def read(document):\n    return document.get("ties", "strict")\n', ["x.py:2: ties"]),
 ]
 
 

@@ -87,6 +87,7 @@ from inev.workloads.pattern import (
 )
 from inev.workloads.pattern import streams as pattern_streams
 from inev.workloads.syntax import parse_pattern
+from inev.workloads.workload import DEFAULT_TIES
 
 INF = math.inf
 
@@ -142,7 +143,7 @@ class Engine:
         rates: Mapping[str, float] | None = None,
         estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,
-        ties: str = "strict",
+        ties: str = DEFAULT_TIES,
         streams: Mapping[str, str] | None = None,
         selection: Selection | None = None,
     ) -> None:
@@ -252,7 +253,7 @@ class Engine:
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
             estimated=query.where_selectivity or None,
-            ties=getattr(workload, "ties", "strict"),
+            ties=getattr(workload, "ties", DEFAULT_TIES),
             streams=query.streams,
             **options,
         )
@@ -281,7 +282,7 @@ class Engine:
             estimated=query.where_selectivity or None,
             inputs=inputs,
             output=output,
-            ties=getattr(workload, "ties", "strict"),
+            ties=getattr(workload, "ties", DEFAULT_TIES),
             streams=query.streams,
             **options,
         )

@@ -38,10 +38,10 @@ from collections import defaultdict
 import numpy as np
 
 from inev.experiments.measure import plan_options, task_inputs
-from inev.experiments.paper_workloads import counterpart, operator_type
 from inev.experiments.spec import expand
 from inev.experiments.sweep_presets import resolve_spec
 from inev.planner.planning import plan_workload
+from inev.workloads.paper_variants import counterpart, operator_type
 from inev.workloads.rates import strip_kleene, windowed_rate
 
 BAND = (0.909, 1.1)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import click
 
-from inev.experiments.spark import check_master
+from inev.experiments.spark import DEFAULT_MASTER, check_master
 
 master_option = click.option(
     "--master",
-    default="local[*]",
+    default=DEFAULT_MASTER,
     show_default=True,
     help="Spark master URL, or 'serial' to run without Spark.",
     callback=lambda _ctx, _param, value: check_master(value),

@@ -40,6 +40,7 @@ from inev.common.locks import folder_lock
 from inev.experiments.cost_estimate import SweepEstimate, workers_of
 from inev.experiments.provenance import code_version, record_run
 from inev.experiments.results import write_part
+from inev.experiments.spark import DEFAULT_MASTER
 
 Rows = list[dict[str, Any]]
 Writer = Callable[[str, Rows], Any]
@@ -80,7 +81,7 @@ class Runner:
         The Spark application's name.
     """
 
-    master: str = "local[*]"
+    master: str = DEFAULT_MASTER
     parallelism: int | None = None
     write: Writer = write_part
     app_name: str = "inev-sweep"

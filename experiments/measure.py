@@ -58,7 +58,6 @@ from inev.experiments.dynamics import (
     unchanged_figures,
 )
 from inev.experiments.latency_graphs import candidate_plans, hops, pick
-from inev.experiments.paper_workloads import counterpart, operator_type, paper_workload
 from inev.experiments.plan_cache import cached_plan
 from inev.experiments.sweep_parameters import DEFAULTS
 from inev.experiments.yardstick import closeness, exact_psi, yardstick
@@ -71,6 +70,7 @@ from inev.simulator.run import simulate
 from inev.simulator.sources import rescale_rates
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
+from inev.workloads.paper_variants import counterpart, operator_type, paper_workload
 from inev.workloads.workload import Workload
 
 __all__ = ["measure", "plan_options", "swap_pairs", "swap_rates", "task_inputs"]
@@ -220,7 +220,7 @@ def figure_metrics(
     with. ``sharing_ratio``: ψ(INEv) / ψ(isolated), with
     ``isolated`` among the methods (Fig. 10a). ``counterpart_ratio``, ``operator_effect``:
     with ``operator_type`` max or min, the ratio of the workload without KL / NSEQ
-    (:func:`~inev.experiments.paper_workloads.counterpart`) and the ratio with the operator
+    (:func:`~inev.workloads.paper_variants.counterpart`) and the ratio with the operator
     over it (Fig. 7); ``operator_partitions``, ``counterpart_partitions``: 1 when the
     operator's type (the KL child, the negated type) is the partitioning input of a
     multi-node placement in the plan with the operator / without it. ``order_std``: with

@@ -60,6 +60,7 @@ from inev.experiments.engine_figures.model import EngineFigure, EngineResult
 from inev.experiments.engine_figures.report import engine_text
 from inev.experiments.provenance import task_versions, version_counts
 from inev.experiments.reproduce_report import FigureResult, report_text, timing_text
+from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.spec import SweepSpec, parse_spec, quick_document
 from inev.experiments.sweep_folder import (
     identity,
@@ -159,7 +160,7 @@ Progress = Callable[[int, int], Callable[[int], None]]
 class RunOptions:
     """How :func:`reproduce` runs: the command line's flags, and where it reports progress."""
 
-    master: str = "local[*]"
+    master: str = DEFAULT_MASTER
     """Spark master URL, or ``serial``."""
     quick: bool = False
     """Every preset at its ``[quick]`` scale."""

@@ -42,6 +42,9 @@ from inev.common.interrupts import Terminated, deferred_signals
 from inev.experiments import spark_shutdown
 from inev.experiments.spec import Task
 
+DEFAULT_MASTER = "local[*]"
+"""The Spark master a sweep, a reproduction or a what-if study runs on unless told: embedded
+local mode with one thread per core."""
 SUBPACKAGES = ("common", "topologies", "workloads", "planner", "simulator", "experiments")
 _LOG4J = """\
 rootLogger.level = error
@@ -115,7 +118,7 @@ def package_zip(folder: str | os.PathLike[str]) -> Path:
 _lock = threading.Lock()
 
 
-def spark_session(master: str = "local[*]", app_name: str = "inev-sweep") -> Any:
+def spark_session(master: str = DEFAULT_MASTER, app_name: str = "inev-sweep") -> Any:
     """A quiet SparkSession for ``master`` (reused if one is already running).
 
     A SIGINT or SIGTERM while Spark starts ends the processes started so far and is raised

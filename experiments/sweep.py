@@ -27,6 +27,7 @@ from inev.experiments.results import (
     with_task_indices,
     write_results,
 )
+from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.spec import SweepSpec, Task, expand
 from inev.experiments.sweep_folder import claim_folder
 
@@ -150,7 +151,7 @@ class SweepOutcome:
 def run_sweep(
     spec: SweepSpec,
     folder: str | os.PathLike[str],
-    master: str = "local[*]",
+    master: str = DEFAULT_MASTER,
     parallelism: int | None = None,
     measure: Measure | None = None,
     progress: Callable[[int, int], Callable[[int], None]] | None = None,

@@ -22,6 +22,7 @@ from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.click_options import master_option
 from inev.experiments.columns import METRICS
+from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.spec import CONFIRM_TASKS, SweepSpec
 from inev.experiments.sweep_folder import stored_document
 from inev.experiments.sweep_presets import preset_titles, resolve_spec
@@ -366,7 +367,7 @@ def reproduce_command(
     parse_seeds(seeds)
     words = ["inev reproduce", *figures, "-o", out]
     words += ["--quick"] * quick + [f"--seeds {s}" for s in seeds]
-    words += [f"--master {master}"] if master != "local[*]" else []
+    words += [f"--master {master}"] if master != DEFAULT_MASTER else []
     console = Console()
     bars = console.is_terminal  # a log file gets the one line per figure only
     options = RunOptions(

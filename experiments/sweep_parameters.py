@@ -14,7 +14,7 @@ from typing import Any
 from inev.planner.options import PLAN_DEFAULTS
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.schema import MAX_NODES
-from inev.workloads.generator_options import WORKLOAD_DEFAULTS
+from inev.workloads.generator_options import VARIANT_DEFAULTS, WORKLOAD_DEFAULTS
 
 DEFAULTS: dict[str, Any] = {
     # event network (INEv paper §7.1 defaults, written in inev.topologies.generator_options)
@@ -28,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "queries": WORKLOAD_DEFAULTS.queries,
     "length": WORKLOAD_DEFAULTS.length,
     # > 0: each query's length is drawn uniformly from min_length to length (Fig. 8)
-    "min_length": 0,
+    "min_length": VARIANT_DEFAULTS.min_length,
     "kleene": WORKLOAD_DEFAULTS.kleene,
     "negation": WORKLOAD_DEFAULTS.negation,
     "selectivity": WORKLOAD_DEFAULTS.selectivity,
@@ -46,12 +46,12 @@ DEFAULTS: dict[str, Any] = {
     # also plan the exact optimum (the planner's ``exact`` method, where it exists and the
     # instance is small enough) as the yardstick of Fig. 5a
     "exact_optimum": False,
-    # paper figures (experiments/paper_workloads.py): the type the KL child or negated type
+    # paper figures (workloads/paper_variants.py): the type the KL child or negated type
     # gets (random, max or min rate; max/min also plan the operator-free counterpart, Fig. 7),
     # the share of queries that carry the KL/NSEQ operators (Fig. 8a: a third), the number of
     # random query orders to plan with (std of the ratio, Fig. 10b; 0 = none)
-    "operator_type": "random",
-    "operator_share": 1.0,
+    "operator_type": VARIANT_DEFAULTS.operator_type,
+    "operator_share": VARIANT_DEFAULTS.operator_share,
     "query_orders": 0,
     # dynamics (0 = none): share of types whose rates are swapped (random pairs, or from the
     # middle of the rate order outwards with swap_from = "middle", Fig. 9), relative rate noise,

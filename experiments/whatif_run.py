@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
 from inev.experiments.folder_run import Runner, in_folder, run_pending
+from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.whatif import SCHEMA, Study, run_cases
 
 FORMAT = "inev-whatif/1"
@@ -109,7 +110,7 @@ def claim(folder: Path, study: Study, force: bool) -> None:
 def run_whatif(
     study: Study,
     folder: str | Path,
-    master: str = "local[*]",
+    master: str = DEFAULT_MASTER,
     parallelism: int | None = None,
     progress: Callable[[int, int], Callable[[int], None] | None] | None = None,
     force: bool = False,

@@ -54,6 +54,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.stats import latency_summary
 from inev.simulator.engine.api import SAFETY_SHARE
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.engine.shedding.node_queue import (
     Completion,
     Processor,
@@ -100,7 +101,7 @@ class CapacityOptions:
     capacity: Mapping[str, tuple[str, float]]
     latency_bound: float | None = None
     shed: str = "none"
-    cost_per_unit: float = 1.0
+    cost_per_unit: float = DEFAULT_COST_PER_UNIT
     stage_slack: float | None = None
     safety: float = SAFETY_SHARE
     seed: int = 0

@@ -27,6 +27,8 @@ from inev.simulator.engine.click_options import (
     shedding_options,
     size_check_option,
 )
+from inev.simulator.engine.engine_options import DEFAULT_ADAPTATION, DEFAULT_ENGINE_PLAN
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.engine.shedding.node_queue import shedding_strategy
 from inev.simulator.figures import run_warnings, simulation_figures
 from inev.simulator.options import SimulationOptions
@@ -41,13 +43,13 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
     "duration_given": False,
     "seed": 0,
     "bandwidth": None,
-    "engine_plan": "greedy",
-    "adaptive": "invariant",
+    "engine_plan": DEFAULT_ENGINE_PLAN,
+    "adaptive": DEFAULT_ADAPTATION,
     "no_size_check": False,
     "capacity": (),
     "latency_bound": None,
     "shed": None,
-    "cost_per_unit": 1.0,
+    "cost_per_unit": DEFAULT_COST_PER_UNIT,
     "safety": None,
     "stage_slack": None,
     "timeline_bin": None,

@@ -57,6 +57,7 @@ from typing import Any
 
 from inev.planner.inev_graph import Plan, Vertex
 from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.engine_options import DEFAULT_ADAPTATION, DEFAULT_ENGINE_PLAN
 from inev.simulator.engine.events import Event
 from inev.simulator.losses import LossLog
 from inev.simulator.pull import PullRequest, PullStage, pull_stages
@@ -91,8 +92,8 @@ class PlanExecution:
         tally: Tally,
         feed: tuple[float, float] = (float("-inf"), float("inf")),
         record: tuple[float, float] = (float("-inf"), float("inf")),
-        engine_plan: str = "greedy",
-        adaptation: str = "invariant",
+        engine_plan: str = DEFAULT_ENGINE_PLAN,
+        adaptation: str = DEFAULT_ADAPTATION,
         capacity: Any = None,
         aggregate_only: bool = False,
         batched: bool = False,

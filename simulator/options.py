@@ -19,6 +19,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.capacity import CapacityOptions
+from inev.simulator.engine.engine_options import DEFAULT_ADAPTATION, DEFAULT_ENGINE_PLAN
 from inev.simulator.engine.matching import ADAPTIVE, ENGINE_PLANS
 from inev.simulator.timeline import bin_width
 
@@ -60,8 +61,8 @@ class SimulationOptions:
     duration: float = 100.0
     seed: int = 0
     bandwidth: float | None = None
-    engine_plan: str = "greedy"
-    adaptation: str = "invariant"
+    engine_plan: str = DEFAULT_ENGINE_PLAN
+    adaptation: str = DEFAULT_ADAPTATION
     check: bool = True
     capacity: CapacityOptions | None = None
     batch: bool = True

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.engine_options import DEFAULT_ENGINE_PLAN
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.matching import MatchOptions, match_ids
 from inev.simulator.epoch_execution import ExecutedRun, RunGuard, RunHooks, Scenario
@@ -86,7 +87,7 @@ def centralized_reference(scenario: Scenario, events: list[Event] | None) -> Ref
 def centralized_matches(
     workload: Workload,
     events: Sequence[Event],
-    engine_plan: str = "greedy",
+    engine_plan: str = DEFAULT_ENGINE_PLAN,
     skip: Iterable[str] = (),
 ) -> dict[str, Counter]:
     """Matches of every query (but those in ``skip``) by one engine over the sorted trace:

@@ -5,18 +5,23 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 :data:`SETTINGS` lists the settings held to this and their homes: the network generator's
 (:data:`inev.topologies.generator_options.NETWORK_DEFAULTS`), the trace generator's
 (:data:`inev.topologies.trace_generator.TRACE_DEFAULTS`), the workload generator's
-(:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`), the planner's
-(:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
+(:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`, and ``VARIANT_DEFAULTS`` of the
+paper figures' workload variants; a workload's tie rule in :mod:`inev.workloads.workload`), the
+planner's (:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
 (:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
 configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
-simulator's ``duration`` and the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`). A
-*definition* of a setting is a literal value given to its name: a function parameter's
-default (``nodes: int = 20``), a class field (``nodes: int = 20``), a dict entry (``"nodes":
-20``), a command option's default (``click.option("--nodes", default=20)``) or a lookup's
-fallback (``config.get("nodes", 20)``). A definition of a listed setting with its default
-value outside its home fails: it is a second source that can drift (save :data:`MIRRORS`). A
-definition with another value is another setting of the same name (the trace's ``skew`` 0.5
-is not the network's 1.3) and is left alone.
+simulator's ``duration``, the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`), the
+engines' plan generator and re-optimisation kind (:mod:`inev.simulator.engine.engine_options`),
+the node queue's cost per work unit (:mod:`inev.simulator.engine.shedding`) and the Spark master
+(:mod:`inev.experiments.spark`). A *definition* of a setting is a literal value given to its
+name: a function parameter's default (``nodes: int = 20``), a class field (``nodes: int = 20``),
+a dict entry (``"nodes": 20``), a command option's default (``click.option("--nodes",
+default=20)``), a lookup's fallback (``config.get("nodes", 20)``) or a module constant
+(``DEFAULT_NODES = 20`` or ``NODES = 20`` define ``nodes``). A setting may go by two names
+(:data:`ALIASES`). A definition of a listed setting with its default value outside its home
+fails: it is a second source that can drift (save :data:`MIRRORS`). A definition with another
+value is another setting of the same name (the trace's ``skew`` 0.5 is not the network's 1.3)
+and is left alone.
 """
 
 from __future__ import annotations
@@ -26,13 +31,20 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.sweep_parameters import DEFAULTS as SWEEP_DEFAULTS
 from inev.planner.options import PLAN_DEFAULTS
-from inev.simulator.engine.engine_options import Adaptation
+from inev.simulator.engine.engine_options import (
+    DEFAULT_ADAPTATION,
+    DEFAULT_ENGINE_PLAN,
+    Adaptation,
+)
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.options import SimulationOptions
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
-from inev.workloads.generator_options import WORKLOAD_DEFAULTS
+from inev.workloads.generator_options import VARIANT_DEFAULTS, WORKLOAD_DEFAULTS
+from inev.workloads.workload import DEFAULT_TIES
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
@@ -45,16 +57,25 @@ ENGINE_ADAPTATION = {
 }
 """The engine's re-optimisation knobs (K, distance, threshold, checks, sampling, selection):
 their defaults live in :class:`~inev.simulator.engine.engine_options.Adaptation`."""
+ALIASES = {"plan": "engine_plan", "adaptive": "adaptation"}
+"""Other names of a listed setting: the engine's ``plan`` is the simulator's ``engine_plan``,
+and the commands' ``--adaptive`` flag the options' ``adaptation``."""
 MIRRORS = {
     ("simulator/capacity.py", "shed"),
     ("simulator/engine/shedding/shedders.py", "threshold"),
+    ("planner/repair_search.py", "regional"),
+    ("experiments/case_study.py", "out_degree"),
+    ("experiments/sweep_parameters.py", "operator_share"),
 }
 """``(file, name)`` of definitions that mirror a later layer's home and cannot name it: the
 simulator's ``CapacityOptions.shed`` is the sweep task's ``shed`` default, but the simulator
 may not import ``experiments`` (and the sweep's naming it from ``CapacityOptions`` would load
 the engine, 0.19 s, with every sweep file read). And definitions of another setting that has
 the same name and value: pSPICE's retraining ``threshold`` 0.5 is not the threshold
-re-optimisation's."""
+re-optimisation's; the repair's ``REGIONAL`` step (whether it runs the regional pass) is not
+the planner's ``regional`` option, and the case study's ``OUT_DEGREE`` is the paper's §7.3
+network, held at 3 whatever the generator's default; the sweep's ``LIMITS["operator_share"]``
+1.0 is the largest share a task may ask for, not its default."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -70,10 +91,18 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
         ("topologies/generator_options.py", NETWORK_DEFAULTS),
         ("topologies/trace_generator.py", TRACE_DEFAULTS),
         ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
+        ("workloads/generator_options.py", VARIANT_DEFAULTS),
+        ("workloads/workload.py", {"ties": DEFAULT_TIES}),
         ("planner/options.py", PLAN_DEFAULTS),
         ("experiments/sweep_parameters.py", SWEEP_DEFAULTS),
         ("simulator/options.py", {"duration": SimulationOptions.duration}),
         ("simulator/engine/engine_options.py", ENGINE_ADAPTATION),
+        (
+            "simulator/engine/engine_options.py",
+            {"engine_plan": DEFAULT_ENGINE_PLAN, "adaptation": DEFAULT_ADAPTATION},
+        ),
+        ("simulator/engine/shedding/__init__.py", {"cost_per_unit": DEFAULT_COST_PER_UNIT}),
+        ("experiments/spark.py", {"master": DEFAULT_MASTER}),
     ):
         values = (
             defaults
@@ -86,6 +115,8 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
             listed = [v for _, v in found.get(name, [])]
             if name not in UNLISTED and not any(_same(value, v) for v in listed):
                 found.setdefault(name, []).append((home, value))
+    for alias, name in ALIASES.items():
+        found[alias] = found[name]
     return found
 
 
@@ -108,12 +139,33 @@ def _value(node: ast.AST) -> tuple[bool, Any]:
     return False, None
 
 
+def _constant(name: str) -> str | None:
+    """The setting a module constant defines (``DEFAULT_MASTER``, ``MASTER``: ``master``)."""
+    if not name.isupper():
+        return None
+    return name.removeprefix("DEFAULT_").lower()
+
+
 def definitions(code: str) -> list[tuple[int, str, Any]]:
     """``(line, name, value)`` of every literal definition in ``code`` (module docstring)."""
     found = []
-    for node in ast.walk(ast.parse(code)):
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
         pairs: list[tuple[str, ast.AST]] = []
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(node, ast.Module):
+            for item in node.body:
+                targets = (
+                    item.targets
+                    if isinstance(item, ast.Assign)
+                    else [item.target]
+                    if isinstance(item, ast.AnnAssign) and item.value is not None
+                    else []
+                )
+                for target in targets:
+                    name = _constant(target.id) if isinstance(target, ast.Name) else None
+                    if name is not None:
+                        pairs.append((name, item.value))  # type: ignore[union-attr]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             args = node.args
             positional = [*args.posonlyargs, *args.args]
             pairs += zip(
@@ -188,7 +240,8 @@ def test_the_homes_define_them():
     sources = package_sources()
     for name, homes in SETTINGS.items():
         for home, default in homes:
-            assert (name, default) in {(n, v) for _, n, v in definitions(sources[home])}, name
+            defined = {(ALIASES.get(n, n), v) for _, n, v in definitions(sources[home])}
+            assert (ALIASES.get(name, name), default) in defined, name
 
 
 def test_the_listed_settings():
@@ -210,6 +263,14 @@ def test_the_listed_settings():
     assert SETTINGS["k"] == [("simulator/engine/engine_options.py", 1)]
     assert SETTINGS["check_every"] == [("simulator/engine/engine_options.py", 256)]
     assert "kind" not in SETTINGS and "span" not in SETTINGS
+    assert SETTINGS["operator_type"] == [("workloads/generator_options.py", "random")]
+    assert SETTINGS["min_length"] == [("workloads/generator_options.py", 0)]
+    assert SETTINGS["ties"] == [("workloads/workload.py", "strict")]
+    assert SETTINGS["master"] == [("experiments/spark.py", "local[*]")]
+    assert SETTINGS["cost_per_unit"] == [("simulator/engine/shedding/__init__.py", 1.0)]
+    engine = "simulator/engine/engine_options.py"
+    assert SETTINGS["engine_plan"] == SETTINGS["plan"] == [(engine, "greedy")]
+    assert SETTINGS["adaptation"] == SETTINGS["adaptive"] == [(engine, "invariant")]
 
 
 PLANTED = [
@@ -234,6 +295,24 @@ PLANTED = [
     # a sweep task read with its own fallback (measure.py did, for every dynamics setting)
     ('def f(config):\n    return config.get("overload", 0.0)\n', ["x.py:2: overload = 0.0"]),
     ('def f(config):\n    return config.get("overload", DEFAULTS["overload"])\n', []),
+    # module constants, the Spark master, the engines' defaults under either name
+    ('DEFAULT_MASTER = "local[*]"\n', ["x.py:1: master = 'local[*]'"]),
+    ("COST_PER_UNIT: float = 1.0\n", ["x.py:1: cost_per_unit = 1.0"]),
+    ('Default_master = "local[*]"\nMASTER = DEFAULT_MASTER\n', []),
+    ('def run(spec, master: str = "local[*]"):\n    pass\n', ["x.py:1: master"]),
+    ('click.option("--master", default="local[*]")\n', ["x.py:1: master"]),
+    ('def run(master="local[2]"):\n    pass\n', []),
+    ('class MatchOptions:\n    plan: str = "greedy"\n', ["x.py:2: plan = 'greedy'"]),
+    (
+        'FLAGS = {"engine_plan": "greedy", "adaptive": "invariant"}\n',
+        ["x.py:1: engine_plan", "x.py:1: adaptive"],
+    ),
+    ('def simulate(adaptation="invariant", plan="zstream"):\n    pass\n', ["x.py:1: adaptation"]),
+    ('def engine(plan=DEFAULT_ENGINE_PLAN, adaptation="off"):\n    pass\n', []),
+    ('click.option("--cost-per-unit", type=float, default=1.0)\n', ["x.py:1: cost_per_unit"]),
+    # the paper figures' workload variants (paper_variants.py read the sweep's DEFAULTS)
+    ('def f(config):\n    return config.get("min_length", 0)\n', ["x.py:2: min_length = 0"]),
+    ('def read(document):\n    return document.get("ties", "strict")\n', ["x.py:2: ties"]),
 ]
 
 

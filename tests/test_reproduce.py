@@ -13,10 +13,10 @@ import sweep_helpers
 from inev.common.errors import InevError
 from inev.experiments.claims import load_claims
 from inev.experiments.measure import measure, plan_options, swap_pairs, task_inputs
-from inev.experiments.paper_workloads import counterpart, paper_workload
 from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
 from inev.experiments.sweep_presets import preset_names, resolve_spec
 from inev.topologies.generate import generate_network
+from inev.workloads.paper_variants import counterpart, paper_workload
 from inev.workloads.pattern import Operator, walk
 
 # ---------------------------------------------------------------- presets and claims file

@@ -9,7 +9,7 @@ from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
 from inev.common.validation import validate_document
 from inev.workloads.schema import WorkloadDocument
-from inev.workloads.workload import Query, Workload
+from inev.workloads.workload import DEFAULT_TIES, Query, Workload
 
 FORMAT = "inev-workload/1"
 _QUERY_KEYS = {
@@ -30,7 +30,7 @@ def workload_to_dict(workload: Workload) -> dict[str, Any]:
     if workload.slide is not None:
         document["slide"] = workload.slide
     document["selectivity_seed"] = workload.selectivity_seed
-    if workload.ties != "strict":
+    if workload.ties != DEFAULT_TIES:
         document["ties"] = workload.ties
     queries = []
     for q in workload.queries:
@@ -111,7 +111,7 @@ def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Wo
             queries=queries,
             slide=document.get("slide"),
             selectivity_seed=document.get("selectivity_seed", 0),
-            ties=document.get("ties", "strict"),
+            ties=document.get("ties", DEFAULT_TIES),
         )
     except InevError as exc:
         raise InevError(f"{origin}: {exc}") from None

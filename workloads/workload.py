@@ -378,7 +378,10 @@ class Query:
         return f"{self.name}: {self.pattern}"
 
 
-TIES = ("strict", "any")
+DEFAULT_TIES = "strict"
+"""The tie rule of a workload (and an engine) not told another: events of equal time are in no
+order."""
+TIES = (DEFAULT_TIES, "any")
 """The tie rules of a workload: events of equal time are in no order (``strict``, the
 default) or in either order (``any``); see :mod:`inev.simulator.engine.constraints`."""
 
@@ -415,7 +418,7 @@ class Workload:
     queries: tuple[Query, ...]
     slide: float | None = None
     selectivity_seed: int = 0
-    ties: str = "strict"
+    ties: str = DEFAULT_TIES
 
     @classmethod
     def build(
@@ -424,7 +427,7 @@ class Workload:
         queries: Iterable[Query],
         slide: float | None = None,
         selectivity_seed: int = 0,
-        ties: str = "strict",
+        ties: str = DEFAULT_TIES,
     ) -> Workload:
         """Validate a workload: a positive window, unique names, at least one query, a
         known tie rule, and variables that name one event type each across the queries

@@ -40,6 +40,7 @@ from typing import Any
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event, make_event
 from inev.simulator.engine.matching import MatchOptions, greta_queries, match_workload
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.workloads.workload import Workload
 
 __all__ = [
@@ -128,7 +129,7 @@ class SheddingOptions:
     capacity: str | float = "auto:0.5"
     latency_bound: float | None = None
     strategy: str = "pspice"
-    cost_per_unit: float = 1.0
+    cost_per_unit: float = DEFAULT_COST_PER_UNIT
     safety: float | None = None
     seed: int = 0
 

@@ -27,10 +27,15 @@ from inev.simulator.engine.click_options import (
     shedding_options,
     size_check_option,
 )
-from inev.simulator.engine.engine_options import Adaptation
+from inev.simulator.engine.engine_options import (
+    DEFAULT_ADAPTATION,
+    DEFAULT_ENGINE_PLAN,
+    Adaptation,
+)
 from inev.simulator.engine.match_job import MatchRequest, MatchSummary, match_request, open_match
 from inev.simulator.engine.matching import MatchOptions, adaptation_of
 from inev.simulator.engine.selection import Selection, parse_selection
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.engine.shedding.node_queue import (
     check_shedding,
     parse_capacity,
@@ -39,15 +44,15 @@ from inev.simulator.engine.shedding.node_queue import (
 from inev.simulator.engine.tables import result_table, summary_line
 
 DEFAULT_FLAGS: Mapping[str, Any] = {
-    "engine_plan": "greedy",
-    "adaptive": "invariant",
+    "engine_plan": DEFAULT_ENGINE_PLAN,
+    "adaptive": DEFAULT_ADAPTATION,
     "k": Adaptation.k,
     "distance": Adaptation.distance,
     "check_every": Adaptation.check_every,
     "capacity": None,
     "latency_bound": None,
     "shed": None,
-    "cost_per_unit": 1.0,
+    "cost_per_unit": DEFAULT_COST_PER_UNIT,
     "safety": None,
     "seed": 0,
     "strategy": "any",

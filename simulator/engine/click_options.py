@@ -13,7 +13,9 @@ from typing import Any
 import click
 
 from inev.simulator.engine.api import SAFETY_SHARE
+from inev.simulator.engine.engine_options import DEFAULT_ADAPTATION, DEFAULT_ENGINE_PLAN
 from inev.simulator.engine.matching import ADAPTIVE, ENGINE_PLANS
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.engine.shedding.shedders import STRATEGIES
 
 
@@ -23,7 +25,7 @@ def engine_options(command: Any) -> Any:
     command = click.option(
         "--adaptive",
         type=click.Choice(ADAPTIVE),
-        default="invariant",
+        default=DEFAULT_ADAPTATION,
         show_default=True,
         help="Re-optimisation of the engines' evaluation plans (invariant-based, or always, "
         "on a threshold, or never).",
@@ -31,7 +33,7 @@ def engine_options(command: Any) -> Any:
     return click.option(
         "--engine-plan",
         type=click.Choice(ENGINE_PLANS),
-        default="greedy",
+        default=DEFAULT_ENGINE_PLAN,
         show_default=True,
         help="How the engines order a pattern's evaluation (greedy or ZStream cost model).",
     )(command)
@@ -56,7 +58,7 @@ def shedding_options(command: Any) -> Any:
         click.option(
             "--cost-per-unit",
             type=float,
-            default=1.0,
+            default=DEFAULT_COST_PER_UNIT,
             show_default=True,
             help="Service time per work unit, times the capacity.",
         ),

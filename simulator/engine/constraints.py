@@ -63,9 +63,9 @@ from inev.workloads.pattern import (
     kleene_types,
     validate_pattern,
 )
+from inev.workloads.workload import DEFAULT_TIES, TIES
 
 Pair = tuple[str, str]
-TIES = ("strict", "any")
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class Constraints:
     pairs: tuple[tuple[str, str, float], ...]
     conditions: tuple[Condition, ...]
     negations: tuple[Negation, ...]
-    ties: str = "strict"
+    ties: str = DEFAULT_TIES
     distinct: tuple[Pair, ...] = ()
     """Positive slot pairs of one stream whose events must differ (not implied by order)."""
     bounds: Mapping[str, tuple[int, int | None]] = field(default_factory=dict)
@@ -217,7 +217,7 @@ def build_constraints(
     window: float,
     selectivities: Mapping[Pair, float] | None = None,
     where: Condition | None = None,
-    ties: str = "strict",
+    ties: str = DEFAULT_TIES,
     streams: Mapping[str, str] | None = None,
 ) -> Constraints:
     """Flatten an OR-free pattern with its predicates into :class:`Constraints`.

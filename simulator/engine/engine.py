@@ -59,6 +59,7 @@ from inev.simulator.engine.branch import Branch
 from inev.simulator.engine.branch_units import Routes
 from inev.simulator.engine.constraints import TIES, projection_where
 from inev.simulator.engine.engine_options import (
+    DEFAULT_ENGINE_PLAN,
     Adaptation,
     EngineSettings,
     input_patterns,
@@ -86,6 +87,7 @@ from inev.workloads.pattern import (
 )
 from inev.workloads.pattern import streams as pattern_streams
 from inev.workloads.syntax import parse_pattern
+from inev.workloads.workload import DEFAULT_TIES
 
 INF = math.inf
 
@@ -135,13 +137,13 @@ class Engine:
         where: str | Condition | None = None,
         inputs: Sequence[str | Pattern] | None = None,
         output: str | Iterable[str] | None = None,
-        plan: str | Plan = "greedy",
+        plan: str | Plan = DEFAULT_ENGINE_PLAN,
         adaptation: Adaptation | str = "off",
         selectivity_seed: int = 0,
         rates: Mapping[str, float] | None = None,
         estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,
-        ties: str = "strict",
+        ties: str = DEFAULT_TIES,
         streams: Mapping[str, str] | None = None,
         selection: Selection | None = None,
     ) -> None:
@@ -251,7 +253,7 @@ class Engine:
             where=query.where,
             selectivity_seed=workload.selectivity_seed,
             estimated=query.where_selectivity or None,
-            ties=getattr(workload, "ties", "strict"),
+            ties=getattr(workload, "ties", DEFAULT_TIES),
             streams=query.streams,
             **options,
         )
@@ -280,7 +282,7 @@ class Engine:
             estimated=query.where_selectivity or None,
             inputs=inputs,
             output=output,
-            ties=getattr(workload, "ties", "strict"),
+            ties=getattr(workload, "ties", DEFAULT_TIES),
             streams=query.streams,
             **options,
         )

@@ -20,6 +20,13 @@ from inev.workloads.pattern import (
 from inev.workloads.rates import pair
 from inev.workloads.syntax import parse_pattern
 
+DEFAULT_ENGINE_PLAN = "greedy"
+"""The plan generator of an engine not told another (greedy ordering; ``zstream`` the other)."""
+DEFAULT_ADAPTATION = "invariant"
+"""How the engines of a match or a simulation re-optimise unless told (the invariant method);
+an :class:`~inev.simulator.engine.engine.Engine` built alone does not (its ``adaptation`` is
+``"off"``, :class:`Adaptation`'s ``kind``)."""
+
 
 def plan_choice(plan: str | Plan) -> tuple[str, Plan | None]:
     """The plan generator's name, and the explicit plan if one is given instead."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.engine_options import DEFAULT_ADAPTATION, DEFAULT_ENGINE_PLAN
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.replay import ReplayCounts, replay
 from inev.simulator.engine.selection import Selection
@@ -66,8 +67,8 @@ class MatchOptions:
     [{'q': [(0, 1, 2)]}, {'q': [(0, 1, 2)]}]
     """
 
-    plan: str = "greedy"
-    adaptation: Adaptation = field(default_factory=lambda: Adaptation("invariant"))
+    plan: str = DEFAULT_ENGINE_PLAN
+    adaptation: Adaptation = field(default_factory=lambda: Adaptation(DEFAULT_ADAPTATION))
     aggregate: bool = True
     guard: bool = True
     selection: Selection | None = None

@@ -9,3 +9,9 @@ shedders per item), :mod:`.detector` (overload detector, §III-E), :mod:`.shedde
 and the baselines, §III-F) and :mod:`.quality` (quality of results against an unshedded
 run).
 """
+
+DEFAULT_COST_PER_UNIT = 1.0
+"""Time units one work unit takes at capacity 1 unless told: the node queue's service time is
+``work units × cost per unit / capacity`` (:mod:`.node_queue`). Here, not in
+:mod:`.node_queue`, so that the engine's door (:mod:`inev.simulator.engine.api`) and the
+simulator's capacity options name it without loading the shedders."""

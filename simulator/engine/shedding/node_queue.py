@@ -70,6 +70,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.engine.shedding.detector import BufferCost, OverloadDetector
 from inev.simulator.engine.shedding.latency_model import PartialMatchDetector, ShedLatency
 from inev.simulator.engine.shedding.pspice_model import PatternModel
@@ -131,7 +132,9 @@ def parse_capacity(text: str | float) -> tuple[str, float]:
     return kind, value
 
 
-def check_shedding(latency_bound: float | None, cost_per_unit: float = 1.0) -> None:
+def check_shedding(
+    latency_bound: float | None, cost_per_unit: float = DEFAULT_COST_PER_UNIT
+) -> None:
     """The one check of the shedding figures ``inev match``, ``inev simulate`` and
     :class:`Processor` share: a latency bound (if any) and the time units per work unit must
     be positive and finite.
@@ -221,7 +224,7 @@ class Processor:
         engines: Mapping[str, Engine],
         capacity: float = math.inf,
         *,
-        cost_per_unit: float = 1.0,
+        cost_per_unit: float = DEFAULT_COST_PER_UNIT,
         latency_bound: float | None = None,
         shedder: str | Shedder | None = None,
         weights: Mapping[str, float] | None = None,

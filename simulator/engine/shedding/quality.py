@@ -21,6 +21,7 @@ from typing import Any
 from inev.common.stats import latency_summary
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
+from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
 from inev.simulator.engine.shedding.node_queue import Processor, needed_capacity, parse_capacity
 
 
@@ -77,7 +78,7 @@ def run_overload(
     strategy: Any = "pspice",
     *,
     weights: dict[str, float] | None = None,
-    cost_per_unit: float = 1.0,
+    cost_per_unit: float = DEFAULT_COST_PER_UNIT,
     safety: float = 0.0,
     seed: int = 0,
     reference: tuple[dict[str, list[Any]], float] | None = None,

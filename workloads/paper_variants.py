@@ -1,4 +1,7 @@
-"""Workloads of the INEv paper's figures that the plain generator does not make (§7.2).
+"""Workloads of the INEv paper's figures that the plain generator does not make (§7.2): the
+variants a sweep task asks for with ``operator_type``, ``operator_share`` and ``min_length``
+(their defaults, which keep the plain generator, are
+:data:`inev.workloads.generator_options.VARIANT_DEFAULTS`).
 
 - **Fig. 7** (``operator_type`` max / min): the child of the KL operator, or the negated type
   of the NSEQ operator, is the network's event type of highest (``max``) or lowest (``min``)
@@ -36,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from inev.experiments.sweep_parameters import DEFAULTS
+from inev.common.errors import InevError
 from inev.topologies.network import Network
 from inev.workloads.generate import draw_selectivities, generate_workload, random_pattern
+from inev.workloads.generator_options import VARIANT_DEFAULTS
 from inev.workloads.pattern import Operator, Pattern, Primitive, walk
 from inev.workloads.rates import pair, strip_kleene
 from inev.workloads.workload import Query, Workload
@@ -48,11 +52,38 @@ STREAM = 0xF16
 
 
 def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workload:
-    """The workload of a task: the plain generator unless ``operator_type`` or
-    ``operator_share`` ask for a figure's construction (module docstring)."""
-    kind = config.get("operator_type", DEFAULTS["operator_type"])
-    share = config.get("operator_share", DEFAULTS["operator_share"])
-    if kind == "random" and share >= 1.0 and config.get("min_length", DEFAULTS["min_length"]) == 0:
+    """The workload of a sweep task's configuration: the plain generator unless
+    ``operator_type``, ``operator_share`` or ``min_length`` ask for a figure's construction
+    (module docstring).
+
+    Parameters
+    ----------
+    network : Network
+        The event network whose types and rates the queries draw from.
+    config : dict
+        The task's workload settings (``queries``, ``length``, ``kleene``, ``negation``,
+        ``selectivity``, ``window``; the variant's keys default to :data:`VARIANT_DEFAULTS`).
+    seed : int
+        Seed of the workload's random stream.
+
+    Returns
+    -------
+    Workload
+        The generator's workload, or the figure's.
+
+    Examples
+    --------
+    >>> from inev.topologies.generate import generate_network
+    >>> net = generate_network(seed=1, event_types=6)
+    >>> config = {"queries": 3, "length": 4, "kleene": 1, "negation": 0, "selectivity": 0.1,
+    ...           "window": 1.0, "operator_share": 0.34}
+    >>> ["KL" in str(q.pattern) for q in paper_workload(net, config, seed=1).queries]
+    [True, False, False]
+    """
+    kind = config.get("operator_type", VARIANT_DEFAULTS.operator_type)
+    share = config.get("operator_share", VARIANT_DEFAULTS.operator_share)
+    shortest = config.get("min_length", VARIANT_DEFAULTS.min_length)
+    if kind == "random" and share >= 1.0 and shortest == 0:
         return generate_workload(
             network,
             queries=config["queries"],
@@ -69,8 +100,6 @@ def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workl
 def _figure_workload(
     network: Network, config: dict[str, Any], seed: int, kind: str, share: float
 ) -> Workload:
-    from inev.common.errors import InevError
-
     available = list(network.types)
     length = config["length"]
     if length > len(available):
@@ -80,7 +109,7 @@ def _figure_workload(
     ranked = sorted(available, key=lambda t: (-network.global_rate(t), t))
     target = ranked[0] if kind == "max" else ranked[-1] if kind == "min" else None
     with_operators = round(share * config["queries"])
-    shortest = config.get("min_length", DEFAULTS["min_length"])
+    shortest = config.get("min_length", VARIANT_DEFAULTS.min_length)
     if shortest > length:
         raise InevError(f"min_length {shortest} exceeds the query length {length}")
     queries = []

@@ -106,6 +106,8 @@ def test_judge_and_cause_where_sharing_is_slower_and_no_lighter() -> None:
     assert "r=20: speed-up 0.5 (1 s shared, 0.5 s per-window)" in cause
     assert "no lighter at r=20 and at most 3x lighter anywhere" in cause
     assert "stores 3-3x fewer vertex entries" in cause
+    # r=20: 1 MB over 300 aggregates; (0.9 - 1) MB over 200 extra entries
+    assert "vectors 3.33e+03 bytes each;" in cause and "entries -500 bytes each)." in cause
     assert "about r^2 component sums" in cause
     # faster and lighter: only the numbers
     fine = sliding.sliding_cause(Measured(sliding.COLUMNS, (_row(2),), ""))

@@ -23,7 +23,9 @@ per window, ``shared=True``) against the per-window stores (the default, the rep
 the paper calls naive). Per r: CPU time of each (``time.process_time``, best of 3, the two
 alternating in one run) and their ratio, peak stored vertex entries and per-window aggregate
 vectors (counted at window closes, before the closed windows are dropped), and the
-``tracemalloc`` peak (a separate run); the results of the two are asserted equal.
+``tracemalloc`` peak (a separate run); the results of the two are asserted equal. The same
+comparison is the report figure ``greta-sliding`` of ``inev reproduce``
+(:mod:`inev.experiments.engine_figures.greta_sliding`, whose ``evaluate`` runs each method).
 
     python benchmarks/bench_greta.py                 # 1k, 10k, 100k
     python benchmarks/bench_greta.py --sizes 1000 10000 --timeout 10
@@ -33,17 +35,14 @@ vectors (counted at window closes, before the closed windows are dropped), and t
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from inev.experiments.engine_figures.greta import baseline, best, run, stock_stream
+from inev.experiments.engine_figures.greta_sliding import evaluate
 from inev.simulator.engine.greta import (
-    Event,
-    GretaQuery,
-    compile_query,
     greta_aggregates,
     two_step_aggregates,
 )
@@ -135,17 +134,6 @@ def main() -> None:
     console.print(sliding_table(args.window, args.ratios, args.seed))
 
 
-def _sliding_run(query: Query, events: list[Event], window: float, slide: float, shared: bool):
-    """CPU seconds, results, peak vertex entries and peak aggregates of one evaluation."""
-    runner = GretaQuery(compile_query(query, window, slide), shared=shared)
-    start = time.process_time()
-    out = []
-    for e in events:
-        out += runner.push(e)
-    out += runner.finish()
-    return time.process_time() - start, out, runner.peak_vertices, runner.peak_aggregates
-
-
 def sliding_table(window: int, ratios: list[int], seed: int) -> Table:
     """Shared graph against per-window stores for window / slide = each of ``ratios``."""
     table = Table(
@@ -170,14 +158,14 @@ def sliding_table(window: int, ratios: list[int], seed: int) -> Table:
         best: dict[bool, Any] = {}
         for _ in range(3):
             for shared in (True, False):
-                got = _sliding_run(query, events, w, s, shared)
+                got = evaluate(query, events, w, s, shared)
                 if shared not in best or got[0] < best[shared][0]:
                     best[shared] = got
         assert best[True][1] == best[False][1], "shared graph and per-window stores disagree"
         peaks = {}
         for shared in (True, False):
             _, peaks[shared], _ = run(
-                lambda sh=shared, w=w, s=s: _sliding_run(query, events, w, s, sh)[1],
+                lambda sh=shared, w=w, s=s: evaluate(query, events, w, s, sh)[1],
                 memory=True,
             )
         (ts, _, vs, ags), (tp, _, vp, agp) = best[True], best[False]

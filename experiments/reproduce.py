@@ -23,8 +23,8 @@ checked and drawn again from its ``runs/``, at the settings it was run with
 
 The local engines' papers' figures (:mod:`inev.experiments.engine_figures`: ``inv5`` to
 ``inv9``, ``pspice5`` to ``pspice9``, ``greta-events``, ``greta-negation``,
-``greta-selectivity``, ``greta-groups``) run by name beside INEv's, each a library function
-rather than a sweep (no Spark, no seeds option); their sections follow the INEv figures' in
+``greta-selectivity``, ``greta-groups``, ``greta-sliding``) run by name beside INEv's, each a
+library function rather than a sweep (no Spark, no seeds option); their sections follow the INEv figures' in
 the same report, and their tables go to ``runs/<id>.json``. Giving no names
 runs the INEv figures only; ``--force`` re-runs the engine figures named and keeps none.
 

@@ -241,14 +241,14 @@ def test_names_split_between_the_papers():
     inev, engine = split_names(["fig7a", "pspice6", "greta-events"])
     assert inev == ["fig7a"] and [f.id for f in engine] == ["pspice6", "greta-events"]
     ids = [f.id for f in engine_figures()]
-    assert len(ids) == len(set(ids)) == 16
+    assert len(ids) == len(set(ids)) == 17
 
 
 def test_list_names_every_figure(run_cli):
     code, out, _ = run_cli("reproduce", "--list")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-groups" and len(names) == 25 + 16
+    assert names[:2] == ["4a", "4b"] and names[-1] == "greta-sliding" and len(names) == 25 + 17
 
 
 def test_the_report_renders_again_from_its_tables(tmp_path):

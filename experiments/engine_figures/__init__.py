@@ -1,7 +1,8 @@
 """The local engines' papers, figure by figure, as ``inev reproduce`` runs them beside the
 INEv paper's: the invariant paper (seeds 000/001: ``inv5`` to ``inv9``, ``inv-table1``),
 pSPICE (seed 004: ``pspice5`` to ``pspice9``, ``pspice5bd``) and GRETA (seed 002:
-``greta-events``, ``greta-negation``, ``greta-selectivity``, ``greta-groups``).
+``greta-events``, ``greta-negation``, ``greta-selectivity``, ``greta-groups``,
+``greta-sliding``).
 
 Each figure (:class:`~.model.EngineFigure`) is a library function computing its table, a
 pure judge of that table, and a measured cause where a claim fails; :func:`run_engine` runs
@@ -31,6 +32,7 @@ def engine_figures() -> list[EngineFigure]:
         greta_groups,
         greta_negation,
         greta_selectivity,
+        greta_sliding,
         invariant,
         invariant_table,
         pspice,
@@ -52,6 +54,7 @@ def engine_figures() -> list[EngineFigure]:
         *greta_negation.figures(),
         *greta_selectivity.figures(),
         *greta_groups.figures(),
+        *greta_sliding.figures(),
     ]
 
 

@@ -99,7 +99,9 @@ RESTART = True
 """Whether the search also restarts from the cheapest of Alg. 1's designs on the changed
 network (step 5 of the module docstring)."""
 REGIONAL = True
-"""Whether the planner's regional pass runs from the best design (step 6)."""
+"""Whether the planner's regional pass runs from the best design (step 6), where the plan's
+options allow regional placements (``PlanOptions(regional=False)`` leaves it out, as it does
+in the planner)."""
 REPLAN_SHARE = 0.7
 """The share of the workload's event types with a changed rate from which the incremental
 repair re-plans (module docstring)."""
@@ -283,7 +285,7 @@ def incremental_repair(
         if cost < phases[0] * (1 - 1e-9):
             found.insert(0, design)
             phases.insert(0, cost)
-    if REGIONAL:
+    if REGIONAL and options.regional:
         design, cost = _regional(evaluate, space, (found[0], phases[0]), affected, options,
                                  central)  # fmt: skip
         if cost < phases[0] * (1 - 1e-9):

@@ -182,3 +182,24 @@ def _removable(net: Network):
         if nx.is_connected(rest) and all(set(net.sources(t)) - {node} for t in net.types):
             return node
     return None
+
+
+def test_the_regional_step_follows_the_plan_options(monkeypatch):
+    """The incremental repair runs the planner's regional pass only where the options allow
+    regional placements, as the planner does (it ran it with ``regional=False`` too)."""
+    net = generate_network(nodes=12, event_types=5, seed=4)
+    wl = generate_workload(net, queries=2, length=3, seed=4)
+    t = next(iter(sorted({x for q in wl.queries for x in q.types})))
+    changes = [{"kind": "set-rate", "type": t, "rate": net.rate(t) * 20}]
+    calls = []
+    real = repair_search._regional
+
+    def spy(*args, **kwargs):
+        calls.append(args[4].regional)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(repair_search, "_regional", spy)
+    for regional in (True, False):
+        options = PlanOptions(regional=regional)
+        repair_plan(plan_workload(net, wl, options=options), net, wl, changes, options=options)
+    assert calls == [True]

@@ -286,8 +286,10 @@ class GroupGraphs:
 
     With ``shared`` a positive pattern (no negation) gets one :class:`.shared.SharedGraph`
     for all its windows; otherwise, and by default, a :class:`Graph` with stores per window
-    (measured faster at the same memory: ``benchmarks/bench_greta.py --sliding-only``). Negation stays per window: a finished negative trend invalidates a guarded
-    transition's predecessors window by window, which the per-window stores do already.
+    (measured 1.4-2.9 times faster, with 0.92-1.27 times the shared graph's peak memory at a
+    5,000-event window sliding by window / 2 ... window / 60: ``inev reproduce greta-sliding``).
+    Negation stays per window: a finished negative trend invalidates a guarded transition's
+    predecessors window by window, which the per-window stores do already.
     """
 
     def __init__(

@@ -45,8 +45,9 @@ def key_path_exchange(
             parts = _parts_without(neighbours, path)
             if len(parts) != 2:
                 continue
+            # only a bridge of fewer links than the path's helps: the search stops there
             bridge = _shortest_between(network, parts[0], parts[1], len(path) - 2)
-            if bridge is not None and len(bridge) - 1 < len(path) - 1:
+            if bridge is not None:
                 trial = tree.copy()  # the exchange: only now is the tree copied
                 trial.remove_edges_from(itertools.pairwise(path))
                 trial.remove_nodes_from(path[1:-1])
@@ -62,10 +63,9 @@ def _parts_without(neighbours: dict[Node, tuple[Node, ...]], path: list[Node]) -
     without ``path``'s links and inner nodes, in the order ``nx.connected_components`` lists
     them on such a copy of the tree (by the tree's node order), at most three: read on the tree
     itself, so that no copy is made per key path (the copies were a quarter of Fig. 8c's
-    planning time)."""
+    planning time). ``path`` has at least two links (the exchange never asks for a one-link
+    path), so each of its links touches an inner node and dropping those drops the links."""
     inner = set(path[1:-1])
-    # every link of a longer path touches an inner node; a path of one link is that link
-    cut = ((path[0], path[1]), (path[1], path[0])) if len(path) == 2 else ()
     parts: list[set[Node]] = []
     seen: set[Node] = set()
     for start in neighbours:
@@ -76,7 +76,7 @@ def _parts_without(neighbours: dict[Node, tuple[Node, ...]], path: list[Node]) -
         while frontier:
             u = frontier.pop()
             for w in neighbours[u]:
-                if w not in part and w not in inner and (u, w) not in cut:
+                if w not in part and w not in inner:
                     part.add(w)
                     frontier.append(w)
         parts.append(part)

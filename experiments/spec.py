@@ -19,7 +19,14 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import json_depth
-from inev.experiments.sweep_parameters import CHOICES, DEFAULTS, LIMITS, LOWER, MAX_VALUE
+from inev.experiments.sweep_parameters import (
+    CHOICES,
+    DEFAULTS,
+    LIMITS,
+    LOWER,
+    MAX_VALUE,
+    TaskConfig,
+)
 
 MAX_SPEC_BYTES = 1_000_000
 """The largest sweep file read."""
@@ -66,9 +73,9 @@ class Task:
     methods: tuple[str, ...]
     task_id: str = field(default="")
 
-    def config(self) -> dict[str, Any]:
+    def config(self) -> TaskConfig:
         """The full configuration of the task (defaults, then the point)."""
-        return {**DEFAULTS, **self.point}
+        return TaskConfig.from_mapping(self.point)
 
 
 @dataclass(frozen=True)

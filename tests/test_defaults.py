@@ -8,8 +8,8 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 (:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`, and ``VARIANT_DEFAULTS`` of the
 paper figures' workload variants; a workload's tie rule in :mod:`inev.workloads.workload`), the
 planner's (:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
-(:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
-configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
+(:class:`inev.experiments.sweep_parameters.TaskConfig`: dynamics, simulation, overload; its
+fields are the task's configuration, read as ``config.overload``), the
 simulator's ``duration``, the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`), the
 engines' plan generator and re-optimisation kind (:mod:`inev.simulator.engine.engine_options`),
 the node queue's cost per work unit (:mod:`inev.simulator.engine.shedding`) and the Spark master

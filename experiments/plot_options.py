@@ -28,12 +28,20 @@ REFERENCE_AT_ONE = (
 """Metrics that are ψ over the centralized cost: one line at 1 marks centralized."""
 
 
+DEFAULT_Y = "ratio"
+"""The metric a plot shows when the sweep and the command name none."""
+
+SVG_SETTINGS = {"svg.fonttype": "none", "svg.hashsalt": "inev"}
+"""matplotlib's settings of every SVG inev writes: text stays text (searchable, smaller), and
+a fixed hash salt makes the same figure the same bytes."""
+
+
 @dataclass(frozen=True)
 class PlotOptions:
     """What to plot and how (the ``[plot]`` table of a sweep spec, or ``inev plot``'s flags)."""
 
     x: str | None = None
-    y: str | tuple[str, ...] = "ratio"
+    y: str | tuple[str, ...] = DEFAULT_Y
     lines: str | None = None
     methods: tuple[str, ...] | None = None
     log: bool | None = None

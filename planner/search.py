@@ -56,7 +56,7 @@ from inev.planner.improve import Budget, Design, Evaluator, improve
 from inev.planner.inev_graph import Plan
 from inev.planner.isolated import side_by_side
 from inev.planner.last_passes import LastPasses, beyond_the_paper
-from inev.planner.options import PlanOptions
+from inev.planner.options import DEFAULT_METHOD, PlanOptions
 from inev.planner.paper_designs import (
     Space,
     Work,
@@ -70,7 +70,11 @@ from inev.workloads.workload import Query, Workload
 
 
 def _realise(
-    network: Network, space: Space, design: Design, options: PlanOptions, method: str = "inev"
+    network: Network,
+    space: Space,
+    design: Design,
+    options: PlanOptions,
+    method: str = DEFAULT_METHOD,
 ) -> Plan:
     combination = design.combination(space.pool)
     placement = place(network, combination, design.pinned, frozenset(design.keep_matches))

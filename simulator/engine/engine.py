@@ -68,7 +68,7 @@ from inev.simulator.engine.engine_options import (
     selectivity_pairs,
 )
 from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, TreePlan
-from inev.simulator.engine.events import Event
+from inev.simulator.engine.events import DEFAULT_SELECTIVITY_SEED, Event
 from inev.simulator.engine.invariants import make_decision
 from inev.simulator.engine.kleene import iteration
 from inev.simulator.engine.outputs import Outputs
@@ -139,7 +139,7 @@ class Engine:
         output: str | Iterable[str] | None = None,
         plan: str | Plan = DEFAULT_ENGINE_PLAN,
         adaptation: Adaptation | str = "off",
-        selectivity_seed: int = 0,
+        selectivity_seed: int = DEFAULT_SELECTIVITY_SEED,
         rates: Mapping[str, float] | None = None,
         estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,

@@ -153,7 +153,9 @@ def _draw_summary(axis: Any, scene: Scene, where: dict[Any, tuple[float, float]]
     for o in scene.overlays:
         text = f"{o.name}: {o.total:.4g}" if o.links else f"{o.name}: none sent"
         handles.append(Line2D([], [], color="none", label=_wrapped(text)))
-    handles.append(Line2D([], [], color="none", label="one input at a time: --input NAME"))
+    handles.append(
+        Line2D([], [], color="none", label="one input at a time: inev draw --input NAME")
+    )
     return handles
 
 

@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.planner import progress
 from inev.planner.alg1_combination import Choice
 from inev.planner.alg2_placement import PlanTooLarge, place
@@ -226,7 +227,7 @@ def _chosen(
             f"no plan meets the latency bound tau = {tau:.6g}: the lowest latency of the "
             f"candidates is {best.lowest:.6g} (the centralized plan's {central.latency:.6g}); "
             "raise the bound, or keep plans that meet it only on estimates "
-            "(--estimated-latency)"
+            f"({option('strict_latency=False', flag='estimated_latency')})"
         )
     notes = list(best.rejected)
     if push_pull:  # the outermost search reports what the budget left out
@@ -256,7 +257,7 @@ def _singles(
     if work.left < need:
         work.skipped.append(
             "isolated candidate skipped: planning every query alone would exceed the search's"
-            " work budget (raise --effort to include it)"
+            " work budget (a higher effort includes it)"
         )
         return []
     work.spend(need, 1)

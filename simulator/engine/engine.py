@@ -55,6 +55,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.simulator.engine.branch import Branch
 from inev.simulator.engine.branch_units import Routes
 from inev.simulator.engine.constraints import TIES, projection_where
@@ -221,7 +222,10 @@ class Engine:
         leaves = set(event_types(self.pattern))
         for leaf in (selection.consume - {"*"}) | selection.freeze:
             if leaf not in leaves:
-                raise InevError(f"--consume/--freeze names {leaf}, no leaf of {self.pattern}")
+                raise InevError(
+                    f"{option('consume')}/{option('freeze')} names {leaf}, "
+                    f"no leaf of {self.pattern}"
+                )
         order: dict[str, frozenset[str]] = {}
         for branch in self.branches:
             for f in selection.freeze:

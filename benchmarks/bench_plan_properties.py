@@ -26,7 +26,7 @@ from inev.planner.planning import plan_workload
 from inev.planner.repair import repair_plan
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
-from inev.workloads.pattern import Operator, Primitive, event_types
+from inev.workloads.pattern import Operator, Primitive, leaf_types
 from inev.workloads.workload import Query, Workload
 
 
@@ -103,7 +103,7 @@ def main() -> None:
         net, wl = instance(k, queries=1)
         q = wl.queries[0]
         glob = net.global_rates()
-        ranked = sorted(event_types(q.pattern), key=lambda t: (glob[t], t))
+        ranked = sorted(leaf_types(q.pattern), key=lambda t: (glob[t], t))
         kleene_type = ranked[-1] if k % 2 == 0 else ranked[0]
         plain = plan_workload(net, wl).ratio
         kleene = plan_workload(net, Workload.build(wl.window, [with_kleene(q, kleene_type)])).ratio

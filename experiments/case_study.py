@@ -69,7 +69,7 @@ from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.topologies.from_trace import network_from_scan
 from inev.topologies.network import Network
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
 
@@ -181,7 +181,7 @@ def step_pairs(projection: str, left: str, right: str) -> list[tuple[str, str]]:
 
 
 def _types(pattern: str) -> tuple[str, ...]:
-    return event_types(parse_pattern(pattern))
+    return leaf_types(parse_pattern(pattern))
 
 
 def parse_plan_file(text: str, where: str = "plan file") -> list[Query]:

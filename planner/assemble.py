@@ -31,7 +31,7 @@ from inev.planner.inev_graph import Link, Node, Plan, ProjectionInfo, Vertex
 from inev.planner.latency_model import DEFAULT_XI, plan_latency
 from inev.planner.regions import Regions
 from inev.topologies.network import Network
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 
 
 def rate_fields(
@@ -184,7 +184,7 @@ def _graph_of(network: Network, combination: Combination, placement: Placement) 
         infos[key] = ProjectionInfo(
             key=key,
             pattern=str(p.pattern),
-            types=tuple(event_types(p.pattern)),
+            types=tuple(leaf_types(p.pattern)),
             negated=tuple(sorted(p.negated)),
             rate=p.rate,
             single=p.single,

@@ -45,7 +45,7 @@ from inev.planner.projections import (
     restrict,
 )
 from inev.topologies.network import Network
-from inev.workloads.pattern import Operator, Pattern, event_types
+from inev.workloads.pattern import Operator, Pattern, leaf_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
@@ -57,7 +57,7 @@ def external_design(
     """The design (and its projections) of a combination given as pattern texts."""
     glob = network.global_rates()
     queries = workload.or_free.queries
-    types_of = {text: frozenset(event_types(parse_pattern(text))) for text in combination}
+    types_of = {text: frozenset(leaf_types(parse_pattern(text))) for text in combination}
     pool: dict[str, Projection] = {}
     choices: dict[str, Choice] = {}
 
@@ -72,7 +72,7 @@ def external_design(
         return own_key(p, pool, q.name)
 
     def visit(q: Query, text: str) -> str:
-        types = types_of.get(text) or frozenset(event_types(parse_pattern(text)))
+        types = types_of.get(text) or frozenset(leaf_types(parse_pattern(text)))
         p = projection(q, types)
         pool.setdefault(p.key, p)
         if p.is_primitive or p.key in choices:
@@ -145,13 +145,13 @@ def shares_by_type_set(workload: Workload, combination: Mapping[str, Mapping[str
             return False
         seen.add(text)
         pattern = parse_pattern(text)
-        own = restrict(strip_kleene(q.pattern), set(event_types(pattern)))
+        own = restrict(strip_kleene(q.pattern), set(leaf_types(pattern)))
         if own is None or _canonical(own) != _canonical(strip_kleene(pattern)):
             return True
         return any(wrong(q, str(i), seen) for i in combination[text]["inputs"])
 
     for q in workload.or_free.queries:
-        roots = [t for t in combination if set(event_types(parse_pattern(t))) == set(q.types)]
+        roots = [t for t in combination if set(leaf_types(parse_pattern(t))) == set(q.types)]
         if roots and wrong(q, roots[0], set()):
             return True
     return False

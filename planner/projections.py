@@ -47,7 +47,7 @@ from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,
-    event_types,
+    leaf_types,
     negated_types,
     negation_bounds,
 )
@@ -139,7 +139,7 @@ the bound keeps a long sweep's memory flat (an entry is a small tree, well under
 
 @lru_cache(maxsize=RESTRICTIONS_KEPT)
 def _restrict(pattern: Pattern, keep: frozenset[str]) -> Pattern | None:
-    positive = frozenset(event_types(pattern)) - negated_types(pattern)
+    positive = frozenset(leaf_types(pattern)) - negated_types(pattern)
     unbound = set()
     for n, (first, last) in negation_bounds(pattern).items():
         ends = first | last if first and last else positive
@@ -157,7 +157,7 @@ def _restrict(pattern: Pattern, keep: frozenset[str]) -> Pattern | None:
             return _join("SEQ", kids)
         if node.kind == "NOT":
             inner = visit(node.children[0])
-            if inner is None or set(event_types(inner)) & unbound:
+            if inner is None or set(leaf_types(inner)) & unbound:
                 return None
             return Operator("NOT", (inner,))
         kids = [k for k in (visit(c) for c in node.children) if k is not None]
@@ -190,15 +190,15 @@ def negation_closed(
     chosen = frozenset(types)
     ties = ties or {}
     for node in _nseqs(pattern):
-        neg = set(event_types(node.children[1]))
-        ends = set(event_types(node.children[0])) | set(event_types(node.children[2]))
+        neg = set(leaf_types(node.children[1]))
+        ends = set(leaf_types(node.children[0])) | set(leaf_types(node.children[2]))
         if neg & chosen and not ends <= chosen:
             return False
         if neg & chosen and not neg <= chosen:
             return False
         if any(not ties.get(n, frozenset()) <= chosen for n in neg & chosen):
             return False
-    positive = set(event_types(pattern)) - negated_types(pattern)
+    positive = set(leaf_types(pattern)) - negated_types(pattern)
     for n, (first, last) in negation_bounds(pattern).items():
         if n not in chosen:
             continue
@@ -393,7 +393,7 @@ def projection_subsets(query: Query) -> int:
     >>> projection_subsets(Query.build("q", "SEQ(A, KL(B), C)"))
     4
     """
-    n = len(event_types(strip_kleene(query.pattern)))
+    n = len(leaf_types(strip_kleene(query.pattern)))
     return 2**n - n - 1
 
 
@@ -412,7 +412,7 @@ def check_projection_count(workload: Workload) -> None:
     if sum(counts.values()) <= MAX_PROJECTION_SUBSETS:
         return
     name = max(counts, key=lambda k: (counts[k], k))
-    leaves = len(event_types(strip_kleene(workload.query(name).pattern)))
+    leaves = len(leaf_types(strip_kleene(workload.query(name).pattern)))
     raise InevError(
         f"query {name}: its {leaves} leaves have 2^{leaves} subsets ({counts[name]:.2g}) to "
         f"enumerate projections from, over the planner's limit of {MAX_PROJECTION_SUBSETS:,} "
@@ -441,7 +441,7 @@ def all_projections(
     plan's time went to making the same projections anew).
     """
     base = strip_kleene(query.pattern)
-    names = list(event_types(base))
+    names = list(leaf_types(base))
     if projection_subsets(query) > MAX_PROJECTION_SUBSETS:  # before a hopeless enumeration
         check_projection_count(Workload.build(window, [query]))
     key = (query, window, tuple(global_rates.get(t) for t in names))

@@ -41,7 +41,7 @@ from inev.common.validation import (
     Strict,
     Text,
 )
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 from inev.workloads.syntax import parse_pattern
 
 MAX_VERTICES = 10_000_000
@@ -290,7 +290,7 @@ def _projection_problem(plan: Any) -> str | None:
         if not set(info.negated) <= set(info.types):
             return f"projection {key!r} negates a type it does not have"
         try:
-            pattern_types = event_types(parse_pattern(info.pattern))
+            pattern_types = leaf_types(parse_pattern(info.pattern))
         except InevError as exc:
             return f"projection {key!r}: {exc}"
         if set(pattern_types) != set(info.types):

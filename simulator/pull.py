@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from inev.common.errors import InevError
 from inev.planner import Plan, negation_ties, pulled_types, restrict
-from inev.workloads.pattern import Pattern, event_types
+from inev.workloads.pattern import Pattern, leaf_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query, Workload
 
@@ -111,7 +111,7 @@ def pull_stages(plan: Plan, workload: Workload) -> list[PullStage]:
             prefix = restrict(base, prefix_types(workload.query(name), order[:i]))
             if prefix is None:
                 raise InevError(f"{name}: the prefix before pulled type {e} has no event type")
-            used = set(event_types(prefix))
+            used = set(leaf_types(prefix))
             stages.append(
                 PullStage(
                     query=name,

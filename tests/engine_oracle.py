@@ -21,7 +21,7 @@ from collections import Counter
 
 from inev.simulator.engine.events import make_event, pair_holds
 from inev.workloads.expressions import condition_attributes, conjuncts, evaluate
-from inev.workloads.pattern import Operator, Primitive, event_types, kl, not_
+from inev.workloads.pattern import Operator, Primitive, kl, leaf_types, not_
 
 
 class _Trend(tuple):
@@ -525,7 +525,7 @@ def random_stream(rng: random.Random, types, n: int, horizon: int = 10):
 
 def random_where(rng: random.Random, pattern):
     """A random where condition over attribute ``v`` (possibly with NEXT), or None."""
-    types = list(event_types(pattern))
+    types = list(leaf_types(pattern))
     kleene = [
         n.children[0].type for n in _walk(pattern) if isinstance(n, Operator) and n.kind == "KL"
     ]
@@ -561,7 +561,7 @@ def random_language_where(rng: random.Random, pattern):
         for n in _walk(pattern)
         if isinstance(n, Operator) and n.kind == "KL" and isinstance(n.children[0], Primitive)
     ]
-    outer = [t for t in event_types(pattern) if t not in composite_leaves]
+    outer = [t for t in leaf_types(pattern) if t not in composite_leaves]
     items = []
     for _ in range(rng.randint(1, 3)):
         r = rng.random()
@@ -585,7 +585,7 @@ def random_language_where(rng: random.Random, pattern):
 
 def random_selectivities(rng: random.Random, pattern):
     """Random pairwise selectivities over a few type pairs."""
-    types = sorted(event_types(pattern))
+    types = sorted(leaf_types(pattern))
     out = {}
     for a, b in itertools.combinations(types, 2):
         if rng.random() < 0.4:

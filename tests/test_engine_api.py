@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.simulator.engine.api import MatchOptions, compile_workload
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 from inev.workloads.workload import Query, Workload
 
 
@@ -18,7 +18,7 @@ from inev.workloads.workload import Query, Workload
 def test_run_finds_what_the_oracle_finds_flat_or_chunked(seed, chunk):
     rng = random.Random(seed)
     patterns = [random_pattern(rng, rng.randint(2, 4)) for _ in range(2)]
-    types = sorted({t for p in patterns for t in event_types(p)})
+    types = sorted({t for p in patterns for t in leaf_types(p)})
     events = random_stream(rng, types, rng.randint(8, 16))
     window = float(rng.randint(2, 6))
     wl = Workload.build(window, [Query.build(f"q{i}", str(p)) for i, p in enumerate(patterns)])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from inev.simulator.engine.drift_streams import rate_swap
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.predicates import CODE_CACHE_SIZE, compiled_source
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 
 
 def _ids(engine: Engine, events) -> set:
@@ -49,7 +49,7 @@ def test_engines_on_a_warm_cache_equal_the_oracle(seed, plan):
     one adaptive engine that changes plans: every one finds exactly the oracle's matches."""
     rng = random.Random(seed)
     pattern = random_pattern(rng, rng.randint(2, 4))
-    events = random_stream(rng, list(event_types(pattern)), rng.randint(8, 16))
+    events = random_stream(rng, list(leaf_types(pattern)), rng.randint(8, 16))
     window = float(rng.randint(2, 6))
     sel = random_selectivities(rng, pattern)
     expected = oracle(pattern, events, window, sel, None)

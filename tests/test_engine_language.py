@@ -21,14 +21,14 @@ from inev.simulator.engine.evaluation_plans import OrderPlan, TreePlan, all_orde
 from inev.simulator.engine.events import make_event
 from inev.simulator.engine.streams import leaf_routes, relabel
 from inev.workloads.expressions import parse_condition
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 from inev.workloads.syntax import parse_pattern
 
 
 def _instance(seed: int, horizon: int = 10):
     rng = random.Random(seed)
     pattern, streams = random_language_pattern(rng, rng.randint(2, 5))
-    types = sorted(set(streams.values()) | {t for t in event_types(pattern) if t not in streams})
+    types = sorted(set(streams.values()) | {t for t in leaf_types(pattern) if t not in streams})
     composite = "KL(SEQ" in str(pattern) or "KL(AND" in str(pattern)
     n = rng.randint(5, 8) if composite else rng.randint(6, 13)  # the oracle enumerates sets
     events = random_stream(rng, types, n, horizon)
@@ -39,7 +39,7 @@ def _instance(seed: int, horizon: int = 10):
 
 
 def _feed(engine: Engine, events, streams) -> Counter:
-    routes = leaf_routes(event_types(engine.pattern), {**engine.streams, **streams})
+    routes = leaf_routes(leaf_types(engine.pattern), {**engine.streams, **streams})
     out = []
     for e in events:
         for x in relabel(e, routes.get(e.type, ())):
@@ -211,7 +211,7 @@ def _selected_by_brute_force(pattern, streams, events, window, where, ties, sele
     """The oracle's matches, then the selection rules applied to them as the module
     :mod:`inev.simulator.engine.selection` states them (input order: the list's)."""
     found = _expected(pattern, events, window, where, ties, streams)
-    leaves = list(event_types(pattern))
+    leaves = list(leaf_types(pattern))
     read = {streams.get(t, t) for t in leaves}
     by_id = {e.id: e for e in events}
     mine = [e for e in events if e.type in read]
@@ -291,7 +291,7 @@ def test_selection_strategies_equal_brute_force(seed, strategy, consume):
         return
     # one event per time: the input order of equal times is the engine's arrival order
     events = [e._replace(time=float(i)) for i, e in enumerate(events)]
-    leaves = sorted(event_types(pattern))
+    leaves = sorted(leaf_types(pattern))
     selection = parse_selection(strategy, [rng.choice(leaves)] if consume else [])
     engine = Engine(pattern, window, where=where, ties=ties, streams=streams, selection=selection)
     got = _feed(engine, events, streams)

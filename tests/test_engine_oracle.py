@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.evaluation_plans import OrderPlan, TreePlan, all_orders, all_trees
 from inev.workloads.expressions import parse_condition
-from inev.workloads.pattern import event_types, has_operator
+from inev.workloads.pattern import has_operator, leaf_types
 
 
 def _instance(seed: int, size: int | None = None, n: int | None = None, with_where: bool = True):
@@ -26,7 +26,7 @@ def _instance(seed: int, size: int | None = None, n: int | None = None, with_whe
     size = size or rng.randint(2, 5)
     n = n or rng.randint(8, 18)
     pattern = random_pattern(rng, size)
-    events = random_stream(rng, list(event_types(pattern)), n)
+    events = random_stream(rng, list(leaf_types(pattern)), n)
     window = float(rng.randint(2, 7))
     sel = random_selectivities(rng, pattern)
     where = random_where(rng, pattern) if with_where and rng.random() < 0.5 else None
@@ -149,7 +149,7 @@ def test_forced_plan_replacements_lose_and_duplicate_nothing(seed):
 @given(seed=st.integers(0, 10**9))
 def test_partial_outputs_are_the_distinct_selected_events(seed):
     rng, pattern, events, window, sel, where = _instance(seed)
-    types = sorted(set(event_types(pattern)))
+    types = sorted(set(leaf_types(pattern)))
     selected = set(rng.sample(types, rng.randint(1, len(types))))
     expected_matches = _expected(pattern, events, window, sel, where)
     by_id = {e.id: e for e in events}

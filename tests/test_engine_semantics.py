@@ -15,7 +15,7 @@ from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.evaluation_plans import OrderPlan
 from inev.simulator.engine.events import make_event, pair_holds
 from inev.workloads.expressions import parse_condition
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 from inev.workloads.syntax import parse_pattern
 
 
@@ -165,7 +165,7 @@ def test_inputs_that_are_matches_of_subprojections(seed, case, lateness):
     sel = {k: v for k, v in sel.items() if k[0] in types and k[1] in types}
     window = float(rng.randint(3, 7))
     producer = Engine(sub, window, selectivities=sel, where=WHERE)
-    sub_types = set(event_types(parse_pattern(sub)))
+    sub_types = set(leaf_types(parse_pattern(sub)))
     consumer = Engine(
         pattern, window, selectivities=sel, where=WHERE, inputs=inputs, lateness=float(lateness)
     )
@@ -205,7 +205,7 @@ def test_overlapping_subprojection_inputs(seed, case, lateness):
     text, inputs = case
     rng = random.Random(seed)
     pattern = parse_pattern(text)
-    types = sorted(event_types(pattern))
+    types = sorted(leaf_types(pattern))
     events = random_stream(rng, types, 14)
     sel = {("A", "B"): 0.6, ("B", "C"): 0.6, ("A", "C"): 0.6}
     window = float(rng.randint(3, 7))
@@ -215,7 +215,7 @@ def test_overlapping_subprojection_inputs(seed, case, lateness):
     arrivals = []
     for sub in inputs:
         sub_pattern = parse_pattern(sub)
-        sub_types = set(event_types(sub_pattern))
+        sub_types = set(leaf_types(sub_pattern))
         if len(sub_types) == 1 and sub == next(iter(sub_types)):
             items = [e for e in events if e.type in sub_types]
             arrivals += [(e.time + rng.uniform(0, lateness), e) for e in items]

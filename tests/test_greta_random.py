@@ -26,7 +26,7 @@ from inev.simulator.engine.greta import (
     two_step_aggregates,
 )
 from inev.workloads.expressions import condition_attributes, conjuncts, evaluate
-from inev.workloads.pattern import Operator, Pattern, Primitive, event_types, kl, not_, or_, seq
+from inev.workloads.pattern import Operator, Pattern, Primitive, kl, leaf_types, not_, or_, seq
 from inev.workloads.workload import Query
 
 # --------------------------------------------------------------------------- the oracle
@@ -264,7 +264,7 @@ def random_query(rng: random.Random, grouped: bool) -> Query:
     positive = sorted(_positive_types(pattern))
     conditions = []
     if rng.random() < 0.4:
-        t = rng.choice(event_types(pattern))
+        t = rng.choice(leaf_types(pattern))
         conditions.append(f"{t}.v > {rng.randint(0, 2)}")
     kleene = kleene_primitives(pattern)
     if kleene and rng.random() < 0.6:

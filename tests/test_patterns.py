@@ -10,9 +10,9 @@ from inev.common.errors import InevError
 from inev.workloads.pattern import (
     Operator,
     Primitive,
-    event_types,
     kl,
     kleene_types,
+    leaf_types,
     negated_types,
     negation_bounds,
     nseq,
@@ -31,7 +31,7 @@ def test_spec_pattern_round_trips_and_has_the_right_tree():
     assert tree == seq(
         "A", Operator("AND", (Primitive("B"), Primitive("C"))), kl("D"), nseq("E", "F", "G")
     )
-    assert event_types(tree) == tuple("ABCDEFG")
+    assert leaf_types(tree) == tuple("ABCDEFG")
     assert negated_types(tree) == {"F"}
     assert kleene_types(tree) == {"D"}
     validate_pattern(tree)
@@ -129,8 +129,8 @@ def test_split_or_distributes_over_every_branch():
 def test_split_or_leaves_no_or_and_keeps_every_type(tree):
     variants = split_or(tree)
     assert all(not (isinstance(n, Operator) and n.kind == "OR") for v in variants for n in _walk(v))
-    covered = set().union(*(set(event_types(v)) for v in variants))
-    assert covered == set(event_types(tree))
+    covered = set().union(*(set(leaf_types(v)) for v in variants))
+    assert covered == set(leaf_types(tree))
 
 
 def _walk(node):

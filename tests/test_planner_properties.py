@@ -315,12 +315,12 @@ def test_remembered_projections_are_the_projections_made_anew(spec):
     it answers equals the projections made anew, after other rates, windows, predicates and
     a caller changing the list it was given."""
     from inev.planner import projections as module
-    from inev.workloads.pattern import event_types
+    from inev.workloads.pattern import leaf_types
     from inev.workloads.rates import strip_kleene
 
     def fresh(query, rates, window):
         base = strip_kleene(query.pattern)
-        return module._all_projections(query, base, list(event_types(base)), rates, window)
+        return module._all_projections(query, base, list(leaf_types(base)), rates, window)
 
     net, wl = build(spec)
     rates = dict(net.global_rates())

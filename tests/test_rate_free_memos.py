@@ -29,7 +29,7 @@ from inev.planner.projections import (
 )
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
-from inev.workloads.pattern import Operator, Primitive, event_types
+from inev.workloads.pattern import Operator, Primitive, leaf_types
 from inev.workloads.rates import strip_kleene
 from inev.workloads.workload import Query
 
@@ -77,7 +77,7 @@ def rebuilt(pattern):
 def test_a_remembered_restriction_equals_the_uncached_one(spec):
     for query in make_queries(spec):
         for pattern in (query.pattern, strip_kleene(query.pattern)):
-            names = event_types(pattern)
+            names = leaf_types(pattern)
             for size in range(0, len(names) + 1):
                 for subset in itertools.combinations(names, size):
                     expected = _restrict.__wrapped__(rebuilt(pattern), frozenset(subset))
@@ -112,7 +112,7 @@ def test_the_restriction_memo_is_bounded():
 def test_the_closed_subsets_are_every_negation_closed_subset(spec):
     for query in make_queries(spec):
         base = strip_kleene(query.pattern)
-        names = tuple(event_types(base))
+        names = tuple(leaf_types(base))
         ties = negation_ties(query)
         brute = [
             s
@@ -135,7 +135,7 @@ def test_the_closed_subset_memo_is_bounded(monkeypatch):
     queries = [Query.build(f"q{i}", f"SEQ(A, B, C{i})") for i in range(6)]
     for q in queries:
         base = strip_kleene(q.pattern)
-        _closed_subsets(q, base, tuple(event_types(base)))
+        _closed_subsets(q, base, tuple(leaf_types(base)))
         assert len(projections._CLOSED) <= 3
     assert list(projections._CLOSED) == queries[-3:]  # the most recently asked are kept
     # A, B, C_i: the pairs and the whole query (no negation: every subset is closed)

@@ -14,7 +14,7 @@ import pytest
 
 from inev.simulator.engine.events import make_event
 from inev.simulator.engine.matching import match_ids
-from inev.workloads.pattern import event_types
+from inev.workloads.pattern import leaf_types
 from inev.workloads.rates import windowed_rate
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
@@ -47,7 +47,7 @@ CASES = [
 @pytest.mark.parametrize(("pattern", "rate", "window", "duration"), CASES)
 def test_modelled_matches_agree_with_counted_ones(pattern, rate, window, duration):
     tree = parse_pattern(pattern)
-    rates = dict.fromkeys(event_types(tree), rate)
+    rates = dict.fromkeys(leaf_types(tree), rate)
     wl = Workload.build(window, [Query.build("q", pattern)])
     events = poisson_events(rates, duration, seed=7)
     counted = sum(match_ids(wl, events)["q"].values())

@@ -20,7 +20,7 @@ from inev.simulator.estimate import check_size
 from inev.simulator.run import simulate
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
-from inev.workloads.pattern import event_types, kleene_types, negated_types
+from inev.workloads.pattern import kleene_types, leaf_types, negated_types
 from inev.workloads.syntax import parse_pattern
 from inev.workloads.workload import Query, Workload
 
@@ -131,7 +131,7 @@ def _instance(seed: int, queries: int):
         rename = dict(zip("ABCD", letters, strict=True))
         pattern = re.sub(r"\b[ABCD]\b", lambda m, r=rename: r[m.group(0)], pattern)
         tree = parse_pattern(pattern)
-        positive = sorted(set(event_types(tree)) - negated_types(tree))
+        positive = sorted(set(leaf_types(tree)) - negated_types(tree))
         t = positive[int(rng.integers(len(positive)))]
         returns = AGGREGATES[int(rng.integers(len(AGGREGATES)))].format(t=t)
         group_by = ("g",) if rng.random() < 0.3 else ()

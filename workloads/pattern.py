@@ -17,12 +17,12 @@ least 2); the default is one or more.
 
 >>> from inev.workloads.syntax import parse_pattern
 >>> p = parse_pattern("SEQ(A, AND(B, C), KL(D))")
->>> event_types(p)
+>>> leaf_types(p)
 ('A', 'B', 'C', 'D')
 >>> str(p)
 'SEQ(A, AND(B, C), KL(D))'
 >>> q = parse_pattern("SEQ(GOOG a, KL(GOOG b){2,}, NOT(AMZN))")
->>> event_types(q), streams(q)
+>>> leaf_types(q), streams(q)
 (('a', 'b', 'AMZN'), {'a': 'GOOG', 'b': 'GOOG'})
 """
 
@@ -139,9 +139,16 @@ def walk(pattern: Pattern) -> Iterator[Pattern]:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def event_types(pattern: Pattern) -> tuple[str, ...]:
-    """The event types E(p) referenced by the pattern, in left-to-right order (cached:
-    the planner asks for the same projections' types again and again)."""
+def leaf_types(pattern: Pattern) -> tuple[str, ...]:
+    """The leaves E(p) of the pattern, in left-to-right order: event types, and a variable's
+    name where a leaf is one (``GOOG a`` gives ``a``; :attr:`Query.event_types
+    <inev.workloads.workload.Query.event_types>` resolves variables to the types whose events a
+    query reads). Cached: the planner asks for the same projections' leaves again and again.
+
+    >>> from inev.workloads.syntax import parse_pattern
+    >>> leaf_types(parse_pattern("SEQ(A, KL(B), NOT(C))"))
+    ('A', 'B', 'C')
+    """
     return tuple(node.type for node in walk(pattern) if isinstance(node, Primitive))
 
 
@@ -165,7 +172,7 @@ def leaf_order(pattern: Pattern) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     for node in walk(pattern):
         if isinstance(node, Operator) and node.kind in ("SEQ", "NSEQ"):
-            groups = [event_types(c) for c in node.children]
+            groups = [leaf_types(c) for c in node.children]
             for i, left in enumerate(groups):
                 for right in groups[i + 1 :]:
                     out.update((x, y) for x in left for y in right)
@@ -190,7 +197,7 @@ def _negation_bounds(
     pattern: Pattern,
 ) -> tuple[tuple[str, tuple[frozenset[str], frozenset[str]]], ...]:
     negated = negated_types(pattern)
-    positive = set(event_types(pattern)) - negated
+    positive = set(leaf_types(pattern)) - negated
     order = leaf_order(pattern)
     out = {}
     for n in sorted(negated):
@@ -213,9 +220,9 @@ def negated_types(pattern: Pattern) -> frozenset[str]:
     found: set[str] = set()
     for node in walk(pattern):
         if isinstance(node, Operator) and node.kind == "NSEQ" and len(node.children) == 3:
-            found.update(event_types(node.children[1]))
+            found.update(leaf_types(node.children[1]))
         if isinstance(node, Operator) and node.kind == "NOT":
-            found.update(event_types(node))
+            found.update(leaf_types(node))
     return frozenset(found)
 
 
@@ -225,7 +232,7 @@ def kleene_types(pattern: Pattern) -> frozenset[str]:
     found: set[str] = set()
     for node in walk(pattern):
         if isinstance(node, Operator) and node.kind == "KL":
-            found.update(event_types(node))
+            found.update(leaf_types(node))
     return frozenset(found)
 
 

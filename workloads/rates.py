@@ -59,7 +59,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from inev.workloads.generator_options import WORKLOAD_DEFAULTS
-from inev.workloads.pattern import Operator, Pattern, Primitive, event_types, negated_types
+from inev.workloads.pattern import Operator, Pattern, Primitive, leaf_types, negated_types
 
 Pair = tuple[str, str]
 
@@ -89,7 +89,7 @@ def operator_selectivities(pattern: Pattern, selectivity: Mapping[Pair, float]) 
         if node.kind != "OR":
             # sorted: a float product depends on its order, and a set's order on the
             # string hash (PYTHONHASHSEED), so the rate would too
-            child_types = [sorted(set(event_types(c)) - negated) for c in node.children]
+            child_types = [sorted(set(leaf_types(c)) - negated) for c in node.children]
             for i, left in enumerate(child_types):
                 for right in child_types[i + 1 :]:
                     for a in left:

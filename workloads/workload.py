@@ -41,8 +41,8 @@ from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,
-    event_types,
     kleene_types,
+    leaf_types,
     negated_types,
     split_or,
     streams,
@@ -65,7 +65,7 @@ def _positive_number(value: object, what: str) -> float:
 
 def _check_where(label: str, condition: Condition, tree: Pattern) -> None:
     """A where clause names only the pattern's types, and NEXT only of Kleene types."""
-    types, kleene = set(event_types(tree)), kleene_types(tree)
+    types, kleene = set(leaf_types(tree)), kleene_types(tree)
     for attribute in condition_attributes(condition):
         if attribute.type not in types:
             raise InevError(f"{label}: where clause names type {attribute.type} not in the pattern")
@@ -111,7 +111,7 @@ def _check_return(label: str, aggregate: Aggregate, tree: Pattern) -> None:
     """A return clause aggregates a type of the pattern that is not negated."""
     if aggregate.type is None:
         return
-    if aggregate.type not in set(event_types(tree)):
+    if aggregate.type not in set(leaf_types(tree)):
         raise InevError(f"{label}: return clause names type {aggregate.type} not in the pattern")
     if aggregate.type in negated_types(tree):
         raise InevError(f"{label}: return clause aggregates the negated type {aggregate.type}")
@@ -192,7 +192,7 @@ class Query:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_sel", dict(self.selectivities))
-        object.__setattr__(self, "_types", event_types(self.pattern))
+        object.__setattr__(self, "_types", leaf_types(self.pattern))
         object.__setattr__(self, "_streams", streams(self.pattern))
 
     def __hash__(self) -> int:
@@ -251,10 +251,10 @@ class Query:
                 )
         tree = parse_pattern(pattern) if isinstance(pattern, str) else pattern
         validate_pattern(tree, where=f"query {name}", aggregation=returns is not None)
-        for t in event_types(tree):
+        for t in leaf_types(tree):
             check_type_name(t, where=f"query {name}: event type")
         _check_variables(f"query {name}", tree)
-        types = set(event_types(tree))
+        types = set(leaf_types(tree))
         pairs = _selectivities(where_label, selectivity, types)
         measured = _selectivities(where_label, where_selectivity, types)
         for k in measured:
@@ -533,7 +533,7 @@ class Workload:
                 out.append(q)
                 continue
             for i, variant in enumerate(variants, start=1):
-                types = set(event_types(variant))
+                types = set(leaf_types(variant))
                 sel = tuple((k, v) for k, v in q.selectivities if set(k) <= types)
                 out.append(replace(q, name=f"{q.name}/{i}", pattern=variant, selectivities=sel))
         split = replace(self, queries=tuple(out))

@@ -40,8 +40,8 @@ from inev.workloads.expressions import (
 )
 from inev.workloads.pattern import (
     Pattern,
-    event_types,
     kleene_types,
+    leaf_types,
 )
 from inev.workloads.rates import pair
 
@@ -184,7 +184,7 @@ class Branch:
         """A KL over a composite: its sub-pattern's engine and its iteration rule."""
         composite = self.c.composites[slot]
         engine = self.settings  # the holding engine's
-        leaves = frozenset(event_types(composite.pattern))
+        leaves = frozenset(leaf_types(composite.pattern))
         own = [
             c
             for c in (conjuncts(engine.where) if engine.where is not None else ())

@@ -19,7 +19,7 @@ from inev.simulator.engine.constraints import Constraints, build_constraints
 from inev.simulator.engine.engine_options import EngineSettings
 from inev.simulator.engine.plan_runner import Unit
 from inev.simulator.engine.statistics import Statistics
-from inev.workloads.pattern import Pattern, Primitive, event_types, negated_types
+from inev.workloads.pattern import Pattern, Primitive, leaf_types, negated_types
 
 
 class Routes:
@@ -67,16 +67,16 @@ class Routes:
         negation_buffers: dict[int, tuple[list, list]],
     ) -> list[Unit]:
         """The branch's units in slot order; negated inputs fill ``negation_buffers``."""
-        branch_types = set(event_types(variant))
+        branch_types = set(leaf_types(variant))
         position = {t: i for i, t in enumerate(constraints.types)}
         inner_slot = {
             t: slot
             for slot, composite in constraints.composites.items()
-            for t in event_types(composite.pattern)
+            for t in leaf_types(composite.pattern)
         }
         units: list[Unit] = []
         for p in self.settings.input_patterns:
-            if not set(event_types(p)) & branch_types:
+            if not set(leaf_types(p)) & branch_types:
                 continue
             if not isinstance(p, Primitive):
                 units.append(self._match_unit(p, variant, position, inner_slot))
@@ -113,8 +113,8 @@ class Routes:
         inner_slot: dict[str, str],
     ) -> Unit:
         """The unit of the sub-projection input ``p`` (its positive types in slot order)."""
-        types = event_types(p)
-        if not set(types) <= set(event_types(variant)):
+        types = leaf_types(p)
+        if not set(types) <= set(leaf_types(variant)):
             raise InevError(f"input {p} straddles the OR branches of {self.settings.pattern}")
         if set(types) & set(inner_slot):
             raise InevError(
@@ -132,7 +132,7 @@ class Routes:
             if u.kind == "match":
                 self.matches.setdefault(frozenset(u.types), []).append((branch, i))
             elif u.kind == "composite":
-                leaves = event_types(constraints.composites[u.types[0]].pattern)
+                leaves = leaf_types(constraints.composites[u.types[0]].pattern)
                 for t in dict.fromkeys(leaves):
                     self.types.setdefault(t, []).append((branch, i))
             else:

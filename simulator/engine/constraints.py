@@ -58,9 +58,9 @@ from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,
-    event_types,
     kleene_bounds,
     kleene_types,
+    leaf_types,
     validate_pattern,
 )
 from inev.workloads.workload import DEFAULT_TIES, TIES
@@ -178,10 +178,10 @@ def _collect(node: Pattern, order: list[Pair], negated: set[str]) -> None:
         if not isinstance(neg, Primitive):
             raise InevError(f"pattern {node}: the negated child of NSEQ must be one event type")
         negated.add(neg.type)
-        groups = [event_types(first), (neg.type,), event_types(last)]
+        groups = [leaf_types(first), (neg.type,), leaf_types(last)]
         children: tuple[Pattern, ...] = (first, last)
     elif node.kind == "SEQ":
-        groups = [event_types(c) for c in node.children]
+        groups = [leaf_types(c) for c in node.children]
         children = node.children
     else:
         groups = []
@@ -234,8 +234,8 @@ def build_constraints(
     order: list[Pair] = []
     negated: set[str] = set()
     _collect(flat, order, negated)
-    types = tuple(t for t in event_types(flat) if t not in negated)
-    inner = {t for c in composites.values() for t in event_types(c.pattern)}
+    types = tuple(t for t in leaf_types(flat) if t not in negated)
+    inner = {t for c in composites.values() for t in leaf_types(c.pattern)}
     all_types = set(types) | negated
     stream_of = {t: (streams or {}).get(t, t) for t in all_types | inner}
     pairs = _selective_pairs(selectivities or {}, all_types, negated)
@@ -306,7 +306,7 @@ def _slot_streams(
     """The event types (streams) each positive slot binds."""
     return {
         t: (
-            frozenset(stream_of[x] for x in event_types(composites[t].pattern))
+            frozenset(stream_of[x] for x in leaf_types(composites[t].pattern))
             if t in composites
             else frozenset((stream_of[t],))
         )
@@ -326,7 +326,7 @@ def _distinct(
 
     def streams_of(t: str) -> set[str]:
         if t in composites:
-            return {stream_of[x] for x in event_types(composites[t].pattern)}
+            return {stream_of[x] for x in leaf_types(composites[t].pattern)}
         return {stream_of[t]}
 
     out = []

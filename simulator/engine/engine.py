@@ -83,7 +83,7 @@ from inev.workloads.expressions import (
 )
 from inev.workloads.pattern import (
     Pattern,
-    event_types,
+    leaf_types,
     split_or,
 )
 from inev.workloads.pattern import streams as pattern_streams
@@ -170,7 +170,7 @@ class Engine:
         self.initial_rates = dict(rates or {})
         self.estimated = selectivity_pairs(estimated)
         self.plan_kind, explicit = plan_choice(plan)
-        all_types = event_types(tree)
+        all_types = leaf_types(tree)
         self.output = output_selector(output, tree)
         self.input_patterns = input_patterns(tree, inputs, all_types)
         self.settings = EngineSettings(
@@ -219,7 +219,7 @@ class Engine:
         """The selection state (None for skip-till-any-match): see :mod:`.selection`."""
         if selection is None or selection.default:
             return None
-        leaves = set(event_types(self.pattern))
+        leaves = set(leaf_types(self.pattern))
         for leaf in (selection.consume - {"*"}) | selection.freeze:
             if leaf not in leaves:
                 raise InevError(

@@ -15,7 +15,7 @@ from inev.workloads.pattern import (
     Operator,
     Pattern,
     Primitive,
-    event_types,
+    leaf_types,
 )
 from inev.workloads.rates import pair
 from inev.workloads.syntax import parse_pattern
@@ -42,7 +42,7 @@ def output_selector(output: str | Iterable[str] | None, tree: Pattern) -> frozen
     if output is None or output == "all":
         return None
     selected = frozenset([output] if isinstance(output, str) else output)
-    unknown = selected - set(event_types(tree))
+    unknown = selected - set(leaf_types(tree))
     if unknown:
         raise InevError(f"output selector names types {sorted(unknown)} not in {tree}")
     return selected
@@ -91,7 +91,7 @@ def input_patterns(
         p = parse_pattern(item) if isinstance(item, str) else item
         if isinstance(p, Operator) and p.kind == "KL" and isinstance(p.children[0], Primitive):
             p = p.children[0]
-        types = set(event_types(p))
+        types = set(leaf_types(p))
         if any(str(p) == str(q) for q in out):
             raise InevError(f"input {p} is given twice for {pattern}")
         if not types <= set(all_types):

@@ -105,9 +105,9 @@ def iteration_checks(
     iterations: ``NEXT(a)`` reads the next iteration's ``a`` (other leaves the current one),
     ``a[i]``/``FIRST(a)``/``LAST(a)`` the ``a`` of one iteration. Evaluated by
     :func:`inev.workloads.expressions.evaluate` (a composite's iterations are few)."""
-    from inev.workloads.pattern import event_types
+    from inev.workloads.pattern import leaf_types
 
-    leaves = event_types(composite.pattern)
+    leaves = leaf_types(composite.pattern)
     index = {t: i for i, t in enumerate(leaves)}
     nexts = [c for c in conditions if any(a.next for a in condition_attributes(c))]
     fixed = [c for c in conditions if any(a.position is not None for a in condition_attributes(c))]

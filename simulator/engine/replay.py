@@ -103,10 +103,10 @@ def absent_types(workload: Workload, scan: TraceScan) -> list[str]:
 
 def _positive(pattern: Any) -> list[str]:
     """The types of an OR-free pattern that a match must hold (its negated ones excepted)."""
-    from inev.workloads.pattern import event_types, negated_types
+    from inev.workloads.pattern import leaf_types, negated_types
 
     negated = negated_types(pattern)
-    return [t for t in event_types(pattern) if t not in negated]
+    return [t for t in leaf_types(pattern) if t not in negated]
 
 
 def ordered_chunks(prepared: Prepared, attributes: Any = None) -> Iterator[list[Event]]:

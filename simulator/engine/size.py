@@ -71,7 +71,7 @@ from inev.simulator.engine.subsets import (
     subset_bound,
 )
 from inev.workloads.expressions import Attr, conjuncts
-from inev.workloads.pattern import event_types, leaf_order
+from inev.workloads.pattern import leaf_order, leaf_types
 from inev.workloads.workload import Query, Workload
 
 MAX_PARTIAL_MATCHES: float | None = None
@@ -356,4 +356,4 @@ class SizeGuard:
 def _engine_types(engines: Any) -> int:
     """The most types of a pattern among ``engines`` (one engine or several)."""
     group = engines if isinstance(engines, list | tuple) else [engines]
-    return max((len(event_types(e.pattern)) for e in group), default=1)
+    return max((len(leaf_types(e.pattern)) for e in group), default=1)

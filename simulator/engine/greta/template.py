@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
-from inev.workloads.pattern import Operator, Pattern, Primitive, event_types
+from inev.workloads.pattern import Operator, Pattern, Primitive, leaf_types
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def build_template(pattern: Pattern) -> Template:
     starts, ends = visit(pattern)
     positive: list[str] = []
     negated = {t for n in negations for t in n.all_types()}
-    for t in event_types(pattern):
+    for t in leaf_types(pattern):
         if t not in negated and t not in positive:
             positive.append(t)
     return Template(

@@ -76,7 +76,7 @@ from inev.simulator.engine.shedding.detector import BufferCost, OverloadDetector
 from inev.simulator.engine.shedding.latency_model import PartialMatchDetector, ShedLatency
 from inev.simulator.engine.shedding.pspice_model import PatternModel
 from inev.simulator.engine.shedding.shedders import Shedder, make_shedder
-from inev.workloads.pattern import Primitive, event_types, negated_types
+from inev.workloads.pattern import Primitive, leaf_types, negated_types
 
 SHED_ROUNDS = 8  # shedding calls per item at most
 DETECTORS = ("path", "paper")
@@ -277,7 +277,7 @@ class Processor:
                 if isinstance(p, Primitive):
                     self.routes.setdefault(p.type, []).append((name, engine))
                 else:
-                    key = tuple(sorted(set(event_types(p)) - set(negated_types(p))))
+                    key = tuple(sorted(set(leaf_types(p)) - set(negated_types(p))))
                     self.match_routes.setdefault(key, []).append((name, engine))
         self.busy_until = -math.inf
         self.last_arrival = -math.inf

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_every_public_name_of_pattern_is_the_same_object_in_query():
     public = [n for n in vars(pattern) if not n.startswith("_")]
     own = {n for n in public if getattr(vars(pattern)[n], "__module__", "") == pattern.__name__}
-    assert {"Operator", "Primitive", "split_or", "event_types", "validate_pattern"} <= own
+    assert {"Operator", "Primitive", "split_or", "leaf_types", "validate_pattern"} <= own
     assert all(getattr(query, n) is getattr(pattern, n) for n in public)
 
 

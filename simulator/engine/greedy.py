@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inev.simulator.engine.evaluation_plans import OrderPlan
+from inev.simulator.engine.invariant_noise import pair_index
 from inev.simulator.engine.invariants import DecidingCondition
 from inev.simulator.engine.statistics import Stats
 
@@ -34,6 +35,16 @@ def step_value(j: int, prefix: tuple[int, ...]) -> Callable[[Stats], float]:
         return v
 
     return value
+
+
+def step_reads(j: int, prefix: tuple[int, ...], n: int) -> set[int]:
+    """The value indices (:meth:`Stats.values` order) :func:`step_value` ``(j, prefix)``
+    reads: ``r_j`` and every ``sel(k, j)``, ``k`` in ``prefix``.
+
+    >>> sorted(step_reads(2, (0, 1), 3))
+    [2, 4, 5]
+    """
+    return {j} | {pair_index(j, k, n) for k in prefix}
 
 
 def greedy_plan(stats: Stats) -> tuple[OrderPlan, list[DecidingCondition]]:
@@ -54,6 +65,9 @@ def greedy_plan(stats: Stats) -> tuple[OrderPlan, list[DecidingCondition]]:
                         chosen=step_value(best, prefix),
                         alternative=step_value(other, prefix),
                         label=f"pos{position}: unit {best} before {other}",
+                        reads=lambda b=best, o=other, p=prefix: (
+                            step_reads(b, p, n) | step_reads(o, p, n)
+                        ),
                     )
                 )
         order.append(best)

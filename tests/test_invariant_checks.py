@@ -21,7 +21,7 @@ from inev.simulator.engine.invariant_noise import (
 )
 from inev.simulator.engine.invariants import InvariantDecision, select_invariants
 from inev.simulator.engine.statistics import Stats
-from inev.simulator.engine.zstream import run_program, tree_cost, tree_program, zstream_plan
+from inev.simulator.engine.zstream import SplitCosts, tree_cost, zstream_plan
 
 
 def noisy_stats(rng: random.Random, n: int) -> Stats:
@@ -65,15 +65,20 @@ def test_flat_program_gives_the_recursive_cost_to_the_bit(seed, n):
     rng = random.Random(seed)
     stats = noisy_stats(rng, n)
     trees = all_trees(n)
+    costs = SplitCosts(n)  # one memo over trees sharing subtrees, several statistics
+    others = [drifted(rng, stats) for _ in range(3)]
     for tree in rng.sample(trees, min(len(trees), 12)):
-        assert run_program(tree_program(tree, n), stats) == tree_cost(tree, stats)
+        ref = costs.intern(tree)
+        for s in [stats, *others]:
+            assert costs.cost(ref, s) == tree_cost(tree, s)
 
 
 def test_flat_program_by_hand():
     # rates 2, 3, 5; sel(0, 1) = 0.5, sel(1, 2) = 0.1: ((0, 1), 2) costs 2 + 3 + 2·3·0.5
     # (= 3) + 5 + 2·3·0.5·5·1·0.1 (= 1.5) = 14.5
     stats = Stats((2.0, 3.0, 5.0), ((1, 0.5, 1), (0.5, 1, 0.1), (1, 0.1, 1)))
-    assert run_program(tree_program(((0, 1), 2), 3), stats) == 14.5
+    costs = SplitCosts(3)
+    assert costs.cost(costs.intern(((0, 1), 2)), stats) == 14.5
 
 
 @settings(max_examples=150, deadline=None)

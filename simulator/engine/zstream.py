@@ -52,66 +52,90 @@ def _leaves(tree: Tree) -> tuple[int, ...]:
     return (tree,) if isinstance(tree, int) else _leaves(tree[0]) + _leaves(tree[1])
 
 
-Program = tuple[tuple[int, int, tuple[int, ...]], ...]
-"""A tree's cost as flat steps (:func:`tree_program`)."""
+class SplitCosts:
+    """The costs of the trees of one generation's deciding conditions over ``n`` units, as
+    :func:`tree_cost` computes them, to the same float, but cheaper.
 
+    Every subtree is interned once as a flat step ``(a, b, card)``: its children (a unit
+    ``u >= 0``, or ``~k`` for the ``k``-th interned subtree) and the factors of its
+    cardinality in :func:`cardinality`'s order, as indices into the rates followed by the
+    selectivity rows (``u`` for ``r_u``, ``n + u·n + w`` for ``sel(u, w)``), multiplied left
+    to right in C by ``math.prod``. The cost of a subtree is kept per statistics object
+    (the last 64, held, so that an ``id`` is never reused while it keys a cost): the sides
+    of a block's conditions and of its parent's share their subtrees, so a check, or a
+    reset's noise estimate over each perturbed statistic, costs each subtree once. Exact:
+    a kept cost is the float its recomputation would give (a ``Stats`` is immutable).
 
-def tree_program(tree: Tree, n: int) -> Program:
-    """The inner nodes of ``tree`` (over ``n`` units) in post-order, each ``(a, b, card)``:
-    its children (a unit ``u >= 0``, or ``~k`` for the ``k``-th inner node) and the factors
-    of its cardinality in :func:`cardinality`'s order, as indices into the rates followed by
-    the selectivity rows (``u`` for ``r_u``, ``n + u·n + w`` for ``sel(u, w)``).
-    :func:`run_program` evaluates it with the operations of :func:`tree_cost` in the same
-    order, so to the same float.
-
-    >>> tree_program(((0, 1), 2), 3)
-    ((0, 1, (0, 1, 6)), (-1, 2, (0, 1, 6, 2, 9, 10)))
-    """
-    steps: list[tuple[int, int, tuple[int, ...]]] = []
-
-    def visit(node: Tree) -> tuple[int, tuple[int, ...]]:
-        if isinstance(node, int):
-            return node, (node,)
-        (a, left), (b, right) = visit(node[0]), visit(node[1])
-        units = left + right  # _leaves(node)
-        card = [x for i, u in enumerate(units) for x in (u, *(n + u * n + w for w in units[:i]))]
-        steps.append((a, b, tuple(card)))
-        return ~(len(steps) - 1), units
-
-    visit(tree)
-    return tuple(steps)
-
-
-def run_program(program: Program, stats: Stats) -> float:
-    """The cost of the tree of ``program`` (:func:`tree_program`) under ``stats``: the
-    products in C (``math.prod`` multiplies left to right, as :func:`cardinality` does).
-
+    >>> costs = SplitCosts(3)
+    >>> costs.intern(((0, 1), 2))
+    -2
+    >>> costs.steps
+    [(0, 1, (0, 1, 6)), (-1, 2, (0, 1, 6, 2, 9, 10))]
     >>> s = Stats((1.0, 1.0, 100.0), ((1, 1, 1),) * 3)
-    >>> run_program(tree_program(((0, 1), 2), 3), s) == tree_cost(((0, 1), 2), s) == 203.0
+    >>> costs.cost(-2, s) == tree_cost(((0, 1), 2), s) == 203.0
     True
     """
-    flat = list(stats.rates)
-    for row in stats.sel:
-        flat += row
-    get = flat.__getitem__
-    costs: list[float] = []
-    for a, b, card in program:
-        x = flat[a] if a >= 0 else costs[~a]
-        y = flat[b] if b >= 0 else costs[~b]
-        costs.append(x + y + math.prod(map(get, card), start=1.0))
-    return costs[-1]
+
+    KEPT = 64
+    """Statistics objects whose subtree costs are kept."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.ids: dict[Tree, int] = {}
+        self.steps: list[tuple[int, int, tuple[int, ...]]] = []
+        self.kept: dict[int, tuple[Stats, list[float], dict[int, float]]] = {}
+
+    def intern(self, tree: Tree) -> int:
+        """``tree``'s reference: its unit if a leaf, else ``~k`` for its step ``k``."""
+        if isinstance(tree, int):
+            return tree
+        k = self.ids.get(tree)
+        if k is None:
+            a, b = self.intern(tree[0]), self.intern(tree[1])
+            units, n = _leaves(tree), self.n
+            card = [
+                x for i, u in enumerate(units) for x in (u, *(n + u * n + w for w in units[:i]))
+            ]
+            self.steps.append((a, b, tuple(card)))
+            k = self.ids[tree] = len(self.steps) - 1
+        return ~k
+
+    def cost(self, ref: int, stats: Stats) -> float:
+        """The cost of the tree of ``ref`` (:meth:`intern`) under ``stats``."""
+        entry = self.kept.get(id(stats))
+        if entry is None or entry[0] is not stats:
+            if len(self.kept) >= self.KEPT:
+                self.kept.clear()
+            flat = list(stats.rates)
+            for row in stats.sel:
+                flat += row
+            entry = self.kept[id(stats)] = (stats, flat, {})
+        return self._value(ref, entry[1], entry[2])
+
+    def _value(self, ref: int, flat: list[float], values: dict[int, float]) -> float:
+        if ref >= 0:
+            return flat[ref]
+        k = ~ref
+        v = values.get(k)
+        if v is None:
+            a, b, card = self.steps[k]
+            x = flat[a] if a >= 0 else self._value(a, flat, values)
+            y = flat[b] if b >= 0 else self._value(b, flat, values)
+            v = values[k] = x + y + math.prod(map(flat.__getitem__, card), start=1.0)
+        return v
 
 
-def _split_cost(left: Tree, right: Tree, n: int) -> Callable[[Stats], float]:
-    """``tree_cost((left, right))`` as a function: evaluated from its flat program (a
-    ZStream check evaluates two per invariant; the recursion with its tuple concatenations
-    cost about 10 % of the CPU time of the traffic-like stream at 8 units)."""
-    program: list[Program] = []  # built at the first call: most conditions are never read
+def _split_cost(left: Tree, right: Tree, costs: SplitCosts) -> Callable[[Stats], float]:
+    """``tree_cost((left, right))`` as a function, from ``costs`` (a ZStream check evaluates
+    two per invariant; the recursion with its tuple concatenations cost about 10 % of the
+    CPU time of the traffic-like stream at 8 units). The tree is interned at the first call:
+    only the invariant method reads the conditions."""
+    ref: list[int] = []
 
     def cost(stats: Stats) -> float:
-        if not program:
-            program.append(tree_program((left, right), n))
-        return run_program(program[0], stats)
+        if not ref:
+            ref.append(costs.intern((left, right)))
+        return costs.cost(ref[0], stats)
 
     return cost
 
@@ -149,17 +173,18 @@ def zstream_plan(stats: Stats) -> tuple[TreePlan, list[DecidingCondition]]:
             recorded[(i, j)] = [(best[(i, m)][1], best[(m, j)][1]) for _, m in options]
     plan_tree = best[(0, n)][1]
     conditions: list[DecidingCondition] = []
+    costs = SplitCosts(n)  # shared by the conditions' sides
     for block, (i, j, node) in enumerate(_inner_nodes(plan_tree)):
         # every split of a range reads the same values
         reads = functools.partial(split_reads, node[0], node[1], n)
-        chosen = _split_cost(node[0], node[1], n)  # one for the block: its program built once
+        chosen = _split_cost(node[0], node[1], costs)  # one for the block
         for left, right in recorded[(i, j)]:
             if (left, right) != node:
                 conditions.append(
                     DecidingCondition(
                         block=block,
                         chosen=chosen,
-                        alternative=_split_cost(left, right, n),
+                        alternative=_split_cost(left, right, costs),
                         label=f"{node} cheaper than {(left, right)}",
                         reads=reads,
                     )

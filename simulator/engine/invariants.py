@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from inev.simulator.engine.engine_options import Adaptation
+from inev.simulator.engine.engine_options import BASIC_K, Adaptation
 from inev.simulator.engine.invariant_noise import (
     coefficients,
     sigma,
@@ -73,7 +73,7 @@ class DecidingCondition:
 def select_invariants(
     conditions: list[DecidingCondition],
     stats: Stats,
-    k: int = Adaptation.k,
+    k: int = BASIC_K,
     selection: str = "gap",
 ) -> list[DecidingCondition]:
     """The ``k`` tightest conditions of every block, blocks in plan order: by the smallest
@@ -137,7 +137,7 @@ class InvariantDecision:
 
     def __init__(
         self,
-        k: int = Adaptation.k,
+        k: int = BASIC_K,
         distance: float | str = 0.0,
         selection: str = Adaptation.selection,
     ) -> None:
@@ -227,7 +227,7 @@ class NeverDecision:
 
 def make_decision(
     kind: str,
-    k: int = Adaptation.k,
+    k: int = BASIC_K,
     distance: float | str = Adaptation.distance,
     threshold: float = Adaptation.threshold,
     selection: str = Adaptation.selection,

@@ -78,7 +78,7 @@ class MatchOptions:
 
 def adaptation_of(
     kind: str,
-    k: int = Adaptation.k,
+    k: int | None = Adaptation.k,
     distance: str = Adaptation.distance,
     check_every: int = Adaptation.check_every,
 ) -> Adaptation:
@@ -101,7 +101,7 @@ def adaptation_of(
             ) from None
         if d < 0:
             raise InevError(f"--distance must not be negative, got {distance}")
-    if k < 1 or check_every < 1:
+    if (k is not None and k < 1) or check_every < 1:
         raise InevError("--invariants and --check-every must be at least 1")
     return Adaptation(kind, k=k, distance=d, check_every=check_every)
 

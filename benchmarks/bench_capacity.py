@@ -21,7 +21,7 @@ import statistics
 import time
 
 from inev.experiments.measure import task_inputs
-from inev.experiments.spec import DEFAULTS
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.planner.planning import plan_workload
 from inev.simulator.capacity import CapacityOptions, parse_node_capacities
 from inev.simulator.run import simulate
@@ -33,7 +33,7 @@ LOADS = [1.2, 1.4, 1.6, 1.8]
 
 def instance(seed: int, rate: float, nodes: int):
     """Network (rescaled), workload and INEv plan of one seed."""
-    config = dict(DEFAULTS, nodes=nodes, skew=3.0, length=4, selectivity=0.5)
+    config = TaskConfig(nodes=nodes, skew=3.0, length=4, selectivity=0.5)
     network, workload = task_inputs(config, seed)
     network = rescale_rates(network, workload.types, rate)
     return network, workload, plan_workload(network, workload, "inev")

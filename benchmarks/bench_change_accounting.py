@@ -33,6 +33,7 @@ from bench_topology_zoo import graphml_files
 
 from inev.common.errors import InevError
 from inev.experiments.dynamics import dynamic_changes
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.planner.inev_graph import load_plan
 from inev.planner.planning import plan_workload
 from inev.simulator.losses import CAUSES
@@ -130,7 +131,7 @@ def zoo_runs(name: str, graph, seed: int) -> list[dict]:
         ("links", {"links_removed": 2, "rate_swap": 0.4}),
         ("mixed", {"links_removed": 1, "nodes_removed": 1, "rate_swap": 0.4}),
     ):
-        changes = timed(dynamic_changes(net, config, seed), rng, 10.0)
+        changes = timed(dynamic_changes(net, TaskConfig(**config), seed), rng, 10.0)
         started = time.process_time()
         result = simulate(net, wl, plan, duration=10.0, seed=seed, changes=changes)
         seconds = time.process_time() - started

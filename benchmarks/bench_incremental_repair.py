@@ -30,12 +30,13 @@ import json
 import statistics
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from inev.common.errors import InevError
 from inev.experiments.dynamics import dynamic_changes
 from inev.experiments.measure import plan_options, task_inputs
-from inev.experiments.spec import DEFAULTS
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.planner.changes import apply_changes
 from inev.planner.checks import check_fits
 from inev.planner.planning import plan_workload
@@ -54,15 +55,14 @@ def swap_cases(
     """(family, network, workload, plan, changes, options) of the rate-swap cases, seeds
     ``first`` to ``first + seeds - 1``."""
     for name, selectivity in (("fig9b", 0.1), ("fig9d", 0.001)):
-        config = {**DEFAULTS, "event_types": 20, "selectivity": selectivity,
-                  "swap_from": "middle", "queries": 15 if full else 5,
-                  "length": 5 if full else 4}  # fmt: skip
+        config = TaskConfig(event_types=20, selectivity=selectivity, swap_from="middle",
+                            queries=15 if full else 5, length=5 if full else 4)  # fmt: skip
         options = plan_options(config)
         for seed in range(first, first + seeds):
             net, wl = task_inputs(config, seed)
             plan = plan_workload(net, wl, options=options)
             for share in SHARES:
-                changes = dynamic_changes(net, {**config, "rate_swap": share}, seed)
+                changes = dynamic_changes(net, replace(config, rate_swap=share), seed)
                 if changes:
                     yield f"{name}-like", net, wl, plan, changes, options
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from inev.experiments.measure import plan_options, task_inputs
 from inev.experiments.spec import expand
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.experiments.sweep_presets import resolve_spec
 from inev.planner.planning import plan_workload
 from inev.workloads.paper_variants import counterpart, operator_type
@@ -48,7 +49,7 @@ BAND = (0.909, 1.1)
 """The report's check on the operator effect (claims.toml, Fig. 7a)."""
 
 
-def _case(config: dict, seed: int) -> tuple[float, float, float, float]:
+def _case(config: TaskConfig, seed: int) -> tuple[float, float, float, float]:
     """(operator effect, R(q_nKL), R(H), the authors' construction's effect at least) of
     one task.
 
@@ -84,11 +85,11 @@ def main() -> None:
     rows: dict[float, list[tuple[float, float, float, float]]] = defaultdict(list)
     for task in expand(spec):
         config = task.config()
-        if config["operator_type"] != "max":
+        if config.operator_type != "max":
             continue
         if args.seeds is not None and task.seed - spec.first_seed >= args.seeds:
             continue
-        rows[config["skew"]].append(_case(config, task.seed))
+        rows[config.skew].append(_case(config, task.seed))
     print(
         "| skew | seeds | inev: effect outside the band | authors' construction: outside at"
         " least | R(q_nKL) > R(H) | median R(q_nKL)/R(H) | median effect inev / authors' at"

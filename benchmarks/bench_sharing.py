@@ -56,6 +56,7 @@ from collections import defaultdict
 
 from inev.experiments.measure import plan_options, task_inputs
 from inev.experiments.spec import expand, load_spec
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.planner.cost_model import participation
 from inev.planner.inev_graph import Plan
 from inev.planner.planning import plan_workload
@@ -183,8 +184,9 @@ def disjoint_floor(workload: Workload, costs: list[float]) -> float:
 
 def one_task(point: dict, seed: int) -> dict[str, float]:
     """The figures of one (configuration, seed)."""
-    network, workload = task_inputs(point, seed)
-    options = plan_options(point)
+    config = TaskConfig.from_mapping(point)
+    network, workload = task_inputs(config, seed)
+    options = plan_options(config)
     joint = plan_workload(network, workload, "inev", options)
     alone = [
         plan_workload(
@@ -232,8 +234,9 @@ def _only(workload: Workload, query: object) -> Workload:
 def authors_task(point: dict, seed: int) -> tuple[float, float]:
     """(ψ(joint) / the authors' merged cost over every prefix's plan, ψ(joint) / Σ ψ(q
     alone)) of one instance (``--authors``, module docstring)."""
-    network, workload = task_inputs(point, seed)
-    options = plan_options(point)
+    config = TaskConfig.from_mapping(point)
+    network, workload = task_inputs(config, seed)
+    options = plan_options(config)
     prefixes = [
         plan_workload(network, _prefix(workload, k), "inev", options)
         for k in range(1, len(workload.queries) + 1)

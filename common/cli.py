@@ -50,6 +50,7 @@ import click
 from inev.common.errors import InevError
 from inev.common.help_text import examples
 from inev.common.interrupts import Terminated, clean_exit_on_signals
+from inev.common.option_names import command_line
 from inev.common.watchdog import watch_memory
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -234,7 +235,7 @@ def _invoke(args: list[str]) -> object:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line; every failure ends with one ``error:`` line (module docstring)."""
     try:
-        with clean_exit_on_signals(), watch_memory():
+        with clean_exit_on_signals(), watch_memory(), command_line():
             status = _invoke(list(argv) if argv is not None else sys.argv[1:])
     except InevError as exc:
         fail(str(exc))

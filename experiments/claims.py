@@ -63,6 +63,7 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.stats import quantiles
 from inev.experiments.trends import monotone, slope
+from inev.planner.options import DEFAULT_METHOD
 
 KINDS = ("stat", "versus", "trend", "slope", "spread", "argmax", "argmin", "correlation")
 STATS = ("mean", "median", "max", "min", "share_below")
@@ -202,7 +203,7 @@ def _close(a: Any, b: Any) -> bool:
 
 def selected(check: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     """The error-free rows of the check's method and ``where`` filter with a finite metric."""
-    method = check.get("method", "inev")
+    method = check.get("method", DEFAULT_METHOD)
     where = check.get("where", {})
     metric = check["metric"]
     out = []
@@ -436,7 +437,7 @@ def _versus(
         value = a.get(stat) / b.get(stat) if b.get(stat) > 0 else math.inf
         ok = _compare(value, op, check["value"])
         words = (
-            f"{check.get('method', 'inev')} {stat} {fmt(a.get(stat))} (median {fmt(a.median)}) / "
+            f"{check.get('method', DEFAULT_METHOD)} {stat} {fmt(a.get(stat))} (median {fmt(a.median)}) / "
             f"{check['versus']} {fmt(b.get(stat))} (median {fmt(b.median)}) = {fmt(value)}x"
         )
         parts.append(f"{head}{words}")

@@ -30,6 +30,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import file_format, read_json_document
+from inev.common.option_names import option
 
 KINDS = {
     "inev-plan/1": "plan",
@@ -131,7 +132,9 @@ def _scene(options: DrawOptions) -> tuple[Any, Any]:
         title = os.path.basename(path)
         return plan_scene(plan, network, positions, title=title, labels=labels), plan
     if network is None:
-        raise InevError("drawing a simulation result needs --network (the simulated network)")
+        raise InevError(
+            f"drawing a simulation result needs {option('network')} (the simulated network)"
+        )
     from inev.simulator.simulation_result import load_result
 
     plan = load_plan(options.plan) if options.plan else None
@@ -190,7 +193,7 @@ def draw_logical(options: DrawOptions) -> Drawn:
     from inev.experiments.scene_logical import logical_scene, logical_text
 
     if KINDS.get(file_format(options.file)) != "plan":
-        raise InevError(f"{options.file}: --logical draws plans (inev-plan/1 files)")
+        raise InevError(f"{options.file}: {option('logical')} draws plans (inev-plan/1 files)")
     scene, plan = _scene(options)
     view = logical_scene(plan, f"projection graph of {os.path.basename(options.file)}")
 
@@ -216,7 +219,7 @@ def draw_comparison(options: DrawOptions) -> Drawn:
     assert options.vs is not None
     for path in (options.file, options.vs):
         if KINDS.get(file_format(path)) != "plan":
-            raise InevError(f"{path}: --vs compares two plans (inev-plan/1 files)")
+            raise InevError(f"{path}: {option('vs')} compares two plans (inev-plan/1 files)")
     network = load_network(options.network) if options.network else None
     positions, labels = drawing_keys_of(options.network)
     difference, first, second = comparison_scenes(
@@ -249,7 +252,9 @@ def draw_timeline(options: DrawOptions) -> Drawn:
     )
 
     if KINDS.get(file_format(options.file)) != "simulation":
-        raise InevError(f"{options.file}: --timeline draws simulation results (inev-sim/1 files)")
+        raise InevError(
+            f"{options.file}: {option('timeline')} draws simulation results (inev-sim/1 files)"
+        )
     result, _ = load_timeline(options.file)
     name = os.path.basename(options.file)
     return Drawn(

@@ -30,7 +30,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from inev.experiments.sweep_parameters import DEFAULTS
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.planner.baselines import centralized_node
 from inev.planner.inev_graph import Plan
 from inev.planner.repair import RepairResult, broken_plan, rebuild_combination
@@ -89,7 +89,7 @@ def swap_rates(network: Network, share: float, seed: int, start: str = "random")
     return network.with_rates(rates) if rates else network
 
 
-def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+def dynamic_changes(network: Network, config: TaskConfig, seed: int) -> list[dict[str, Any]]:
     """The ``inev-changes/1`` entries a task's dynamics axes ask for (times are 0).
 
     ``rate_swap``: that share of the types swap rates in random pairs (Fig. 9).
@@ -101,21 +101,18 @@ def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list
     """
     rng = np.random.default_rng([0xC4A, seed])
     changes: list[dict[str, Any]] = []
-    share, start = (
-        config.get("rate_swap", DEFAULTS["rate_swap"]),
-        config.get("swap_from", DEFAULTS["swap_from"]),
-    )
+    share, start = config.rate_swap, config.swap_from
     for a, b in swap_pairs(network, share, seed, start):
         changes.append({"time": 0.0, "kind": "swap-rates", "types": [a, b]})
-    variance = config.get("rate_variance", DEFAULTS["rate_variance"])
-    if variance > 0 and config.get("variance_epochs", DEFAULTS["variance_epochs"]) == 0:
+    variance = config.rate_variance
+    if variance > 0 and config.variance_epochs == 0:
         for name in network.types:
             factor = float(np.exp(rng.normal(0.0, variance)))
             changes.append(
                 {"time": 0.0, "kind": "set-rate", "type": name, "rate": network.rate(name) * factor}
             )
     graph = network.graph.copy()
-    for _ in range(config.get("links_removed", DEFAULTS["links_removed"])):
+    for _ in range(config.links_removed):
         candidates = [e for e in sorted(graph.edges, key=str) if not _is_bridge(graph, e)]
         if not candidates:
             break
@@ -123,7 +120,7 @@ def dynamic_changes(network: Network, config: dict[str, Any], seed: int) -> list
         graph.remove_edge(u, v)
         changes.append({"time": 0.0, "kind": "link-down", "link": [u, v]})
     lost: set[Any] = set()
-    for _ in range(config.get("nodes_removed", DEFAULTS["nodes_removed"])):
+    for _ in range(config.nodes_removed):
         candidates = []
         for node in sorted(graph.nodes, key=str):
             rest = graph.subgraph([n for n in graph.nodes if n != node])

@@ -43,6 +43,7 @@ backlog an overloaded node still works through after its input stops. With
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -59,9 +60,9 @@ from inev.experiments.dynamics import (
 )
 from inev.experiments.latency_graphs import candidate_plans, hops, pick
 from inev.experiments.plan_cache import cached_plan
-from inev.experiments.sweep_parameters import DEFAULTS
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.experiments.yardstick import closeness, exact_psi, yardstick
-from inev.planner.options import PLAN_DEFAULTS, PlanOptions
+from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
 from inev.planner.projections import all_projections
 from inev.planner.repair import repair_plan
@@ -76,21 +77,22 @@ from inev.workloads.workload import Workload
 __all__ = ["measure", "plan_options", "swap_pairs", "swap_rates", "task_inputs"]
 
 
-def task_inputs(config: dict[str, Any], seed: int) -> tuple[Network, Workload]:
+def task_inputs(config: TaskConfig, seed: int) -> tuple[Network, Workload]:
     """The network and workload of a task (deterministic in ``config`` and ``seed``)."""
+    settings = config.network_settings()
     network = generate_network(
-        nodes=config["nodes"],
-        out_degree=config["out_degree"],
-        event_types=config["event_types"],
-        skew=config["skew"],
-        node_ratio=config["node_ratio"],
+        nodes=settings.nodes,
+        out_degree=settings.out_degree,
+        event_types=settings.event_types,
+        skew=settings.skew,
+        node_ratio=settings.node_ratio,
         seed=seed,
-        topology=config["topology"],
+        topology=settings.topology,
     )
-    workload = paper_workload(network, config, seed)
-    wanted = config.get("events_per_window", DEFAULTS["events_per_window"])
+    workload = paper_workload(network, config.workload_settings(), config.variant_settings(), seed)
+    wanted = config.events_per_window
     if wanted > 0:  # Fig. 4: the window that gives the busiest (rarest) type this many events
-        pick = min if config.get("window_type", DEFAULTS["window_type"]) == "rarest" else max
+        pick = min if config.window_type == "rarest" else max
         workload = replace(
             workload, window=wanted / pick(network.global_rate(t) for t in workload.types)
         )
@@ -121,19 +123,40 @@ def _plan_row(plan: Any) -> dict[str, Any]:
     }
 
 
-def plan_options(config: dict[str, Any]) -> PlanOptions:
+def plan_options(config: TaskConfig) -> PlanOptions:
     """The planner's options of a configuration (``latency_factor`` 0: no latency bound)."""
     return PlanOptions(
-        latency_factor=config["latency_factor"] or None,
-        effort=config.get("effort", PLAN_DEFAULTS.effort),
-        xi=config.get("xi", PLAN_DEFAULTS.xi),
+        latency_factor=config.latency_factor or None, effort=config.effort, xi=config.xi
     )
 
 
 def measure(
-    config: dict[str, Any], seed: int, methods: tuple[str, ...]
+    config: TaskConfig | Mapping[str, Any], seed: int, methods: tuple[str, ...]
 ) -> dict[str, dict[str, Any]]:
-    """``{method: {metric: value}}`` for one task (see the module docstring)."""
+    """``{method: {metric: value}}`` for one task (see the module docstring).
+
+    Parameters
+    ----------
+    config : TaskConfig or mapping
+        The task's configuration (a mapping: keys of :class:`TaskConfig` over its defaults).
+    seed : int
+        The seed of the task's network, workload, changes and simulation.
+    methods : tuple of str
+        The methods to plan (:data:`inev.experiments.spec.METHODS`).
+
+    Returns
+    -------
+    dict
+        One row of metrics per method.
+
+    Examples
+    --------
+    >>> rows = measure({"nodes": 6, "length": 3}, 1, ("inev", "centralized"))
+    >>> rows["centralized"]["ratio"], rows["inev"]["ratio"] <= 1
+    (1.0, True)
+    """
+    if not isinstance(config, TaskConfig):
+        config = TaskConfig.from_mapping(config)
     network, workload = task_inputs(config, seed)
     options = plan_options(config)
     out: dict[str, dict[str, Any]] = {}
@@ -145,7 +168,7 @@ def measure(
         out[method] = _plan_row(plans[method])
     if "inev" in plans:
         out["inev"].update(_dynamics(network, workload, config, seed, plans["inev"], options))
-    if config.get("simulate"):
+    if config.simulate:
         out_sim = simulated_metrics(network, workload, config, seed, methods)
         for method, figures in out_sim.items():
             out[method].update(figures)
@@ -169,22 +192,19 @@ def measure(
 def _dynamics(
     network: Network,
     workload: Workload,
-    config: dict[str, Any],
+    config: TaskConfig,
     seed: int,
     plan: Any,
     options: PlanOptions,
 ) -> dict[str, Any]:
     """The INEv row's figures after the task's changes (:mod:`inev.experiments.dynamics`)."""
-    epochs, variance = (
-        config.get("variance_epochs", DEFAULTS["variance_epochs"]),
-        config.get("rate_variance", DEFAULTS["rate_variance"]),
-    )
+    epochs, variance = config.variance_epochs, config.rate_variance
     if epochs > 0 and variance > 0:
         return rates_over_the_run(plan, network, workload, variance, epochs, seed)
     changes = dynamic_changes(network, config, seed)
     if not changes:
-        dynamic = config.get("rate_swap", DEFAULTS["rate_swap"]) > 0 or variance > 0
-        if dynamic or config.get("swap_from") == "middle":  # a dynamics point without changes
+        dynamic = config.rate_swap > 0 or variance > 0
+        if dynamic or config.swap_from == "middle":  # a dynamics point without changes
             return unchanged_figures(plan.ratio)
         return {k: plan.ratio for k in ("broken_ratio", "repaired_ratio", "replanned_ratio")}
     repair = repair_plan(plan, network, workload, changes, options)
@@ -200,7 +220,7 @@ def _dynamics(
 def figure_metrics(
     network: Network,
     workload: Workload,
-    config: dict[str, Any],
+    config: TaskConfig,
     seed: int,
     plans: dict[str, Any],
     rows: dict[str, dict[str, Any]],
@@ -256,14 +276,14 @@ def figure_metrics(
     out["possible_projections"] = sum(
         len(all_projections(q, glob, workload.window)) - 1 for q in workload.or_free.queries
     )
-    if config.get("operator_type", DEFAULTS["operator_type"]) != "random":
+    if config.operator_type != "random":
         twin = plan_workload(network, counterpart(workload), "inev", options)
         out["counterpart_ratio"] = twin.ratio
         out["operator_effect"] = share(inev.ratio, twin.ratio)
         kind = operator_type(workload.queries[0].pattern)
         out["operator_partitions"] = float(kind in set(inev.multi_node.values()))
         out["counterpart_partitions"] = float(kind in set(twin.multi_node.values()))
-    orders = config.get("query_orders", DEFAULTS["query_orders"])
+    orders = config.query_orders
     if orders > 0:
         rng = np.random.default_rng([0x0D3, seed])
         names = [q.name for q in workload.queries]
@@ -283,10 +303,10 @@ def figure_metrics(
 
 
 def _yardstick(
-    network: Network, workload: Workload, config: dict[str, Any], plan: Any, options: PlanOptions
+    network: Network, workload: Workload, config: TaskConfig, plan: Any, options: PlanOptions
 ) -> dict[str, Any]:
     """Fig. 5a's yardstick columns of the INEv plan (:mod:`inev.experiments.yardstick`)."""
-    exact = exact_psi(network, workload, options) if config.get("exact_optimum") else None
+    exact = exact_psi(network, workload, options) if config.exact_optimum else None
     value, kind = yardstick(exact, plan.approximate_bound, plan.lower_bound)
     ratio = closeness(plan.psi, value)
     return {
@@ -303,23 +323,20 @@ def _yardstick(
 def simulated_metrics(
     network: Network,
     workload: Workload,
-    config: dict[str, Any],
+    config: TaskConfig,
     seed: int,
     methods: tuple[str, ...],
 ) -> dict[str, dict[str, Any]]:
     """Simulated figures per method, planned and run on the rescaled network (module doc)."""
-    scaled = rescale_rates(network, workload.types, config["sim_rate"])
-    if config.get("link_latency", DEFAULTS["link_latency"]) > 0:
-        scaled = with_link_latency(scaled, config["link_latency"])
+    scaled = rescale_rates(network, workload.types, config.sim_rate)
+    if config.link_latency > 0:
+        scaled = with_link_latency(scaled, config.link_latency)
     options = plan_options(config)
     out: dict[str, dict[str, Any]] = {}
-    shared = (
-        config.get("overload", DEFAULTS["overload"]) > 0
-        and config.get("capacity_from") == "centralized"
-    )
+    shared = config.overload > 0 and config.capacity_from == "centralized"
     order = sorted((m for m in methods if m != "lower_bound"), key=lambda m: m != "centralized")
     capacity = capacity_options(config, seed)
-    rank = config.get("hop_rank", DEFAULTS["hop_rank"])
+    rank = config.hop_rank
     for method in order:
         if method == "inev" and rank > 0:  # Fig. 12b: one of the three latency graphs
             plan = pick(candidate_plans(scaled, workload, options), rank)
@@ -328,10 +345,10 @@ def simulated_metrics(
         if shared and method != "centralized" and capacity is not None and capacity.auto:
             capacity = _centralized_capacity(scaled, workload, config, seed, capacity)
         result = simulate(
-            scaled, workload, plan, duration=config["duration"], seed=seed, capacity=capacity
+            scaled, workload, plan, duration=config.duration, seed=seed, capacity=capacity
         )
         if shared and method == "centralized" and result.shedding:
-            capacity = _fixed(capacity, result.shedding["needed_capacity"] / config["overload"])
+            capacity = _fixed(capacity, result.shedding["needed_capacity"] / config.overload)
         out[method] = {
             "sim_messages": result.messages,
             "sim_ratio": result.ratio,
@@ -344,7 +361,7 @@ def simulated_metrics(
             "sim_late": result.late,
             "sim_hops": hops(plan),
             "sim_plan_ratio": plan.ratio,
-            **overload_metrics(result.shedding, result.events, config["duration"]),
+            **overload_metrics(result.shedding, result.events, config.duration),
         }
     return out
 
@@ -373,32 +390,30 @@ def _fixed(options: CapacityOptions, capacity: float) -> CapacityOptions:
 def _centralized_capacity(
     network: Network,
     workload: Workload,
-    config: dict[str, Any],
+    config: TaskConfig,
     seed: int,
     options: CapacityOptions,
 ) -> CapacityOptions:
     """``options`` with the capacity ``overload`` puts on the centralized plan's busiest node."""
     plan = plan_workload(network, workload, "centralized")
     probe = replace(options, latency_bound=None, shed="none")
-    result = simulate(
-        network, workload, plan, duration=config["duration"], seed=seed, capacity=probe
-    )
-    return _fixed(options, result.shedding["needed_capacity"] / config["overload"])
+    result = simulate(network, workload, plan, duration=config.duration, seed=seed, capacity=probe)
+    return _fixed(options, result.shedding["needed_capacity"] / config.overload)
 
 
-def capacity_options(config: dict[str, Any], seed: int) -> CapacityOptions | None:
+def capacity_options(config: TaskConfig, seed: int) -> CapacityOptions | None:
     """The simulator's capacity options of a configuration (``None``: unlimited)."""
-    if config.get("overload", DEFAULTS["overload"]) > 0:
-        entry = f"auto:{1.0 / config['overload']!r}"
-    elif config.get("capacity", DEFAULTS["capacity"]) > 0:
-        entry = repr(float(config["capacity"]))
+    if config.overload > 0:
+        entry = f"auto:{1.0 / config.overload!r}"
+    elif config.capacity > 0:
+        entry = repr(float(config.capacity))
     else:
         return None
-    bound = config.get("latency_bound", DEFAULTS["latency_bound"])
+    bound = config.latency_bound
     return CapacityOptions(
         parse_node_capacities([entry]),
         latency_bound=bound if bound > 0 else None,
-        shed=config.get("shed", DEFAULTS["shed"]),
+        shed=config.shed,
         seed=seed,
     )
 

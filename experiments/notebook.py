@@ -41,6 +41,7 @@ from typing import Any
 from inev.common.display import escape, figures_table, register
 from inev.common.errors import InevError
 from inev.experiments.columns import axis_label, method_name
+from inev.experiments.plot_options import DEFAULT_Y, SVG_SETTINGS
 from inev.experiments.scene import Scene, network_scene, plan_scene
 from inev.experiments.scene_simulation import simulation_scene
 from inev.planner.inev_graph import Plan
@@ -87,7 +88,7 @@ class Drawing:
 
             from inev.experiments.scene_logical_figure import render_logical
 
-            with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+            with plt.rc_context(SVG_SETTINGS):
                 figure = render_logical(self.logical)
                 buffer = io.StringIO()
                 figure.savefig(buffer, format="svg", metadata={"Date": None})
@@ -270,7 +271,7 @@ class SweepResults:
 
     def metrics(self) -> list[str]:
         """The metrics the sweep plots (its ``[plot] y``; the ratio when it names none)."""
-        y = self.plot_table.get("y", "ratio")
+        y = self.plot_table.get("y", DEFAULT_Y)
         return [y] if isinstance(y, str) else list(y)
 
     def __repr__(self) -> str:

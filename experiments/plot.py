@@ -53,7 +53,7 @@ from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.experiments.columns import axis_label, column
 from inev.experiments.plot_data import _data, bound_series, scatter_series, series
-from inev.experiments.plot_options import REFERENCE_AT_ONE, SPARSE_SEEDS, PlotOptions
+from inev.experiments.plot_options import REFERENCE_AT_ONE, SPARSE_SEEDS, SVG_SETTINGS, PlotOptions
 from inev.experiments.plot_text import infinite_values, notes_text, setup_text, y_label
 
 __all__ = [
@@ -125,7 +125,7 @@ def plot(
     log = bool(log and any(v > 0 for v in values))
     main, far = panels(data) if log and not options.scatter else (data, {})
     order = {label: i for i, label in enumerate(data)}  # one colour and marker per line
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+    with plt.rc_context(SVG_SETTINGS):
         if far:
             figure, (axis, lower) = plt.subplots(
                 2, 1, figsize=(6.8, 6.2), dpi=150, sharex=True, height_ratios=(3, 1.7)

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.common.stats import quantiles
 from inev.experiments.columns import column, method_name
 from inev.experiments.plot_options import PlotOptions
@@ -91,7 +92,9 @@ def bound_series(
     """The provable lower bound of ``metric`` (``ratio`` or ``cost``) per x and line, one
     value per task (from its first error-free row with a ``lower_bound``)."""
     if metric not in ("ratio", "cost", "sim_ratio"):
-        raise InevError(f"--bound draws the lower bound of ratio or cost, not of {metric}")
+        raise InevError(
+            f"{option('bound')} draws the lower bound of ratio or cost, not of {metric}"
+        )
     _check_columns(table, (x, "lower_bound", "centralized_cost", "task_id"))
     seen: set[Any] = set()
     groups: dict[tuple, dict[Any, list[float]]] = {}

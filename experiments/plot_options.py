@@ -1,7 +1,8 @@
 """What a sweep plot shows and how (:class:`PlotOptions`: the ``[plot]`` table of a sweep
-spec, or ``inev plot``'s flags), and the settings shared by drawing and text: which metrics
-are ratios to the centralized cost (:data:`REFERENCE_AT_ONE`) and when a line is sparse
-(:data:`SPARSE_SEEDS`). :mod:`inev.experiments.plot` draws them.
+spec, whose keys are :data:`PLOT_KEYS`, or ``inev plot``'s flags), and the settings shared by
+drawing and text: which metrics are ratios to the centralized cost (:data:`REFERENCE_AT_ONE`),
+when a line is sparse (:data:`SPARSE_SEEDS`), the default metric (:data:`DEFAULT_Y`) and the
+SVG settings (:data:`SVG_SETTINGS`). :mod:`inev.experiments.plot` draws them.
 
 >>> PlotOptions.from_table({"x": "skew", "y": ["ratio", "sim_ratio"]}).metrics
 ('ratio', 'sim_ratio')
@@ -28,12 +29,39 @@ REFERENCE_AT_ONE = (
 """Metrics that are ψ over the centralized cost: one line at 1 marks centralized."""
 
 
+PLOT_KEYS = {
+    "x": "a parameter",
+    "y": "a metric or a list of metrics",
+    "lines": "a parameter",
+    "methods": "a list of the sweep's methods",
+    "log": "true or false",
+    "log_x": "true or false",
+    "integer_x": "true or false",
+    "scatter": "true or false",
+    "title": "text",
+    "y_label": "text",
+    "stat": "median or mean",
+    "interval": "iqr or ci",
+    "bound": "true or false",
+}
+"""The keys of the ``[plot]`` table and what each takes."""
+MAX_PLOT_TEXT = 200
+"""The longest text (a name, a title, a label) of the ``[plot]`` table."""
+
+DEFAULT_Y = "ratio"
+"""The metric a plot shows when the sweep and the command name none."""
+
+SVG_SETTINGS = {"svg.fonttype": "none", "svg.hashsalt": "inev"}
+"""matplotlib's settings of every SVG inev writes: text stays text (searchable, smaller), and
+a fixed hash salt makes the same figure the same bytes."""
+
+
 @dataclass(frozen=True)
 class PlotOptions:
     """What to plot and how (the ``[plot]`` table of a sweep spec, or ``inev plot``'s flags)."""
 
     x: str | None = None
-    y: str | tuple[str, ...] = "ratio"
+    y: str | tuple[str, ...] = DEFAULT_Y
     lines: str | None = None
     methods: tuple[str, ...] | None = None
     log: bool | None = None

@@ -53,6 +53,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.interrupts import Terminated
+from inev.common.option_names import option
 from inev.common.words import plural
 from inev.experiments.claims import Figure, describe, evaluate, load_claims
 from inev.experiments.engine_figures import choose_engine, engine_figures, is_engine, run_engine
@@ -130,9 +131,11 @@ def parse_seeds(values: Sequence[str]) -> dict[str, int]:
         try:
             number = int(count)
         except ValueError:
-            raise InevError(f"--seeds {value}: give N or FIG=N with a whole number N") from None
+            raise InevError(
+                f"{option('seeds')} {value}: give N or FIG=N with a whole number N"
+            ) from None
         if not 1 <= number <= 1000:
-            raise InevError(f"--seeds must be between 1 and 1,000, got {number}")
+            raise InevError(f"{option('seeds')} must be between 1 and 1,000, got {number}")
         out[key] = number
     return out
 
@@ -407,7 +410,7 @@ def _report(
         header = _header(options, counts, timing_text(results, seconds))
         text = report_text(results, header, options.quick)
     else:  # engine figures only: no Spark, no presets, no seeds
-        scale = "--quick scale" if options.quick else "full scale"
+        scale = "quick scale" if options.quick else "full scale"
         text = f"Command: `{options.command}`; {scale}; wall time {seconds:.0f} s.\n"
     if done:
         text += "\n" + "\n".join(engine_text(done, options.quick)) + "\n"
@@ -423,8 +426,9 @@ def _check_target(out: str | os.PathLike[str], target: Path, force: bool) -> boo
     if target.is_dir() and any(target.iterdir()) and not (force or resuming):
         what = "holds a report" if (target / REPORT).is_file() else "is not empty"
         raise InevError(
-            f"{out}: {what}; --force re-runs the figures named into it (the report's other "
-            "figures stay, finished tasks in its runs/ resume), or give another -o folder"
+            f"{out}: {what}; {option('force')} re-runs the figures named into it (the "
+            "report's other figures stay, finished tasks in its runs/ resume), or give another "
+            "-o folder"
         )
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():

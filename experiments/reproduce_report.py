@@ -15,6 +15,7 @@ from inev.common.words import plural
 from inev.experiments.claims import Figure, Outcome, fmt, load_claims
 from inev.experiments.columns import axis_label, method_name
 from inev.experiments.paper_settings import settings_rows, settings_table
+from inev.experiments.plot_options import DEFAULT_Y
 from inev.experiments.provenance import describe_versions
 from inev.experiments.spec import SweepSpec
 
@@ -84,7 +85,7 @@ def code_line(results: Sequence[FigureResult]) -> str:
 def _points(result: FigureResult) -> list[str]:
     """Markdown table rows: median (quartiles) of the plotted metrics per point and method."""
     plot_table = result.document.get("plot", {})
-    y = plot_table.get("y", "ratio")
+    y = plot_table.get("y", DEFAULT_Y)
     metrics = [y] if isinstance(y, str) else list(y)
     methods = plot_table.get("methods") or list(result.spec.methods)
     axes = list(result.spec.axes)

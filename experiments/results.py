@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.option_names import option
 from inev.common.stats import quantiles
 from inev.experiments.columns import METRICS as METRIC_COLUMNS
 from inev.experiments.spec import DEFAULTS
@@ -217,7 +218,7 @@ def check_plot_columns(
     """Refuse a plot of columns the table lacks, or of a ``y`` that is not numeric."""
     metrics = [y] if isinstance(y, str) else list(y)
     if not metrics or not all(isinstance(m, str) and m for m in metrics):
-        raise InevError("--y must name one or more columns")
+        raise InevError(f"{option('y')} must name one or more columns")
     for column in (x, *metrics, *([lines] if lines else [])):
         if column not in table.column_names:
             raise InevError(f"{origin}: no column {column!r} to plot")

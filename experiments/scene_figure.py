@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
 from inev.common.words import plural
+from inev.experiments.plot_options import SVG_SETTINGS
 from inev.experiments.scene import Overlay, Scene, element_id
 from inev.experiments.scene_labels import place_labels
 from inev.topologies.network_entries import link_key
@@ -152,7 +153,9 @@ def _draw_summary(axis: Any, scene: Scene, where: dict[Any, tuple[float, float]]
     for o in scene.overlays:
         text = f"{o.name}: {o.total:.4g}" if o.links else f"{o.name}: none sent"
         handles.append(Line2D([], [], color="none", label=_wrapped(text)))
-    handles.append(Line2D([], [], color="none", label="one input at a time: --input NAME"))
+    handles.append(
+        Line2D([], [], color="none", label="one input at a time: inev draw --input NAME")
+    )
     return handles
 
 
@@ -521,7 +524,7 @@ def save_scene(scene: Scene, out: str | os.PathLike[str]) -> Path:
     if suffix not in FORMATS:
         raise InevError(f"{out}: a drawing must end in {', '.join(FORMATS)} or .html")
     plt = _pyplot()
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+    with plt.rc_context(SVG_SETTINGS):
         figure = render(scene)
         try:
             with atomic_output(target, "wb") as handle:
@@ -536,7 +539,7 @@ def scene_svg(scene: Scene) -> str:
     import io
 
     plt = _pyplot()
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+    with plt.rc_context(SVG_SETTINGS):
         figure = render(scene)
         try:
             buffer = io.StringIO()

@@ -20,6 +20,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.experiments.plot_options import SVG_SETTINGS
 from inev.experiments.scene import element_id
 from inev.experiments.scene_logical import Box, LogicalScene
 
@@ -225,7 +226,7 @@ def save_logical(view: LogicalScene, out: str | os.PathLike[str]) -> Path:
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
         raise InevError(f"{out}: a drawing must end in {', '.join(FORMATS)} or .html")
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+    with plt.rc_context(SVG_SETTINGS):
         figure = render_logical(view)
         try:
             with atomic_output(target, "wb") as handle:

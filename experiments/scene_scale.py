@@ -37,6 +37,7 @@ from dataclasses import replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.common.words import listing, plural
 from inev.experiments.scene import NodeMark, Overlay, Scene
 from inev.topologies.network_entries import link_key
@@ -123,7 +124,7 @@ def grouped_scene(scene: Scene, groups: list[list[Node]], how: str) -> Scene:
     note = (
         f"{plural(len(scene.nodes), 'node')} drawn as {plural(len(groups), 'group')} "
         f"({'the regions of the first regional placement' if how == 'regions' else 'communities of the topology'}); "
-        "a group's details list its nodes; --around NODE draws the nodes themselves"
+        "a group's details list its nodes; inev draw --around NODE draws the nodes themselves"
     )
     return replace(
         scene,
@@ -216,7 +217,7 @@ def filter_scene(
         missing = [i for i in inputs if i not in known]
         if missing:
             raise InevError(
-                f"--input {missing[0]}: the drawing has no such input (its inputs: "
+                f"{option('input')} {missing[0]}: the drawing has no such input (its inputs: "
                 f"{listing(list(known), limit=40)})"
             )
         scene = replace(scene, overlays=tuple(known[i] for i in inputs))
@@ -231,7 +232,7 @@ def _by_queries(scene: Scene, queries: Sequence[str]) -> tuple[Scene, str]:
     missing = [q for q in queries if q not in scene.queries]
     if missing:
         raise InevError(
-            f"--query {missing[0]}: the drawing has no such query (its queries: "
+            f"{option('query')} {missing[0]}: the drawing has no such query (its queries: "
             f"{listing(list(scene.queries), limit=40)})"
         )
     views = [scene.queries[q] for q in queries]
@@ -284,7 +285,7 @@ def _node_named(scene: Scene, name: Any) -> Node:
     by_name.update({m.name: m.node for m in scene.nodes if m.name})
     if str(name) not in by_name:
         raise InevError(
-            f"--around {name}: the drawing has no such node (nodes: "
+            f"{option('around')} {name}: the drawing has no such node (nodes: "
             f"{listing([m.node for m in scene.nodes], limit=20)})"
         )
     return by_name[str(name)]

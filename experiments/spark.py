@@ -39,6 +39,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.interrupts import Terminated, deferred_signals
+from inev.common.option_names import option
 from inev.experiments import spark_shutdown
 from inev.experiments.spec import Task
 
@@ -80,17 +81,17 @@ def check_master(master: str) -> str:
     >>> check_master("local[0]")
     Traceback (most recent call last):
     ...
-    inev.common.errors.InevError: --master local[0]: local mode needs at least one thread
+    inev.common.errors.InevError: master local[0]: local mode needs at least one thread
     """
     found = _MASTER.fullmatch(master)
     if found is None:
         raise InevError(
-            f"--master {master}: not a Spark master URL (local, local[N], local[*], "
+            f"{option('master')} {master}: not a Spark master URL (local, local[N], local[*], "
             "local[N,F], local-cluster[N,C,M], spark://HOST:PORT, k8s://URL, yarn) "
             "nor 'serial'"
         )
     if found["threads"] is not None and found["threads"] != "*" and int(found["threads"]) < 1:
-        raise InevError(f"--master {master}: local mode needs at least one thread")
+        raise InevError(f"{option('master')} {master}: local mode needs at least one thread")
     return master
 
 
@@ -188,9 +189,9 @@ def _start(builder: Any, master: str, settings: dict[str, str] | None = None) ->
         java = hasattr(error, "java_exception")
         first = "" if java else (str(error).strip().splitlines() or [""])[0]
         raise InevError(
-            f"--master {master}: Spark did not start{f' ({first})' if first else ''}; "
+            f"{option('master')} {master}: Spark did not start{f' ({first})' if first else ''}; "
             "check the master URL and that Java 17 or later is installed, "
-            "or run with --master serial"
+            f"or run with {option('master')} serial"
         ) from error
 
 

@@ -19,7 +19,15 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import json_depth
-from inev.experiments.sweep_parameters import CHOICES, DEFAULTS, LIMITS, LOWER, MAX_VALUE
+from inev.experiments.plot_options import MAX_PLOT_TEXT, PLOT_KEYS
+from inev.experiments.sweep_parameters import (
+    CHOICES,
+    DEFAULTS,
+    LIMITS,
+    LOWER,
+    MAX_VALUE,
+    TaskConfig,
+)
 
 MAX_SPEC_BYTES = 1_000_000
 """The largest sweep file read."""
@@ -33,24 +41,6 @@ MAX_TASKS = 1_000_000
 """The most tasks a sweep may have (each task is a row per method in memory and on disk)."""
 CONFIRM_TASKS = 10_000
 """Above this many tasks ``inev sweep`` asks first (``--yes`` skips that; the largest preset: 1,500)."""
-PLOT_KEYS = {
-    "x": "a parameter",
-    "y": "a metric or a list of metrics",
-    "lines": "a parameter",
-    "methods": "a list of the sweep's methods",
-    "log": "true or false",
-    "log_x": "true or false",
-    "integer_x": "true or false",
-    "scatter": "true or false",
-    "title": "text",
-    "y_label": "text",
-    "stat": "median or mean",
-    "interval": "iqr or ci",
-    "bound": "true or false",
-}
-"""The keys of the ``[plot]`` table and what each takes."""
-MAX_PLOT_TEXT = 200
-"""The longest text (a name, a title, a label) of the ``[plot]`` table."""
 
 METHODS = ("inev", "centralized", "ppop", "ppop-flouris", "isolated", "lower_bound")
 """Methods a sweep can compare (``lower_bound`` is the §7.2 bound, not a plan)."""
@@ -66,9 +56,9 @@ class Task:
     methods: tuple[str, ...]
     task_id: str = field(default="")
 
-    def config(self) -> dict[str, Any]:
+    def config(self) -> TaskConfig:
         """The full configuration of the task (defaults, then the point)."""
-        return {**DEFAULTS, **self.point}
+        return TaskConfig.from_mapping(self.point)
 
 
 @dataclass(frozen=True)
@@ -82,7 +72,8 @@ class SweepSpec:
         change; per axis its values (a list, or ``{start, stop, step}``, stop included).
     seeds, first_seed, plot : int, int, dict
         Seeds ``first_seed`` … ``first_seed + seeds − 1`` per grid point; the ``[plot]`` table,
-        defaults of ``inev plot`` (:data:`PLOT_KEYS`, :func:`check_plot`, docs/spec-extensions.md).
+        defaults of ``inev plot`` (:data:`~inev.experiments.plot_options.PLOT_KEYS`,
+        :func:`check_plot`, docs/spec-extensions.md).
 
     Examples
     --------
@@ -401,8 +392,9 @@ def check_plot(plot: Any, methods: Sequence[str], origin: str = "sweep") -> None
 
     Names (``x``, ``lines``, ``y``, ``methods``) must be known columns, metrics or methods of
     the sweep (a misspelling gets a suggestion); ``y`` may be one metric or a non-empty list,
-    ``methods`` is a list; text is at most :data:`MAX_PLOT_TEXT` characters. Both the sweep
-    and ``inev plot`` (on the spec stored in a results folder) check the table here.
+    ``methods`` is a list; text is at most
+    :data:`~inev.experiments.plot_options.MAX_PLOT_TEXT` characters. Both the sweep and ``inev
+    plot`` (on the spec stored in a results folder) check the table here.
 
     >>> check_plot({"x": "skew", "y": ["ratio", "sim_ratio"], "log_x": True}, ["inev"])
     >>> check_plot({"y": "ration"}, ["inev"])

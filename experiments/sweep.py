@@ -30,8 +30,9 @@ from inev.experiments.results import (
 from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.spec import SweepSpec, Task, expand
 from inev.experiments.sweep_folder import claim_folder
+from inev.experiments.sweep_parameters import TaskConfig
 
-Measure = Callable[[dict[str, Any], int, tuple[str, ...]], dict[str, dict[str, Any]]]
+Measure = Callable[[TaskConfig, int, tuple[str, ...]], dict[str, dict[str, Any]]]
 """``measure(config, seed, methods) -> {method: {metric: value}}``, one task's figures."""
 
 

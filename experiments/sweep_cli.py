@@ -22,6 +22,7 @@ from inev.common.paths import check_paths
 from inev.common.words import plural
 from inev.experiments.click_options import master_option
 from inev.experiments.columns import METRICS
+from inev.experiments.plot_options import DEFAULT_Y
 from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.spec import CONFIRM_TASKS, SweepSpec
 from inev.experiments.sweep_folder import stored_document
@@ -251,7 +252,7 @@ def plot_command(
     x = x or defaults.get("x")
     if not x:
         raise InevError("say which column goes on the horizontal axis with --x")
-    y_metrics = y.split(",") if y else defaults.get("y", "ratio")
+    y_metrics = y.split(",") if y else defaults.get("y", DEFAULT_Y)
     options = PlotOptions.from_table(
         defaults,
         x=x,

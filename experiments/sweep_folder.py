@@ -31,6 +31,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.common.option_names import option
 from inev.experiments.provenance import PROVENANCE_FILE
 from inev.experiments.spec import SweepSpec, parse_spec
 
@@ -105,7 +106,9 @@ def stored_identity(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
             return stored
         return identity(parse_spec(record.get("spec", {}), origin=str(Path(folder) / SPEC_FILE)))
     except InevError as exc:
-        raise InevError(f"unreadable sweep record: {exc}; --force starts the folder over") from None
+        raise InevError(
+            f"unreadable sweep record: {exc}; {option('force')} starts the folder over"
+        ) from None
 
 
 def has_results(folder: str | os.PathLike[str]) -> bool:
@@ -133,15 +136,15 @@ def claim_folder(
         theirs = stored_identity(out)
         if theirs is None and has_results(out):
             raise InevError(
-                f"{folder}: holds results of an unknown sweep; --force starts over, or give "
-                "another -o folder"
+                f"{folder}: holds results of an unknown sweep; {option('force')} starts over, "
+                "or give another -o folder"
             )
         if theirs is not None and has_results(out) and not same_but_seeds(theirs, mine):
             changed = difference(theirs, mine)
             if changed:
                 raise InevError(
-                    f"{folder}: holds results of a different sweep ({changed}); --force "
-                    "starts over, or give another -o folder"
+                    f"{folder}: holds results of a different sweep ({changed}); "
+                    f"{option('force')} starts over, or give another -o folder"
                 )
     if force:
         shutil.rmtree(out / "parts", ignore_errors=True)

@@ -13,11 +13,12 @@ from typing import Any
 from inev.common.errors import InevError
 from inev.common.words import plural
 from inev.experiments.columns import axis_label, method_name
+from inev.experiments.plot_options import DEFAULT_Y
 
 
 def summary_metrics(plot: dict[str, Any]) -> list[str]:
     """The metrics a sweep's summary shows: its ``[plot] y`` (``ratio`` when none)."""
-    y = plot.get("y", "ratio")
+    y = plot.get("y", DEFAULT_Y)
     return [y] if isinstance(y, str) else list(y)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.experiments.plot_options import SVG_SETTINGS
 
 FORMATS = (".png", ".svg", ".pdf")
 COLOURS = {
@@ -215,7 +216,7 @@ def save_timeline(result: Any, out: str | os.PathLike[str], name: str = "simulat
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
         raise InevError(f"{out}: a timeline is drawn as {', '.join(FORMATS)} or .html")
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+    with plt.rc_context(SVG_SETTINGS):
         figure = render_timeline(result, name)
         try:
             with atomic_output(target, "wb") as handle:
@@ -231,7 +232,7 @@ def timeline_page(result: Any, name: str = "simulation") -> str:
 
     from inev.common.display import escape
 
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "inev"}):
+    with plt.rc_context(SVG_SETTINGS):
         figure = render_timeline(result, name)
         try:
             buffer = io.StringIO()

@@ -51,6 +51,7 @@ import networkx as nx
 import pyarrow as pa
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.experiments.sweep_parameters import DEFAULTS
 
 if TYPE_CHECKING:  # imported where the cases run (a Spark worker loads it there)
@@ -142,10 +143,12 @@ def swap_cases(network: Any, shares: Sequence[float], start: str = "middle") -> 
     cases = []
     for value in shares:
         if not 0 < value <= 1:
-            raise InevError(f"--swap-shares: {value} is not a share in (0, 1]")
+            raise InevError(f"{option('swap_shares')}: {value} is not a share in (0, 1]")
         pairs = swap_pairs(network, value, 0, start)
         if not pairs:
-            raise InevError(f"--swap-shares: {value} of {len(network.types)} types is no pair")
+            raise InevError(
+                f"{option('swap_shares')}: {value} of {len(network.types)} types is no pair"
+            )
         changes = [{"time": 0.0, "kind": "swap-rates", "types": list(p)} for p in pairs]
         label = f"swap {value:g}"
         cases.append(_case(len(cases), label, "swap-rates", f"{value:g}", changes))

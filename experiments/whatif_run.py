@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.common.option_names import option
 from inev.experiments.folder_run import Runner, in_folder, run_pending
 from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.whatif import SCHEMA, Study, run_cases
@@ -95,10 +96,10 @@ def claim(folder: Path, study: Study, force: bool) -> None:
             ]
             raise InevError(
                 f"{folder}: holds a what-if study of other {', '.join(which) or 'settings'}; "
-                "--force starts over, or give another -o folder"
+                f"{option('force')} starts over, or give another -o folder"
             )
     elif has_parts and not record.is_file() and not force:
-        raise InevError(f"{folder}: holds results of an unknown run; --force starts over")
+        raise InevError(f"{folder}: holds results of an unknown run; {option('force')} starts over")
     if force:
         shutil.rmtree(folder / "parts", ignore_errors=True)
         (folder / "results.parquet").unlink(missing_ok=True)

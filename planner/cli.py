@@ -15,7 +15,7 @@ from inev.planner import progress
 from inev.planner.figures import RATE, plan_figures
 from inev.planner.fingerprint import check_plan_for, stamp
 from inev.planner.inev_graph import save_plan
-from inev.planner.options import DEFAULT_XI, PLAN_DEFAULTS, PlanOptions
+from inev.planner.options import DEFAULT_METHOD, DEFAULT_XI, PLAN_DEFAULTS, PlanOptions
 from inev.planner.planning import METHODS, plan_workload
 from inev.planner.tables import explain_lines
 from inev.topologies.io import load_network
@@ -112,7 +112,11 @@ def plan_flags(command: Callable) -> Callable:
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="Plan JSON.")
 @click.option(
-    "--method", type=click.Choice(METHODS), default="inev", show_default=True, help="Planner."
+    "--method",
+    type=click.Choice(METHODS),
+    default=DEFAULT_METHOD,
+    show_default=True,
+    help="Planner.",
 )
 @plan_flags
 @click.option("--explain", is_flag=True, help="Print the combination, placements and why.")

@@ -53,6 +53,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.planner import alg2_placement
 from inev.planner.alg2_placement import Placement
 from inev.planner.assemble import build_plan
@@ -95,23 +96,23 @@ def check_size(network: Network, workload: Workload, options: PlanOptions) -> No
     """Refuse, before any work, an instance outside the exact method's limits (module doc)."""
     if options.bounded:
         raise InevError(
-            "--method exact minimises psi without a latency bound: leave out --latency-factor "
-            "and --latency-bound"
+            f"{option('method')} exact minimises psi without a latency bound: leave out "
+            f"{option('latency_factor')} and {option('latency_bound')}"
         )
     if len(network.nodes) > TABLE_NODES:
         raise InevError(
-            f"--method exact handles networks of up to {TABLE_NODES} nodes, "
+            f"{option('method')} exact handles networks of up to {TABLE_NODES} nodes, "
             f"this one has {len(network.nodes)}"
         )
     if len(workload.queries) > MAX_QUERIES:
         raise InevError(
-            f"--method exact handles up to {MAX_QUERIES} queries, "
+            f"{option('method')} exact handles up to {MAX_QUERIES} queries, "
             f"this workload has {len(workload.queries)}"
         )
     for q in workload.queries:
         if len(q.types) > MAX_TYPES:
             raise InevError(
-                f"--method exact handles queries of up to {MAX_TYPES} event types, "
+                f"{option('method')} exact handles queries of up to {MAX_TYPES} event types, "
                 f"{q.name} has {len(q.types)}"
             )
 
@@ -233,8 +234,8 @@ def exact_plan(
     except ExactTooLarge:
         raise ExactTooLarge(
             f"the exact search needs more than {BUDGET:,} steps on this instance (its queries' "
-            "searches and the joint one together, some 15 s): plan with --method inev, "
-            "or give --time-budget for the best design found in that time"
+            f"searches and the joint one together, some 15 s): plan with {option('method')} inev, "
+            f"or give {option('time_budget')} for the best design found in that time"
         ) from None
     candidates.append((push_pull_plan(network, wl, central, options.xi), "ppop"))
     if any(v.region for v in incumbent.vertices) or not proved:

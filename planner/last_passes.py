@@ -177,8 +177,8 @@ def _chains(last: LastPasses, found: tuple[Design, float]) -> tuple[Design, floa
     size = vertices(design, space, network)
     if orders and (work.out_of_time() or work.evaluations(len(orders), size) < len(orders)):
         work.skipped.append(
-            "rate-ordered chains skipped: the search's budget was spent (raise --effort or "
-            "--time-budget to include them)"
+            "rate-ordered chains skipped: the search's budget was spent (a higher effort or "
+            "time budget includes them)"
         )
         return design, cost
     seeds: dict[tuple, Design] = {}
@@ -265,8 +265,8 @@ def _kicks(last: LastPasses, found: tuple[Design, float]) -> tuple[Design, float
             why = "time budget" if late else "work budget"
             work.skipped.append(
                 f"{len(kicks) - i} of {len(kicks)} rate kicks ({len(types)} event types, each "
-                f"up and down) skipped: the search's {why} was spent (raise --effort or "
-                f"--time-budget to include them)"
+                f"up and down) skipped: the search's {why} was spent (a higher effort or time "
+                "budget includes them)"
             )
             break
         rate = network.rate(t) * factor

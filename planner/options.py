@@ -120,6 +120,9 @@ parameters (:data:`inev.experiments.sweep_parameters.DEFAULTS`) take them from h
 (``tests/test_defaults.py`` fails on a second definition). This module itself imports nothing
 heavy, but importing it loads the planner's eager facade (``inev.planner``)."""
 
+DEFAULT_METHOD = "inev"
+"""The planner a caller not naming one gets (:data:`inev.planner.planning.METHODS`)."""
+
 DEFAULT_XI = PLAN_DEFAULTS.xi
 """ξ of the latency model (§5.4): the weight of partial matches against hops
 (:mod:`inev.planner.latency_model`)."""

@@ -47,7 +47,7 @@ from inev.planner.baselines import centralized_plan, push_pull_plan
 from inev.planner.exact import check_size, exact_plan
 from inev.planner.inev_graph import Plan
 from inev.planner.lower_bound import approximate_bound, lower_bound
-from inev.planner.options import PlanOptions
+from inev.planner.options import DEFAULT_METHOD, PlanOptions
 from inev.planner.projections import check_projection_count
 from inev.planner.search import inev_plan, isolated_plan
 from inev.topologies.network import Network
@@ -129,7 +129,7 @@ def planning_network(network: Network, workload: Workload) -> Network:
 def plan_workload(
     network: Network,
     workload: Workload,
-    method: str = "inev",
+    method: str = DEFAULT_METHOD,
     options: PlanOptions | None = None,
 ) -> Plan:
     """Plan ``workload`` on ``network`` with ``method`` (see the module docstring).

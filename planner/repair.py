@@ -6,12 +6,12 @@
 ``broken``
     The old plan's structure (combination, placements, output selectors, forwarding graphs)
     costed under the new rates and on the changed network as the simulator would run it
-    (:mod:`inev.planner.broken`): a forwarding graph that crosses a lost link pays the
-    link's detour (a hop-shortest path over the links that are up), and one through a lost
-    node is routed around it; vertices on a lost node are dropped. When the old plan would lose matches beyond what the change itself loses
-    (a single-node projection at a lost node, a destination no longer reached),
-    :attr:`RepairResult.cannot_run` says why, one reason a line, and the summary prints
-    ``broken=cannot run (...)``.
+    (:mod:`inev.planner.broken`): a forwarding graph that crosses a lost link pays the link's
+    detour (a hop-shortest path over the links that are up), and one through a lost node is
+    routed around it; vertices on a lost node are dropped. When the old plan would lose matches
+    beyond what the change itself loses (a single-node projection at a lost node, a destination
+    no longer reached), :attr:`RepairResult.cannot_run` says why, one reason a line, and the
+    summary prints ``broken=cannot run (...)``.
 ``local``
     §6.6's local repair, for rate changes: (1) a projection whose rate now exceeds the sum of
     its inputs' rates is *harmful*: its consumers take its inputs instead (repeated until no
@@ -36,16 +36,16 @@
 
 ``result`` is what ``inev repair`` writes, by ``choose``: ``"repaired"`` (the default, what
 ``-o`` promises), ``"replanned"`` (``--replan``; the old ``replan=True``) or ``"best"``
-(``--best``: the cheapest of the repaired, the incremental and the re-planned plan, first
-among equals in that order, so a tie keeps the plan that moves least). :attr:`RepairResult.written` names it and
-:attr:`RepairResult.why` says why. When the written plan costs more than :data:`REPLAN_GAIN`
-times the re-planned plan, :meth:`RepairResult.summary` says so: a re-plan is offered.
+(``--best``: the cheapest of the repaired, the incremental and the re-planned plan, first among
+equals in that order, so a tie keeps the plan that moves least). :attr:`RepairResult.written`
+names it and :attr:`RepairResult.why` says why; :meth:`RepairResult.summary` offers a re-plan
+when the written plan costs more than :data:`REPLAN_GAIN` times the re-planned one.
 
-The baselines (centralized, isolated, ppop, ppop-flouris) have no local repair in the paper: they are
-re-planned with their own method on the changed network (``repaired`` = ``replanned`` =
-``result``), which is what their operator would do; ``broken`` is the old placement costed
-on the new network (for ppop with :func:`~inev.planner.baselines.push_pull_cost`; a query
-whose node was lost adds nothing, as vertices on a lost node are dropped for INEv plans).
+The baselines (centralized, isolated, ppop, ppop-flouris) have no local repair in the paper:
+they are re-planned with their own method on the changed network (``repaired`` = ``replanned``
+= ``result``), as their operator would; ``broken`` is the old placement costed on the new
+network (ppop's with :func:`~inev.planner.baselines.push_pull_cost`; a lost query node adds
+nothing, as vertices on a lost node are dropped for INEv plans).
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.planner.alg1_combination import multi_node_hops
 from inev.planner.alg2_placement import partitioned_rate, place, send_rate
 from inev.planner.assemble import build_plan
@@ -131,7 +132,8 @@ class RepairResult:
         offer = ""
         if self.written != "replanned" and self.result.psi > REPLAN_GAIN * self.replanned.psi:
             gain = self.result.psi / self.replanned.psi if self.replanned.psi > 0 else math.inf
-            offer = f" re-planning_would_cost={1 / gain:.3g}x (--replan or --best)"
+            both = option('choose="replanned"', "replan") + " or " + option('choose="best"', "best")
+            offer = f" re-planning_would_cost={1 / gain:.3g}x ({both})"
         broken = why_not(self.cannot_run) if self.cannot_run else f"{self.broken.psi:.6g}"
         incremental = ""
         if self.incremental is not None:
@@ -503,12 +505,12 @@ def _written(
     if choose == "repaired":
         return "repaired", repaired, "the default: -o is the repaired plan"
     if choose == "replanned":
-        return "replanned", replanned, "asked for: --replan"
+        return "replanned", replanned, "asked for: " + option('choose="replanned"', "replan")
     named = [("repaired", repaired), ("incremental", incremental), ("replanned", replanned)]
     offered = [(name, p) for name, p in named if p is not None]
     name, best = min(offered, key=lambda item: item[1].psi)  # first among equals
     costs = ", ".join(f"{n} {p.psi:.6g}" for n, p in offered)
-    return name, best, f"--best: the cheapest of {costs}"
+    return name, best, option('choose="best"', "best") + f": the cheapest of {costs}"
 
 
 def _local_repair(

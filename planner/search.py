@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.planner import progress
 from inev.planner.alg1_combination import Choice
 from inev.planner.alg2_placement import PlanTooLarge, place
@@ -56,7 +57,7 @@ from inev.planner.improve import Budget, Design, Evaluator, improve
 from inev.planner.inev_graph import Plan
 from inev.planner.isolated import side_by_side
 from inev.planner.last_passes import LastPasses, beyond_the_paper
-from inev.planner.options import PlanOptions
+from inev.planner.options import DEFAULT_METHOD, PlanOptions
 from inev.planner.paper_designs import (
     Space,
     Work,
@@ -70,7 +71,11 @@ from inev.workloads.workload import Query, Workload
 
 
 def _realise(
-    network: Network, space: Space, design: Design, options: PlanOptions, method: str = "inev"
+    network: Network,
+    space: Space,
+    design: Design,
+    options: PlanOptions,
+    method: str = DEFAULT_METHOD,
 ) -> Plan:
     combination = design.combination(space.pool)
     placement = place(network, combination, design.pinned, frozenset(design.keep_matches))
@@ -222,7 +227,7 @@ def _chosen(
             f"no plan meets the latency bound tau = {tau:.6g}: the lowest latency of the "
             f"candidates is {best.lowest:.6g} (the centralized plan's {central.latency:.6g}); "
             "raise the bound, or keep plans that meet it only on estimates "
-            "(--estimated-latency)"
+            f"({option('strict_latency=False', flag='estimated_latency')})"
         )
     notes = list(best.rejected)
     if push_pull:  # the outermost search reports what the budget left out
@@ -252,7 +257,7 @@ def _singles(
     if work.left < need:
         work.skipped.append(
             "isolated candidate skipped: planning every query alone would exceed the search's"
-            " work budget (raise --effort to include it)"
+            " work budget (a higher effort includes it)"
         )
         return []
     work.spend(need, 1)

@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.common.watchdog import show_bytes
 from inev.simulator.engine.size import (
     bytes_per_partial_match,
@@ -155,8 +156,8 @@ def check_size(
         fitting = float(f"{max_events / duration / 2:.1g}")  # half the limit, one digit
         raise InevError(
             f"about {size.events:.3g} events in {duration:g} time units exceed the limit of "
-            f"{max_events:.3g}: shorten the duration or lower the rates (--total-rate "
-            f"{fitting:g} with --method rescales every rate to fit this limit)"
+            f"{max_events:.3g}: shorten the duration or lower the rates ({option('total_rate')} "
+            f"{fitting:g} with {option('method')} rescales every rate to fit this limit)"
         )
     for name, value in size.partial_matches_per_window.items():
         q = split.query(name)
@@ -170,15 +171,15 @@ def check_size(
                 f"query {name}: about {show_count(value)} partial matches per window would take "
                 f"about {show_bytes(value * held)} of memory, over the "
                 f"{show_bytes(limit * held)} the size check allows (half the memory limit; "
-                "INEV_MAX_MEMORY sets it): lower the rates or the window, or --total-rate "
-                "with --method to rescale every rate"
+                f"INEV_MAX_MEMORY sets it): lower the rates or the window, or "
+                f"{option('total_rate')} with {option('method')} to rescale every rate"
                 + (" (Kleene trends double with every event in a window)" if q.kleene else "")
             )
     for name, value in size.matches.items():
         if value > max_matches:
             raise InevError(
                 f"query {name}: about {show_count(value)} matches in the run exceed the limit of "
-                f"{max_matches:.3g}: lower the rates (--total-rate with --method rescales "
-                "every rate), the window or the duration"
+                f"{max_matches:.3g}: lower the rates ({option('total_rate')} with "
+                f"{option('method')} rescales every rate), the window or the duration"
             )
     return size

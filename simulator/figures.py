@@ -248,6 +248,6 @@ def run_warnings(result: SimulationResultLike) -> list[str]:
         return []
     return [
         "the run measured 0 matches at the sinks and 0 at the centralized check, so "
-        "equal=true compares nothing; a longer --duration, higher rates (--total-rate) or "
+        "equal=true compares nothing; a longer duration, higher rates (a total rate) or "
         "larger selectivities give the queries matches"
     ]

@@ -6,24 +6,25 @@ import os
 import time
 from typing import Any
 
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.topologies.generate import generate_network
 
 
 def toy_measure(
-    config: dict[str, Any], seed: int, methods: tuple[str, ...]
+    config: TaskConfig, seed: int, methods: tuple[str, ...]
 ) -> dict[str, dict[str, Any]]:
     """Figures that depend only on (config, seed): the network's total global rate and a ratio."""
     delay = float(os.environ.get("INEV_TEST_TASK_DELAY", "0"))
     if delay:
         time.sleep(delay)
-    if config["nodes"] == 13:
+    if config.nodes == 13:
         raise RuntimeError("nodes = 13 is unlucky")
     net = generate_network(
-        config["nodes"],
-        config["out_degree"],
-        config["event_types"],
-        config["skew"],
-        config["node_ratio"],
+        config.nodes,
+        config.out_degree,
+        config.event_types,
+        config.skew,
+        config.node_ratio,
         seed,
     )
     total = sum(net.global_rates().values())

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from inev.common.cli import COMMANDS, load_command
 from inev.common.errors import InevError
+from inev.common.option_names import command_line
 from inev.simulator import SimulationOptions, open_simulation, simulate_request
 from inev.simulator.cli import request_from_flags
 from inev.simulator.engine.api import MatchOptions, SheddingOptions
@@ -104,7 +105,7 @@ def test_a_trace_sets_the_duration_unless_one_is_given(files):
     ],
 )
 def test_the_match_command_refuses_bad_flags_by_their_names(files, flags, message):
-    with pytest.raises(InevError, match=message):
+    with command_line(), pytest.raises(InevError, match=message):  # as `inev match` runs it
         match_flags(files / "wl.json", files / "t.csv", files / "o.jsonl", flags)
     assert not (files / "o.jsonl").exists()
 

@@ -8,8 +8,8 @@ every other place (the generator's signature, the command's ``--flag``, the swee
 (:data:`inev.workloads.generator_options.WORKLOAD_DEFAULTS`, and ``VARIANT_DEFAULTS`` of the
 paper figures' workload variants; a workload's tie rule in :mod:`inev.workloads.workload`), the
 planner's (:data:`inev.planner.options.PLAN_DEFAULTS`) and a sweep task's own
-(:data:`inev.experiments.sweep_parameters.DEFAULTS`: dynamics, simulation, overload; a task's
-configuration read with ``config.get("overload", DEFAULTS["overload"])`` names it), the
+(:class:`inev.experiments.sweep_parameters.TaskConfig`: dynamics, simulation, overload; its
+fields are the task's configuration, read as ``config.overload``), the
 simulator's ``duration``, the engine's re-optimisation knobs (:data:`ENGINE_ADAPTATION`), the
 engines' plan generator and re-optimisation kind (:mod:`inev.simulator.engine.engine_options`),
 the node queue's cost per work unit (:mod:`inev.simulator.engine.shedding`) and the Spark master
@@ -31,9 +31,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from inev.experiments.plot_options import DEFAULT_Y
 from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.sweep_parameters import DEFAULTS as SWEEP_DEFAULTS
-from inev.planner.options import PLAN_DEFAULTS
+from inev.planner.options import DEFAULT_METHOD, PLAN_DEFAULTS
 from inev.simulator.engine.engine_options import (
     BASIC_K,
     DEFAULT_ADAPTATION,
@@ -46,7 +47,7 @@ from inev.simulator.options import SimulationOptions
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.trace_generator import TRACE_DEFAULTS
 from inev.workloads.generator_options import VARIANT_DEFAULTS, WORKLOAD_DEFAULTS
-from inev.workloads.workload import DEFAULT_TIES
+from inev.workloads.workload import DEFAULT_SELECTIVITY_SEED, DEFAULT_TIES
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["common", "topologies", "workloads", "planner", "simulator", "experiments"]
@@ -68,6 +69,7 @@ MIRRORS = {
     ("planner/repair_search.py", "regional"),
     ("experiments/case_study.py", "out_degree"),
     ("experiments/sweep_parameters.py", "operator_share"),
+    ("simulator/engine/events.py", "selectivity_seed"),
 }
 """``(file, name)`` of definitions that mirror a later layer's home and cannot name it: the
 simulator's ``CapacityOptions.shed`` is the sweep task's ``shed`` default, but the simulator
@@ -77,7 +79,9 @@ the same name and value: pSPICE's retraining ``threshold`` 0.5 is not the thresh
 re-optimisation's; the repair's ``REGIONAL`` step (whether it runs the regional pass) is not
 the planner's ``regional`` option, and the case study's ``OUT_DEGREE`` is the paper's §7.3
 network, held at 3 whatever the generator's default; the sweep's ``LIMITS["operator_share"]``
-1.0 is the largest share a task may ask for, not its default."""
+1.0 is the largest share a task may ask for, not its default. The engine's
+``DEFAULT_SELECTIVITY_SEED`` mirrors the workload's: the engine works alone and imports no
+workload."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -94,8 +98,13 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
         ("topologies/trace_generator.py", TRACE_DEFAULTS),
         ("workloads/generator_options.py", WORKLOAD_DEFAULTS),
         ("workloads/generator_options.py", VARIANT_DEFAULTS),
-        ("workloads/workload.py", {"ties": DEFAULT_TIES}),
+        (
+            "workloads/workload.py",
+            {"ties": DEFAULT_TIES, "selectivity_seed": DEFAULT_SELECTIVITY_SEED},
+        ),
         ("planner/options.py", PLAN_DEFAULTS),
+        ("planner/options.py", {"method": DEFAULT_METHOD}),
+        ("experiments/plot_options.py", {"y": DEFAULT_Y}),
         ("experiments/sweep_parameters.py", SWEEP_DEFAULTS),
         ("simulator/options.py", {"duration": SimulationOptions.duration}),
         ("simulator/engine/engine_options.py", ENGINE_ADAPTATION),
@@ -272,6 +281,9 @@ def test_the_listed_settings():
     assert SETTINGS["operator_type"] == [("workloads/generator_options.py", "random")]
     assert SETTINGS["min_length"] == [("workloads/generator_options.py", 0)]
     assert SETTINGS["ties"] == [("workloads/workload.py", "strict")]
+    assert SETTINGS["selectivity_seed"] == [("workloads/workload.py", 0)]
+    assert SETTINGS["method"] == [("planner/options.py", "inev")]
+    assert SETTINGS["y"] == [("experiments/plot_options.py", "ratio")]
     assert SETTINGS["master"] == [("experiments/spark.py", "local[*]")]
     assert SETTINGS["cost_per_unit"] == [("simulator/engine/shedding/__init__.py", 1.0)]
     engine = "simulator/engine/engine_options.py"
@@ -319,6 +331,14 @@ PLANTED = [
     # the paper figures' workload variants (paper_variants.py read the sweep's DEFAULTS)
     ('def f(config):\n    return config.get("min_length", 0)\n', ["x.py:2: min_length = 0"]),
     ('def read(document):\n    return document.get("ties", "strict")\n', ["x.py:2: ties"]),
+    # a workload's predicate seed, the planner a caller gets, the metric a plot shows
+    ('def read(document):\n    return document.get("selectivity_seed", 0)\n', ["x.py:2: selec"]),
+    ("class Engine:\n    selectivity_seed: int = 0\n", ["x.py:2: selectivity_seed = 0"]),
+    ('def plan_workload(network, workload, method="inev"):\n    pass\n', ["x.py:1: method"]),
+    ('def selected(check):\n    return check.get("method", "inev")\n', ["x.py:2: method"]),
+    ('def f(method="centralized"):\n    pass\n', []),
+    ('def summary(plot):\n    return plot.get("y", "ratio")\n', ["x.py:2: y = 'ratio'"]),
+    ('click.option("--y", default="ratio")\n', ["x.py:1: y = 'ratio'"]),
 ]
 
 
@@ -328,3 +348,10 @@ def test_a_planted_second_default_is_found():
         assert len(found) == len(expected), (code, found)
         for line, prefix in zip(found, expected, strict=True):
             assert line.startswith(prefix), (code, line)
+
+
+def test_the_svg_settings_are_written_once():
+    """Every SVG inev writes uses :data:`inev.experiments.plot_options.SVG_SETTINGS` (a second
+    copy of the hash salt would let one figure's bytes drift)."""
+    holders = [path for path, code in package_sources().items() if "svg.hashsalt" in code]
+    assert holders == ["experiments/plot_options.py"]

@@ -213,15 +213,15 @@ def test_filters_keep_a_query_an_input_or_a_neighbourhood(planned):
 
 @pytest.mark.parametrize(
     ("kind", "value", "message"),
-    [("queries", ["nope"], "--query nope: the drawing has no such query"),
-     ("inputs", ["Z"], "--input Z: the drawing has no such input"),
-     ("around", "999", "--around 999: the drawing has no such node")],
+    [("queries", ["nope"], "query nope: the drawing has no such query"),
+     ("inputs", ["Z"], "input Z: the drawing has no such input"),
+     ("around", "999", "around 999: the drawing has no such node")],
 )  # fmt: skip
 def test_a_filter_naming_nothing_is_refused(planned, kind, value, message):
     from inev.common.errors import InevError
 
     net, _, plan = planned
-    with pytest.raises(InevError, match=re.escape(message)):
+    with pytest.raises(InevError, match="^" + re.escape(message)):
         filter_scene(plan_scene(plan, net), **{kind: value})
 
 

@@ -6,8 +6,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from inev.experiments.measure import measure, swap_rates, task_inputs
-from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
+from inev.experiments.spec import parse_spec, quick_document
 from inev.experiments.sweep import run_sweep
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.experiments.sweep_presets import preset_names, resolve_spec
 from inev.topologies.generate import generate_network
 
@@ -42,7 +43,7 @@ def test_every_preset_runs_at_small_size_and_plots(name, tmp_path, run_cli):
 
 
 def test_measure_rows_are_consistent():
-    config = dict(DEFAULTS, skew=1.2)
+    config = TaskConfig(skew=1.2)
     rows = measure(config, 3, ("inev", "centralized", "lower_bound"))
     central = rows["centralized"]
     assert central["ratio"] == pytest.approx(1.0)
@@ -53,14 +54,12 @@ def test_measure_rows_are_consistent():
     network, workload = task_inputs(config, 3)
     again, _ = task_inputs(config, 3)
     assert network.local_rates() == again.local_rates()
-    assert len(workload.queries) == config["queries"]
+    assert len(workload.queries) == config.queries
 
 
 def test_simulated_rows_match_centralized_evaluation():
     for seed in range(3):
-        config = dict(
-            DEFAULTS, simulate=True, length=3, selectivity=0.5, duration=10.0, sim_rate=20.0
-        )
+        config = TaskConfig(simulate=True, length=3, selectivity=0.5, duration=10.0, sim_rate=20.0)
         rows = measure(config, seed, ("inev", "centralized"))
         for method in ("inev", "centralized"):
             assert rows[method]["sim_equal"] is True

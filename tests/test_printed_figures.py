@@ -85,7 +85,7 @@ def test_every_simulation_figure_has_a_unit_and_no_matches_warns(line_network):
     assert empty.equal_to_centralized
     assert run_warnings(empty) == [
         "the run measured 0 matches at the sinks and 0 at the centralized check, so "
-        "equal=true compares nothing; a longer --duration, higher rates (--total-rate) or "
+        "equal=true compares nothing; a longer duration, higher rates (a total rate) or "
         "larger selectivities give the queries matches"
     ]
 

@@ -153,7 +153,7 @@ def test_choose():
     assert (again.written, again.result) == ("replanned", again.replanned)
     best = repair_plan(plan, ring(), seq_ab(), change, choose="best")
     assert best.result.psi == min(best.repaired.psi, best.replanned.psi)
-    assert best.why.startswith("--best: the cheapest of repaired 3")
+    assert best.why.startswith('choose="best": the cheapest of repaired 3')
     with pytest.raises(InevError, match="unknown choice"):
         repair_plan(plan, ring(), seq_ab(), change, choose="cheapest")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from dataclasses import replace
 from importlib import resources
 
 import numpy as np
@@ -13,7 +14,8 @@ import sweep_helpers
 from inev.common.errors import InevError
 from inev.experiments.claims import load_claims
 from inev.experiments.measure import measure, plan_options, swap_pairs, task_inputs
-from inev.experiments.spec import DEFAULTS, parse_spec, quick_document
+from inev.experiments.spec import parse_spec, quick_document
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.experiments.sweep_presets import preset_names, resolve_spec
 from inev.topologies.generate import generate_network
 from inev.workloads.paper_variants import counterpart, paper_workload
@@ -97,8 +99,8 @@ def test_operator_type_lands_on_the_extreme_rate_type(kind):
         rates = {t: net.global_rate(t) for t in net.types}
         extreme = (max if kind == "max" else min)(rates.values())
         for op, config_key in (("KL", "kleene"), ("NSEQ", "negation")):
-            config = dict(DEFAULTS, length=6, operator_type=kind, **{config_key: 1})
-            wl = paper_workload(net, config, seed)
+            config = TaskConfig(length=6, operator_type=kind, **{config_key: 1})
+            wl = paper_workload(net, config.workload_settings(), config.variant_settings(), seed)
             (query,) = wl.queries
             node = next(p for p in walk(query.pattern) if isinstance(p, Operator) and p.kind == op)
             placed = node.children[0 if op == "KL" else 1].type
@@ -114,10 +116,8 @@ def test_operator_type_lands_on_the_extreme_rate_type(kind):
 def test_operator_share_puts_operators_on_a_third_of_the_queries():
     net = generate_network(seed=4, event_types=6)
     for queries, expected in ((5, 2), (10, 3), (20, 7)):
-        config = dict(
-            DEFAULTS, queries=queries, length=5, kleene=1, negation=1, operator_share=1 / 3
-        )
-        wl = paper_workload(net, config, 4)
+        config = TaskConfig(queries=queries, length=5, kleene=1, negation=1, operator_share=1 / 3)
+        wl = paper_workload(net, config.workload_settings(), config.variant_settings(), 4)
         carrying = [
             q.name
             for q in wl.queries
@@ -126,17 +126,26 @@ def test_operator_share_puts_operators_on_a_third_of_the_queries():
         assert carrying == [f"q{i + 1}" for i in range(expected)]
 
 
+def _variant_workload(net, config, seed):
+    return paper_workload(net, config.workload_settings(), config.variant_settings(), seed)
+
+
 def test_min_length_draws_each_query_length_as_the_authors_generator():
     net = generate_network(seed=4, event_types=25)
-    config = dict(
-        DEFAULTS, queries=40, length=6, min_length=3, kleene=1, negation=1, operator_share=1 / 3
+    config = TaskConfig(
+        queries=40, length=6, min_length=3, kleene=1, negation=1, operator_share=1 / 3
     )
-    lengths = [len(q.types) for q in paper_workload(net, config, 4).queries]
+    lengths = [
+        len(q.types)
+        for q in paper_workload(
+            net, config.workload_settings(), config.variant_settings(), 4
+        ).queries
+    ]
     assert min(lengths) == 3 and max(lengths) == 6 and set(lengths) == {3, 4, 5, 6}
-    fixed = paper_workload(net, dict(config, min_length=0), 4)
+    fixed = _variant_workload(net, replace(config, min_length=0), 4)
     assert {len(q.types) for q in fixed.queries} == {6}
     with pytest.raises(InevError, match="min_length 7 exceeds the query length 6"):
-        paper_workload(net, dict(config, min_length=7), 4)
+        _variant_workload(net, replace(config, min_length=7), 4)
 
 
 def test_middle_swaps_pair_the_rate_order_from_the_middle_out():
@@ -161,7 +170,7 @@ def test_middle_swaps_pair_the_rate_order_from_the_middle_out():
 
 
 def test_derived_metrics_of_one_task_agree_with_their_parts():
-    config = dict(DEFAULTS, queries=3, length=4, event_types=8, effort=0.0)
+    config = TaskConfig(queries=3, length=4, event_types=8, effort=0.0)
     rows = measure(config, 5, ("inev", "isolated", "ppop", "ppop-flouris", "centralized"))
     inev = rows["inev"]
     assert inev["sharing_ratio"] == pytest.approx(inev["cost"] / rows["isolated"]["cost"])
@@ -178,23 +187,23 @@ def test_derived_metrics_of_one_task_agree_with_their_parts():
     assert inev["ratio_to_yardstick"] == pytest.approx(inev["cost"] / inev["yardstick"])
     assert inev["yardstick_kind"] in ("approximation", "lower bound")
     assert inev["possible_projections"] == 3 * (2**4 - 4 - 2)  # flat queries: no negation
-    ordered = measure(dict(config, query_orders=4), 5, ("inev", "centralized"))["inev"]
+    ordered = measure(replace(config, query_orders=4), 5, ("inev", "centralized"))["inev"]
     assert ordered["order_std"] >= 0
 
 
 @pytest.mark.parametrize(("kind", "wanted"), [("busiest", 0.5), ("rarest", 3.0)])
 def test_events_per_window_set_the_window(kind, wanted):
-    config = dict(DEFAULTS, events_per_window=wanted, window_type=kind, length=4)
+    config = TaskConfig(events_per_window=wanted, window_type=kind, length=4)
     net, wl = task_inputs(config, 2)
     per_window = [net.global_rate(t) * wl.window for t in wl.types]
     assert (max if kind == "busiest" else min)(per_window) == pytest.approx(wanted)
-    plain, _ = task_inputs(dict(config, events_per_window=0.0), 2)
+    plain, _ = task_inputs(replace(config, events_per_window=0.0), 2)
     assert plain.global_rates() == net.global_rates()  # the rates stay, the window moves
 
 
 def test_the_section_6_6_repair_is_reported_apart_from_the_fallback_and_replanning():
-    config = dict(
-        DEFAULTS, event_types=8, queries=2, length=4, effort=0.0, rate_swap=1.0, swap_from="middle"
+    config = TaskConfig(
+        event_types=8, queries=2, length=4, effort=0.0, rate_swap=1.0, swap_from="middle"
     )
     for seed in range(4):
         row = measure(config, seed, ("inev", "centralized"))["inev"]
@@ -212,7 +221,7 @@ def test_the_section_6_6_repair_is_reported_apart_from_the_fallback_and_replanni
         assert row["repair_fallback"] == float(fell_back)
         if not fell_back:
             assert row["repaired_ratio"] == pytest.approx(row["local_repair_ratio"])
-    still = measure(dict(config, rate_swap=0.0), 1, ("inev", "centralized"))["inev"]
+    still = measure(replace(config, rate_swap=0.0), 1, ("inev", "centralized"))["inev"]
     assert still["local_repair_ratio"] == still["broken_ratio"] == still["ratio"]
     assert still["repair_fallback"] == 0.0 and still["local_repair_gain"] == 1.0
 
@@ -221,7 +230,7 @@ def test_rates_varying_over_the_run_are_costed_epoch_by_epoch():
     from inev.experiments.dynamics import epoch_networks, rates_over_the_run
     from inev.planner.planning import plan_workload
 
-    config = dict(DEFAULTS, event_types=8, queries=2, length=4, effort=0.0)
+    config = TaskConfig(event_types=8, queries=2, length=4, effort=0.0)
     net, wl = task_inputs(config, 3)
     plan = plan_workload(net, wl, "inev", plan_options(config))
     calm = rates_over_the_run(plan, net, wl, 1e-9, 3, seed=3)
@@ -229,7 +238,9 @@ def test_rates_varying_over_the_run_are_costed_epoch_by_epoch():
     for epoch in epoch_networks(net, 0.5, 5, seed=3):
         for t in net.types:
             assert 0.5 * net.rate(t) - 1e-9 <= epoch.rate(t) <= 1.5 * net.rate(t) + 1e-9
-    row = measure(dict(config, rate_variance=0.75, variance_epochs=4), 3, ("inev", "centralized"))
+    row = measure(
+        replace(config, rate_variance=0.75, variance_epochs=4), 3, ("inev", "centralized")
+    )
     varied = row["inev"]
     assert varied["rate_change_worst"] >= 0 and varied["rate_change_increase"] > 0
     assert varied["rate_change_increase"] == pytest.approx(
@@ -238,8 +249,7 @@ def test_rates_varying_over_the_run_are_costed_epoch_by_epoch():
 
 
 def test_an_overloaded_centralized_node_finishes_late_and_its_throughput_is_measured():
-    config = dict(
-        DEFAULTS,
+    config = TaskConfig(
         nodes=8,
         length=3,
         skew=1.5,
@@ -263,11 +273,9 @@ def test_an_overloaded_centralized_node_finishes_late_and_its_throughput_is_meas
 
 
 def test_the_three_latency_graphs_are_ranked_by_hops():
-    config = dict(
-        DEFAULTS, nodes=10, length=3, skew=1.5, selectivity=0.5, simulate=True, duration=5.0
-    )
+    config = TaskConfig(nodes=10, length=3, skew=1.5, selectivity=0.5, simulate=True, duration=5.0)
     hops = [
-        measure(dict(config, hop_rank=rank), 4, ("inev", "centralized"))["inev"]["sim_hops"]
+        measure(replace(config, hop_rank=rank), 4, ("inev", "centralized"))["inev"]["sim_hops"]
         for rank in (1, 2, 3)
     ]
     assert hops == sorted(hops)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from inev.common.errors import InevError
 from inev.experiments.measure import task_inputs
-from inev.experiments.spec import DEFAULTS
+from inev.experiments.sweep_parameters import TaskConfig
 from inev.planner.planning import plan_workload
 from inev.simulator.capacity import (
     CapacityOptions,
@@ -264,7 +264,7 @@ def test_late_items_make_the_run_wait_longer_instead_of_losing_matches():
     # one window, so with the slack fixed at one window downstream vertices receive items
     # late and lose matches; by default the run is repeated with a larger slack until no
     # item comes late, and then nothing is lost (nothing was shed).
-    net, wl = task_inputs(dict(DEFAULTS, nodes=10, length=3), 9)
+    net, wl = task_inputs(TaskConfig(nodes=10, length=3), 9)
     net = rescale_rates(net, wl.types, 30.0)
     plan = plan_workload(net, wl, "inev")
     assert plan.kept == "inev" and len(plan.combination) >= 2  # two stages

@@ -125,7 +125,7 @@ def test_a_folder_refuses_another_sweep_unless_forced(tmp_path, changes, differe
     other = small_spec(**changes)
     with pytest.raises(InevError, match="holds results of a different sweep") as info:
         run_sweep(other, tmp_path, master="serial", measure=sweep_helpers.toy_measure)
-    assert difference in str(info.value) and "--force" in str(info.value)
+    assert difference in str(info.value) and "; force starts over" in str(info.value)
     assert read_results(tmp_path).equals(first.table)  # nothing touched
     again = run_sweep(
         other, tmp_path, master="serial", measure=sweep_helpers.toy_measure, force=True

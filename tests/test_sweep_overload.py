@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
+
 import pytest
 
 from inev.common.errors import InevError
 from inev.experiments.measure import measure
 from inev.experiments.results import rows_to_table
-from inev.experiments.spec import DEFAULTS, expand, parse_spec
+from inev.experiments.spec import expand, parse_spec
+from inev.experiments.sweep_parameters import TaskConfig
 
 OVERLOAD_COLUMNS = (
     "sim_load",
@@ -21,8 +24,7 @@ OVERLOAD_COLUMNS = (
     "sim_shed_partial_matches",
     "sim_shed_events",
 )
-SMALL = dict(
-    DEFAULTS,
+SMALL = TaskConfig(
     nodes=7,
     skew=3.0,
     length=3,
@@ -63,7 +65,7 @@ def test_inconsistent_overload_settings_are_refused(document, message):
 
 
 def test_a_tiny_overload_row_has_the_new_columns():
-    config = dict(SMALL, overload=1.5, latency_bound=0.5, shed="pspice")
+    config = replace(SMALL, overload=1.5, latency_bound=0.5, shed="pspice")
     rows = measure(config, 1, ("inev",))
     row = rows["inev"]
     for column in OVERLOAD_COLUMNS:
@@ -72,19 +74,19 @@ def test_a_tiny_overload_row_has_the_new_columns():
     assert row["sim_load"] == pytest.approx(1.5)
     assert row["sim_false_positives"] == 0
     assert 0.0 <= row["sim_false_negative_share"] <= 1.0
-    table = rows_to_table([{"task_id": "t", "method": "inev", **config, **row}])
+    table = rows_to_table([{"task_id": "t", "method": "inev", **asdict(config), **row}])
     assert table.column("sim_load").to_pylist() == [pytest.approx(1.5)]
-    plain = measure(dict(SMALL), 1, ("inev",))["inev"]
+    plain = measure(SMALL, 1, ("inev",))["inev"]
     assert all(column not in plain for column in OVERLOAD_COLUMNS)
 
 
 def test_capacity_from_centralized_gives_every_method_the_same_capacity():
     # the unlimited centralized node needs N work units per time unit; every node of both
     # plans gets N / 2: the centralized node runs at 200 %, INEv's busiest node below it
-    config = dict(SMALL, overload=2.0, capacity_from="centralized")
+    config = replace(SMALL, overload=2.0, capacity_from="centralized")
     for seed in range(3):
         rows = measure(config, seed, ("inev", "centralized"))
         assert rows["centralized"]["sim_load"] == pytest.approx(2.0)
         assert rows["inev"]["sim_load"] <= 2.0 + 1e-9
-        own = measure(dict(config, capacity_from="self"), seed, ("inev",))
+        own = measure(replace(config, capacity_from="self"), seed, ("inev",))
         assert own["inev"]["sim_load"] == pytest.approx(2.0)

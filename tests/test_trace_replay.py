@@ -108,7 +108,7 @@ def test_size_estimate_counts_per_key_and_refuses_naming_query_and_knob(tmp_path
         check_trace_size(plain, scan_for(plain, path), "t.csv", max_partial_matches=500)
     message = str(info.value)
     assert message.startswith("query q: about 1.6e+03 partial matches in the busiest window")
-    assert "shorten the window, or join on a key" in message and "--no-size-check" in message
+    assert "shorten the window, or join on a key" in message and "guard=False" in message
 
 
 def test_the_guard_stops_a_run_that_outgrows_its_limit():
@@ -229,7 +229,7 @@ def test_the_size_check_is_a_memory_budget(tmp_path, monkeypatch):
     assert message.startswith("query q: about 9.6e+05 partial matches")
     assert "would take about 1.08 GiB" in message
     assert "over the 512 MiB the size check allows" in message
-    assert "INEV_MAX_MEMORY sets it" in message and "--no-size-check" in message
+    assert "INEV_MAX_MEMORY sets it" in message and "guard=False" in message
 
 
 def test_greta_queries_are_sized_by_their_graph_not_their_trends(tmp_path, run_cli):

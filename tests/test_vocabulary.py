@@ -3,9 +3,12 @@
 imports click nor names a ``--flag`` in its code (docstrings aside, and a message quoting a
 whole command line such as ``inev draw sim.json --timeline`` aside: it tells the user what to
 run). A library function is called from notebooks and other layers, where no flag exists; the
-command checks its flags and hands the library an options object. :data:`SPOKEN` lists the
-modules that still speak it, and what they say: a new flag name, a new module, or click in a
-library module fails, and so does an entry that is no longer true (the list only shrinks).
+command checks its flags and hands the library an options object. A library message that names
+a setting writes :func:`inev.common.option_names.option` of its keyword name, which reads as
+the flag while a command runs; every name so given must be a flag of some command
+(:func:`test_every_option_a_message_names_is_a_flag`). :data:`SPOKEN` lists the modules that
+still speak it, and what they say: a new flag name, a new module, or click in a library module
+fails, and so does an entry that is no longer true (the list only shrinks).
 
 The modules and their command modules are those of ``tests/test_layers.py``.
 """
@@ -28,38 +31,6 @@ COMMAND_LINE = re.compile(r"\binev [a-z]")
 
 
 SPOKEN: dict[str, set[str]] = {
-    # messages naming the flag that would help (the library was the command once)
-    "topologies/from_trace.py": {"--duration"},
-    "topologies/io.py": {"--largest-component"},
-    "topologies/trace_generator.py": {"--period"},
-    # the engine figures' report says at which scale it ran (`inev reproduce --quick`)
-    "experiments/engine_figures/model.py": {"--quick"},
-    "experiments/engine_figures/report.py": {"--quick"},
-    "planner/exact.py": {"--latency-bound", "--latency-factor", "--method", "--time-budget"},
-    "planner/exact_search.py": {"--time-budget"},
-    "planner/repair.py": {"--best", "--replan"},
-    "planner/last_passes.py": {"--effort", "--time-budget"},
-    "planner/search.py": {"--effort", "--estimated-latency"},
-    "simulator/engine/engine.py": {"--consume", "--freeze"},
-    "simulator/engine/match_job.py": {"--consume", "--freeze"},
-    "simulator/engine/matching.py": {"--check-every", "--distance", "--invariants"},
-    "simulator/engine/selection.py": {"--strategy"},
-    "simulator/engine/shedding/node_queue.py": {"--capacity", "--latency-bound", "--shed"},
-    "simulator/engine/size.py": {"--no-size-check"},
-    "simulator/estimate.py": {"--method", "--total-rate"},
-    "simulator/figures.py": {"--duration", "--total-rate"},
-    "experiments/plot_data.py": {"--bound"},
-    "experiments/reproduce.py": {"--force", "--quick", "--seeds"},
-    "experiments/results.py": {"--y"},
-    "experiments/scene.py": {"--query"},
-    "experiments/scene_figure.py": {"--input"},
-    "experiments/scene_scale.py": {"--around", "--input", "--query"},
-    "experiments/spark.py": {"--master"},
-    "experiments/sweep_folder.py": {"--force"},
-    "experiments/whatif.py": {"--swap-shares"},
-    "experiments/whatif_run.py": {"--force"},
-    # the drawing modes refuse files of the wrong kind naming the mode's flag
-    "experiments/draw.py": {"--logical", "--network", "--timeline", "--vs"},
     # not inev's flags: the arguments of `git describe`
     "experiments/provenance.py": {"--abbrev", "--always", "--dirty"},
 }
@@ -67,13 +38,22 @@ SPOKEN: dict[str, set[str]] = {
 
 
 def _docstring_nodes(tree: ast.Module) -> set[int]:
-    """The ``id`` of every docstring constant of a module, class or function."""
+    """The ``id`` of every docstring constant: of a module, class or function, and an
+    attribute's (a string statement right after an assignment, as Sphinx reads it)."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             first = node.body[0] if node.body else None
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 found.add(id(first.value))
+            for before, item in zip(node.body, node.body[1:], strict=False):
+                if (
+                    isinstance(before, ast.Assign | ast.AnnAssign)
+                    and isinstance(item, ast.Expr)
+                    and isinstance(item.value, ast.Constant)
+                    and isinstance(item.value.value, str)
+                ):
+                    found.add(id(item.value))
     return found
 
 
@@ -168,3 +148,78 @@ def test_the_list_of_modules_speaking_the_command_line_only_shrinks():
 )
 def test_a_planted_command_line_word_is_caught(tmp_path, source, text, bad):
     assert bool(new_vocabulary(_plant(tmp_path, {source: text}), {})) == bad
+
+
+def _flags_of_every_command() -> set[str]:
+    """Every long option of every ``inev`` command and subcommand."""
+    import click
+
+    from inev.common.cli import COMMANDS, load_command
+
+    found: set[str] = set()
+    todo: list[click.Command] = [load_command(name) for name in COMMANDS]
+    while todo:
+        command = todo.pop()
+        if isinstance(command, click.Group):
+            todo.extend(command.commands.values())
+        for param in command.params:
+            found.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("--"))
+    return found
+
+
+def named_options(root: Path) -> dict[str, set[str]]:
+    """Per library module, the flags its :func:`~inev.common.option_names.option` calls name
+    (literal arguments: ``option("total_rate")`` names ``--total-rate``, ``option(x, "best")``
+    and ``option(x, flag="best")`` ``--best``)."""
+    found: dict[str, set[str]] = {}
+    for name, path in all_modules(root).items():
+        code = path.read_text()
+        if "from inev.common.option_names import option" not in code:
+            continue
+        tree = ast.parse(code, filename=str(path))
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "option"
+            ):
+                continue
+            given = {k.arg: k.value for k in node.keywords}
+            spelled = given.get("flag", node.args[-1] if node.args else None)
+            assert isinstance(spelled, ast.Constant), f"{name}:{node.lineno}: name the flag"
+            flag = "--" + str(spelled.value).replace("_", "-")
+            found.setdefault(path.relative_to(root).as_posix(), set()).add(flag)
+    return found
+
+
+def test_every_option_a_message_names_is_a_flag():
+    flags = _flags_of_every_command()
+    named = named_options(ROOT)
+    assert len(named) >= 20  # the messages of some 25 library modules
+    unknown = {k: v - flags for k, v in named.items() if v - flags}
+    assert unknown == {}
+
+
+def test_a_message_naming_a_setting_reads_as_its_flag_only_on_the_command_line(run_cli, tmp_path):
+    from inev.common.errors import InevError
+    from inev.experiments.reproduce import parse_seeds
+
+    with pytest.raises(InevError, match=r"^seeds must be between 1 and 1,000, got 0$"):
+        parse_seeds(["0"])
+    folder = tmp_path / "report"
+    code, out, err = run_cli("reproduce", "4a", "--seeds", "0", "-o", folder)
+    assert code != 0 and out == ""
+    assert err.strip() == "error: --seeds must be between 1 and 1,000, got 0"
+    assert not folder.exists()
+
+
+def test_a_planted_unknown_flag_is_caught(tmp_path):
+    planted = _plant(
+        tmp_path,
+        {
+            "planner/x.py": "from inev.common.option_names import option\n"
+            "def f():\n    return f'{option(\"no_such_flag\")} x'\n"
+        },
+    )
+    assert named_options(planted) == {"planner/x.py": {"--no-such-flag"}}
+    assert not {"--no-such-flag"} <= _flags_of_every_command()

@@ -27,6 +27,7 @@ import networkx as nx
 import numpy as np
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.common.traces import TraceScan
 from inev.common.validation import MAX_NUMBER
 from inev.topologies.generate import build_topology
@@ -81,12 +82,13 @@ def _span(scan: TraceScan, duration: float | None, name: str) -> float:
         if duration is None:
             raise InevError(
                 f"{name}: all events have the same time, so no rate can be measured; "
-                "give --duration"
+                f"give {option('duration')}"
             )
         raise InevError(f"duration must be a positive number, got {duration!r}")
     if duration is not None and duration < scan.duration:
         raise InevError(
-            f"{name}: --duration {duration:g} is shorter than the trace's span {scan.duration:g}"
+            f"{name}: {option('duration')} {duration:g} is shorter than the trace's span "
+            f"{scan.duration:g}"
         )
     return span
 

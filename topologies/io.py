@@ -17,6 +17,7 @@ import networkx as nx
 
 from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
+from inev.common.option_names import option
 from inev.common.validation import validate_document
 from inev.topologies.network import EventType, Network
 from inev.topologies.network_entries import DEFAULT_LATENCY
@@ -231,7 +232,7 @@ def connected_part(
     >>> connected_part(g, "t.graphml")
     Traceback (most recent call last):
     ...
-    inev.common.errors.InevError: t.graphml: topology is disconnected (2 components: 3 and 2 nodes); --largest-component keeps the largest
+    inev.common.errors.InevError: t.graphml: topology is disconnected (2 components: 3 and 2 nodes); largest_component keeps the largest
     """
     if graph.number_of_nodes() == 0 or nx.is_connected(graph):
         return graph, 0
@@ -244,7 +245,7 @@ def connected_part(
         shown = ", ".join(map(str, sizes[:-1][:5])) + (", …" if len(sizes) > 6 else "")
         raise InevError(
             f"{origin}: topology is disconnected ({len(parts)} components: {shown} and "
-            f"{sizes[-1]} nodes); --largest-component keeps the largest"
+            f"{sizes[-1]} nodes); {option('largest_component')} keeps the largest"
         )
     kept = graph.subgraph(parts[0]).copy()
     return kept, graph.number_of_nodes() - kept.number_of_nodes()

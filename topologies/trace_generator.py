@@ -50,6 +50,7 @@ import numpy as np
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.option_names import option
 from inev.topologies.generate import type_names
 from inev.topologies.generator_options import NETWORK_DEFAULTS
 from inev.topologies.network import Network
@@ -145,7 +146,8 @@ def _check_profile(profile: str, period: float, duration: float) -> None:
     if profile != "poisson" and duration / period > MAX_PERIODS:
         raise InevError(
             f"a {profile} trace may span at most {MAX_PERIODS:,} periods; the duration "
-            f"{duration:g} is {duration / period:.3g} periods of {period:g} (raise --period)"
+            f"{duration:g} is {duration / period:.3g} periods of {period:g} "
+            f"(raise {option('period')})"
         )
 
 

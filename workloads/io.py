@@ -9,7 +9,7 @@ from inev.common.errors import InevError
 from inev.common.files import read_json_document, write_json_document
 from inev.common.validation import validate_document
 from inev.workloads.schema import WorkloadDocument
-from inev.workloads.workload import DEFAULT_TIES, Query, Workload
+from inev.workloads.workload import DEFAULT_SELECTIVITY_SEED, DEFAULT_TIES, Query, Workload
 
 FORMAT = "inev-workload/1"
 _QUERY_KEYS = {
@@ -110,7 +110,7 @@ def workload_from_dict(document: dict[str, Any], origin: str = "workload") -> Wo
             window=document["window"],
             queries=queries,
             slide=document.get("slide"),
-            selectivity_seed=document.get("selectivity_seed", 0),
+            selectivity_seed=document.get("selectivity_seed", DEFAULT_SELECTIVITY_SEED),
             ties=document.get("ties", DEFAULT_TIES),
         )
     except InevError as exc:

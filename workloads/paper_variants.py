@@ -23,9 +23,8 @@ the pattern, so the query keeps its length and types.
 
 >>> from inev.topologies.generate import generate_network
 >>> net = generate_network(seed=3, event_types=8)
->>> config = {"queries": 1, "length": 5, "kleene": 1, "negation": 0, "selectivity": 0.1,
-...           "window": 1.0, "operator_type": "max", "operator_share": 1.0}
->>> wl = paper_workload(net, config, seed=3)
+>>> settings = WorkloadSettings(queries=1, length=5, kleene=1)
+>>> wl = paper_workload(net, settings, VariantSettings(operator_type="max"), seed=3)
 >>> top = max(net.types, key=net.global_rate)
 >>> [str(p) for p in walk(wl.queries[0].pattern) if getattr(p, "kind", "") == "KL"] == [f"KL({top})"]
 True
@@ -35,14 +34,17 @@ False
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from inev.common.errors import InevError
 from inev.topologies.network import Network
 from inev.workloads.generate import draw_selectivities, generate_workload, random_pattern
-from inev.workloads.generator_options import VARIANT_DEFAULTS
+from inev.workloads.generator_options import (
+    VARIANT_DEFAULTS,
+    WORKLOAD_DEFAULTS,
+    VariantSettings,
+    WorkloadSettings,
+)
 from inev.workloads.pattern import Operator, Pattern, Primitive, walk
 from inev.workloads.rates import pair, strip_kleene
 from inev.workloads.workload import Query, Workload
@@ -51,8 +53,13 @@ STREAM = 0xF16
 """Tag of this module's random stream (independent of the network's and the generator's)."""
 
 
-def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workload:
-    """The workload of a sweep task's configuration: the plain generator unless
+def paper_workload(
+    network: Network,
+    settings: WorkloadSettings = WORKLOAD_DEFAULTS,
+    variant: VariantSettings = VARIANT_DEFAULTS,
+    seed: int = 0,
+) -> Workload:
+    """The workload of a sweep task's configuration: the plain generator unless the variant's
     ``operator_type``, ``operator_share`` or ``min_length`` ask for a figure's construction
     (module docstring).
 
@@ -60,9 +67,10 @@ def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workl
     ----------
     network : Network
         The event network whose types and rates the queries draw from.
-    config : dict
-        The task's workload settings (``queries``, ``length``, ``kleene``, ``negation``,
-        ``selectivity``, ``window``; the variant's keys default to :data:`VARIANT_DEFAULTS`).
+    settings : WorkloadSettings
+        The workload's settings (queries, length, operators, selectivity, window).
+    variant : VariantSettings
+        The figure's variant (the default: none, the plain generator).
     seed : int
         Seed of the workload's random stream.
 
@@ -75,45 +83,43 @@ def paper_workload(network: Network, config: dict[str, Any], seed: int) -> Workl
     --------
     >>> from inev.topologies.generate import generate_network
     >>> net = generate_network(seed=1, event_types=6)
-    >>> config = {"queries": 3, "length": 4, "kleene": 1, "negation": 0, "selectivity": 0.1,
-    ...           "window": 1.0, "operator_share": 0.34}
-    >>> ["KL" in str(q.pattern) for q in paper_workload(net, config, seed=1).queries]
+    >>> settings = WorkloadSettings(queries=3, length=4, kleene=1)
+    >>> variant = VariantSettings(operator_share=0.34)
+    >>> ["KL" in str(q.pattern) for q in paper_workload(net, settings, variant, seed=1).queries]
     [True, False, False]
     """
-    kind = config.get("operator_type", VARIANT_DEFAULTS.operator_type)
-    share = config.get("operator_share", VARIANT_DEFAULTS.operator_share)
-    shortest = config.get("min_length", VARIANT_DEFAULTS.min_length)
-    if kind == "random" and share >= 1.0 and shortest == 0:
+    plain = variant.operator_type == "random" and variant.operator_share >= 1.0
+    if plain and variant.min_length == 0:
         return generate_workload(
             network,
-            queries=config["queries"],
-            length=config["length"],
-            kleene=config["kleene"],
-            negation=config["negation"],
-            selectivity=config["selectivity"],
-            window=config["window"],
+            queries=settings.queries,
+            length=settings.length,
+            kleene=settings.kleene,
+            negation=settings.negation,
+            selectivity=settings.selectivity,
+            window=settings.window,
             seed=seed,
         )
-    return _figure_workload(network, config, seed, kind, share)
+    return _figure_workload(network, settings, variant, seed)
 
 
 def _figure_workload(
-    network: Network, config: dict[str, Any], seed: int, kind: str, share: float
+    network: Network, settings: WorkloadSettings, variant: VariantSettings, seed: int
 ) -> Workload:
     available = list(network.types)
-    length = config["length"]
+    length, kind = settings.length, variant.operator_type
     if length > len(available):
         raise InevError(f"query length {length} exceeds the network's {len(available)} event types")
     rng = np.random.default_rng([STREAM, seed])
-    shared = draw_selectivities(available, config["selectivity"], rng)
+    shared = draw_selectivities(available, settings.selectivity, rng)
     ranked = sorted(available, key=lambda t: (-network.global_rate(t), t))
     target = ranked[0] if kind == "max" else ranked[-1] if kind == "min" else None
-    with_operators = round(share * config["queries"])
-    shortest = config.get("min_length", VARIANT_DEFAULTS.min_length)
+    with_operators = round(variant.operator_share * settings.queries)
+    shortest = variant.min_length
     if shortest > length:
         raise InevError(f"min_length {shortest} exceeds the query length {length}")
     queries = []
-    for i in range(config["queries"]):
+    for i in range(settings.queries):
         size = int(rng.integers(shortest, length + 1)) if shortest > 0 else length
         picked = [available[j] for j in rng.choice(len(available), size=size, replace=False)]
         if target is not None and target not in picked:
@@ -122,8 +128,8 @@ def _figure_workload(
         operators = i < with_operators
         pattern = random_pattern(
             chosen,
-            config["kleene"] if operators else 0,
-            config["negation"] if operators else 0,
+            settings.kleene if operators else 0,
+            settings.negation if operators else 0,
             rng,
         )
         if target is not None and operators:
@@ -138,7 +144,7 @@ def _figure_workload(
         }
         queries.append(Query.build(f"q{i + 1}", pattern, selectivity=pairs))
     return Workload.build(
-        window=config["window"],
+        window=settings.window,
         queries=queries,
         selectivity_seed=int(rng.integers(0, 2**31 - 1)),
     )

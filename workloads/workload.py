@@ -381,6 +381,8 @@ class Query:
 DEFAULT_TIES = "strict"
 """The tie rule of a workload (and an engine) not told another: events of equal time are in no
 order."""
+DEFAULT_SELECTIVITY_SEED = 0
+"""The seed of a workload's predicates (:attr:`Workload.selectivity_seed`) not told another."""
 TIES = (DEFAULT_TIES, "any")
 """The tie rules of a workload: events of equal time are in no order (``strict``, the
 default) or in either order (``any``); see :mod:`inev.simulator.engine.constraints`."""
@@ -417,7 +419,7 @@ class Workload:
     window: float
     queries: tuple[Query, ...]
     slide: float | None = None
-    selectivity_seed: int = 0
+    selectivity_seed: int = DEFAULT_SELECTIVITY_SEED
     ties: str = DEFAULT_TIES
 
     @classmethod
@@ -426,7 +428,7 @@ class Workload:
         window: float,
         queries: Iterable[Query],
         slide: float | None = None,
-        selectivity_seed: int = 0,
+        selectivity_seed: int = DEFAULT_SELECTIVITY_SEED,
         ties: str = DEFAULT_TIES,
     ) -> Workload:
         """Validate a workload: a positive window, unique names, at least one query, a

@@ -46,7 +46,7 @@ def engine_text(
     lines = ["# The local engines' papers, figure by figure, re-run with inev", ""]
     if quick:
         lines += [
-            "**Quick run: every figure below ran at its --quick scale (a few thousand events, "
+            "**Quick run: every figure below ran at its quick scale (a few thousand events, "
             "two points per axis); it shows the report's shape, not the papers' results.**",
             "",
         ]

@@ -55,6 +55,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.simulator.engine.branch import Branch
 from inev.simulator.engine.branch_units import Routes
 from inev.simulator.engine.constraints import TIES, projection_where
@@ -68,7 +69,7 @@ from inev.simulator.engine.engine_options import (
     selectivity_pairs,
 )
 from inev.simulator.engine.evaluation_plans import OrderPlan, Plan, TreePlan
-from inev.simulator.engine.events import Event
+from inev.simulator.engine.events import DEFAULT_SELECTIVITY_SEED, Event
 from inev.simulator.engine.invariants import make_decision
 from inev.simulator.engine.kleene import iteration
 from inev.simulator.engine.outputs import Outputs
@@ -139,7 +140,7 @@ class Engine:
         output: str | Iterable[str] | None = None,
         plan: str | Plan = DEFAULT_ENGINE_PLAN,
         adaptation: Adaptation | str = "off",
-        selectivity_seed: int = 0,
+        selectivity_seed: int = DEFAULT_SELECTIVITY_SEED,
         rates: Mapping[str, float] | None = None,
         estimated: Mapping[Any, float] | None = None,
         lateness: float | None = 0.0,
@@ -221,7 +222,10 @@ class Engine:
         leaves = set(event_types(self.pattern))
         for leaf in (selection.consume - {"*"}) | selection.freeze:
             if leaf not in leaves:
-                raise InevError(f"--consume/--freeze names {leaf}, no leaf of {self.pattern}")
+                raise InevError(
+                    f"{option('consume')}/{option('freeze')} names {leaf}, "
+                    f"no leaf of {self.pattern}"
+                )
         order: dict[str, frozenset[str]] = {}
         for branch in self.branches:
             for f in selection.freeze:

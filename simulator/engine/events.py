@@ -27,6 +27,9 @@ from typing import Any, NamedTuple
 
 MASK64 = (1 << 64) - 1
 _EMPTY: Mapping[str, Any] = {}
+DEFAULT_SELECTIVITY_SEED = 0
+"""The seed of the predicates an engine is not told (a workload's own default,
+:data:`inev.workloads.workload.DEFAULT_SELECTIVITY_SEED`, mirrored: the engine works alone)."""
 
 
 class Event(NamedTuple):
@@ -102,7 +105,7 @@ def make_event(
     return Event(float(time), type, node, id, attrs if attrs is not None else _EMPTY, event_key(id))
 
 
-def pair_seed(a: str, b: str, selectivity_seed: int = 0) -> int:
+def pair_seed(a: str, b: str, selectivity_seed: int = DEFAULT_SELECTIVITY_SEED) -> int:
     """The seed of the predicate between types ``a`` and ``b`` (order-independent)."""
     first, second = (a, b) if a <= b else (b, a)
     text = f"{first}\x00{second}\x00{selectivity_seed}".encode()
@@ -124,7 +127,9 @@ def mix(first_key: int, second_key: int, seed: int) -> int:
     return x ^ (x >> 31)
 
 
-def pair_holds(x: Event, y: Event, selectivity: float, selectivity_seed: int = 0) -> bool:
+def pair_holds(
+    x: Event, y: Event, selectivity: float, selectivity_seed: int = DEFAULT_SELECTIVITY_SEED
+) -> bool:
     """Whether the predicate of selectivity ``σ`` between the types of ``x`` and ``y`` holds."""
     if selectivity >= 1.0:
         return True

@@ -43,6 +43,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.common.files import atomic_output
+from inev.common.option_names import option
 from inev.common.paths import check_paths
 from inev.simulator.engine.api import SheddingOptions, compile_workload
 from inev.simulator.engine.matching import (
@@ -263,4 +264,4 @@ def _check_leaves(workload: Workload, selection: Selection | None) -> None:
         return
     leaves = {t for q in workload.queries for t in q.types} | {"*"}
     for leaf in sorted((selection.consume | selection.freeze) - leaves):
-        raise InevError(f"--consume/--freeze: no query has a leaf {leaf}")
+        raise InevError(f"{option('consume')}/{option('freeze')}: no query has a leaf {leaf}")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.simulator.engine.engine import Adaptation, Engine
 from inev.simulator.engine.engine_options import DEFAULT_ADAPTATION, DEFAULT_ENGINE_PLAN
 from inev.simulator.engine.events import Event
@@ -89,7 +90,7 @@ def adaptation_of(
     0.5
     >>> adaptation_of("invariant", distance="far")
     Traceback (most recent call last):
-    inev.common.errors.InevError: --distance must be a number, 'auto' or 'average', got 'far'
+    inev.common.errors.InevError: distance must be a number, 'auto' or 'average', got 'far'
     """
     d: float | str = distance
     if distance not in ("auto", "average"):
@@ -97,12 +98,14 @@ def adaptation_of(
             d = float(distance)
         except ValueError:
             raise InevError(
-                f"--distance must be a number, 'auto' or 'average', got {distance!r}"
+                f"{option('distance')} must be a number, 'auto' or 'average', got {distance!r}"
             ) from None
         if d < 0:
-            raise InevError(f"--distance must not be negative, got {distance}")
+            raise InevError(f"{option('distance')} must not be negative, got {distance}")
     if (k is not None and k < 1) or check_every < 1:
-        raise InevError("--invariants and --check-every must be at least 1")
+        raise InevError(
+            f"{option('k', flag='invariants')} and {option('check_every')} must be at least 1"
+        )
     return Adaptation(kind, k=k, distance=d, check_every=check_every)
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from inev.simulator.engine.constraints import Constraints
 from inev.simulator.engine.evaluation_plans import Tree
+from inev.simulator.engine.events import DEFAULT_SELECTIVITY_SEED
 from inev.simulator.engine.keys import join_keys
 from inev.simulator.engine.kleene import KleeneRule, with_iteration
 from inev.simulator.engine.predicates import _ERRORS, CodeGen
@@ -106,7 +107,7 @@ def compile_plan(
     units: list[Unit],
     tree: Tree,
     negation_buffers: Mapping[int, tuple[list, list]],
-    selectivity_seed: int = 0,
+    selectivity_seed: int = DEFAULT_SELECTIVITY_SEED,
     joins: dict[tuple[frozenset[str], frozenset[str]], tuple] | None = None,
 ) -> CompiledPlan:
     """Generate the join code of every inner node of ``tree``.

@@ -22,7 +22,7 @@ from types import CodeType
 from typing import Any
 
 from inev.simulator.engine.constraints import Constraints, Negation, condition_scope
-from inev.simulator.engine.events import mix, pair_seed, threshold
+from inev.simulator.engine.events import DEFAULT_SELECTIVITY_SEED, mix, pair_seed, threshold
 from inev.workloads.expressions import Arith, Attr, Compare, Const, Logic, Negate, Not
 
 CODE_CACHE_SIZE = 1024
@@ -75,7 +75,9 @@ def compiled_source(source: str, filename: str = "<inev-engine>") -> CodeType:
 class CodeGen:
     """Accumulates generated helper functions in one namespace."""
 
-    def __init__(self, constraints: Constraints, selectivity_seed: int = 0) -> None:
+    def __init__(
+        self, constraints: Constraints, selectivity_seed: int = DEFAULT_SELECTIVITY_SEED
+    ) -> None:
         self.c = constraints
         self.seed = selectivity_seed
         self.namespace: dict[str, Any] = {

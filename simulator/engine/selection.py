@@ -37,6 +37,7 @@ from itertools import pairwise
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.workloads.expressions import condition_attributes, evaluate
 
 STRATEGIES = ("any", "next", "contiguous", "partition")
@@ -69,12 +70,13 @@ def parse_selection(
     'bid'
     >>> parse_selection("sometimes")
     Traceback (most recent call last):
-    inev.common.errors.InevError: --strategy must be any, next, contiguous or partition:ATTR, got 'sometimes'
+    inev.common.errors.InevError: strategy must be any, next, contiguous or partition:ATTR, got 'sometimes'
     """
     name, _, attribute = strategy.partition(":")
     if name not in STRATEGIES or (name == "partition") != bool(attribute):
         raise InevError(
-            "--strategy must be any, next, contiguous or partition:ATTR, got " + repr(strategy)
+            f"{option('strategy')} must be any, next, contiguous or partition:ATTR, got "
+            + repr(strategy)
         )
     leaves = frozenset(consume)
     if "all" in leaves:

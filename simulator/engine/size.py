@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.common.traces import TraceScan, scan_trace
 from inev.common.watchdog import show_bytes, size_budget
 from inev.simulator.engine.keys import equality_classes
@@ -285,7 +286,8 @@ def _refusal(
         f"query {q.name}: about {show_count(value)} partial matches in the busiest window "
         f"({workload.window:g}) of {trace_name} would take about {_show_bytes(memory)}, over "
         f"the {_show_bytes(allowed)} the size check allows (half the memory limit; "
-        f"INEV_MAX_MEMORY sets it){kleene}: {hint}, or pass --no-size-check"
+        f"INEV_MAX_MEMORY sets it){kleene}: {hint}, or pass "
+        f"{option('guard=False', flag='no_size_check')}"
     )
 
 

@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inev.common.errors import InevError
+from inev.common.option_names import option
 from inev.simulator.engine.engine import Engine
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
@@ -161,15 +162,17 @@ def shedding_strategy(has_capacity: bool, shed: str | None, latency_bound: float
     ('pspice', 'none')
     >>> shedding_strategy(False, "random", None)
     Traceback (most recent call last):
-    inev.common.errors.InevError: --shed and --latency-bound need --capacity
+    inev.common.errors.InevError: shed and latency_bound need capacity
     """
     if not has_capacity:
         if shed is not None or latency_bound is not None:
-            raise InevError("--shed and --latency-bound need --capacity")
+            raise InevError(
+                f"{option('shed')} and {option('latency_bound')} need {option('capacity')}"
+            )
         return "none"
     strategy = shed or ("pspice" if latency_bound is not None else "none")
     if strategy != "none" and latency_bound is None:
-        raise InevError(f"--shed {strategy} needs --latency-bound")
+        raise InevError(f"{option('shed')} {strategy} needs {option('latency_bound')}")
     return strategy
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.simulator.engine.evaluation_plans import all_trees
-from inev.simulator.engine.greedy import greedy_plan
+from inev.simulator.engine.greedy import greedy_plan, step_value
 from inev.simulator.engine.invariant_noise import (
     coefficients,
     pair_index,
@@ -21,7 +21,13 @@ from inev.simulator.engine.invariant_noise import (
 )
 from inev.simulator.engine.invariants import InvariantDecision, select_invariants
 from inev.simulator.engine.statistics import Stats
-from inev.simulator.engine.zstream import SplitCosts, tree_cost, zstream_plan
+from inev.simulator.engine.zstream import (
+    SplitCosts,
+    _range_cardinalities,
+    cardinality,
+    tree_cost,
+    zstream_plan,
+)
 
 
 def noisy_stats(rng: random.Random, n: int) -> Stats:
@@ -133,3 +139,30 @@ def test_restricted_noise_estimate_decides_as_the_full_one(seed, n, k, generator
         now = drifted(rng, stats)
         assert a(now) == b(now)
         assert a.coefficients == b.coefficients
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9), n=st.integers(1, 8))
+def test_range_cardinalities_are_cardinality_to_the_bit(seed, n):
+    rng = random.Random(seed)
+    stats = noisy_stats(rng, n)
+    cards = _range_cardinalities(stats)
+    assert set(cards) == {(i, j) for i in range(n) for j in range(i + 1, n + 1)}
+    for (i, j), value in cards.items():
+        assert value == cardinality(tuple(range(i, j)), stats)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9), n=st.integers(1, 8))
+def test_greedy_order_is_the_argmin_of_step_value(seed, n):
+    # Algorithm 2 by its definition: at each position the unit of least step value (ties:
+    # the lowest index), the step values computed by the conditions' own functions
+    rng = random.Random(seed)
+    stats = noisy_stats(rng, n)
+    plan, _ = greedy_plan(stats)
+    remaining, order = list(range(n)), []
+    for _ in range(n):
+        best = min(remaining, key=lambda j: (step_value(j, tuple(order))(stats), j))
+        order.append(best)
+        remaining.remove(best)
+    assert plan.order == tuple(order)

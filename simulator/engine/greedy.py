@@ -53,9 +53,16 @@ def greedy_plan(stats: Stats) -> tuple[OrderPlan, list[DecidingCondition]]:
     remaining = list(range(n))
     order: list[int] = []
     conditions: list[DecidingCondition] = []
+    rates, sel = stats.rates, stats.sel
     for position in range(n):
         prefix = tuple(order)
-        values = {j: step_value(j, prefix)(stats) for j in remaining}
+        values = {}
+        for j in remaining:  # step_value(j, prefix)(stats), without building the function
+            v = rates[j]
+            row = sel[j]
+            for k in prefix:
+                v *= row[k]
+            values[j] = v
         best = min(remaining, key=lambda j: (values[j], j))
         for other in remaining:
             if other != best:

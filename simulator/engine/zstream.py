@@ -159,10 +159,11 @@ def zstream_plan(stats: Stats) -> tuple[TreePlan, list[DecidingCondition]]:
         (i, i + 1): (stats.rates[i], i) for i in range(n)
     }
     recorded: dict[tuple[int, int], list[tuple[Tree, Tree]]] = {}
+    cards = _range_cardinalities(stats)
     for length in range(2, n + 1):
         for i in range(0, n - length + 1):
             j = i + length
-            card = cardinality(tuple(range(i, j)), stats)
+            card = cards[(i, j)]
             options = []
             for k in range(i + 1, j):
                 cost = best[(i, k)][0] + best[(k, j)][0] + card
@@ -190,6 +191,30 @@ def zstream_plan(stats: Stats) -> tuple[TreePlan, list[DecidingCondition]]:
                     )
                 )
     return TreePlan(plan_tree), conditions
+
+
+def _range_cardinalities(stats: Stats) -> dict[tuple[int, int], float]:
+    """:func:`cardinality` of every range ``(i, j)`` of units, each extending the one before:
+    the loop over ``i .. j`` runs the same multiplications as the loop over ``i .. j - 1``
+    first, so each value is the float :func:`cardinality` gives (in O(n³), not O(n⁴)).
+
+    >>> s = Stats((2.0, 3.0, 5.0), ((1, 0.5, 1), (0.5, 1, 0.1), (1, 0.1, 1)))
+    >>> c = _range_cardinalities(s)
+    >>> c[(0, 3)] == cardinality((0, 1, 2), s) == 1.5, c[(1, 3)] == cardinality((1, 2), s)
+    (True, True)
+    """
+    rates, sel = stats.rates, stats.sel
+    n = len(rates)
+    out: dict[tuple[int, int], float] = {}
+    for i in range(n):
+        v = 1.0
+        for j in range(i, n):
+            v *= rates[j]
+            row = sel[j]
+            for w in range(i, j):
+                v *= row[w]
+            out[(i, j + 1)] = v
+    return out
 
 
 def _inner_nodes(tree: Tree) -> list[tuple[int, int, tuple]]:

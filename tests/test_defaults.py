@@ -36,8 +36,10 @@ from inev.experiments.spark import DEFAULT_MASTER
 from inev.experiments.sweep_parameters import DEFAULTS as SWEEP_DEFAULTS
 from inev.planner.options import DEFAULT_METHOD, PLAN_DEFAULTS
 from inev.simulator.engine.engine_options import (
+    BASIC_K,
     DEFAULT_ADAPTATION,
     DEFAULT_ENGINE_PLAN,
+    ZSTREAM_K,
     Adaptation,
 )
 from inev.simulator.engine.shedding import DEFAULT_COST_PER_UNIT
@@ -110,6 +112,7 @@ def _settings() -> dict[str, list[tuple[str, Any]]]:
             "simulator/engine/engine_options.py",
             {"engine_plan": DEFAULT_ENGINE_PLAN, "adaptation": DEFAULT_ADAPTATION},
         ),
+        ("simulator/engine/engine_options.py", {"basic_k": BASIC_K, "zstream_k": ZSTREAM_K}),
         ("simulator/engine/shedding/__init__.py", {"cost_per_unit": DEFAULT_COST_PER_UNIT}),
         ("experiments/spark.py", {"master": DEFAULT_MASTER}),
     ):
@@ -269,7 +272,10 @@ def test_the_listed_settings():
     assert ("experiments/sweep_parameters.py", 20.0) in SETTINGS["duration"]
     assert SETTINGS["nodes"] == [("topologies/generator_options.py", 20)]  # named, not listed
     assert ("simulator/options.py", 100.0) in SETTINGS["duration"]
-    assert SETTINGS["k"] == [("simulator/engine/engine_options.py", 1)]
+    # K: None in Adaptation (per plan generator), its two values named constants
+    assert "k" not in SETTINGS
+    assert SETTINGS["basic_k"] == [("simulator/engine/engine_options.py", 1)]
+    assert SETTINGS["zstream_k"] == [("simulator/engine/engine_options.py", 2)]
     assert SETTINGS["check_every"] == [("simulator/engine/engine_options.py", 256)]
     assert "kind" not in SETTINGS and "span" not in SETTINGS
     assert SETTINGS["operator_type"] == [("workloads/generator_options.py", "random")]

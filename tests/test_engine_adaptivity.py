@@ -275,3 +275,37 @@ def test_old_plan_retires_after_one_window_and_memory_stays_bounded():
             assert len(branch.runners) == 1
         # 2 time units hold 8 events; a purge runs every half window
         assert engine.partial_match_count() < 60
+
+
+def test_zstream_plans_default_to_two_invariants_per_block():
+    # §4.2 recommends the K-invariant method for tree plans: with K = 1 the traffic-like
+    # stream at 7 types never re-optimised (its blocks' tightest splits share the stale
+    # subtrees); the default K is 2 there, 1 on greedy plans, and a given K is kept
+    from inev.simulator.engine.drift_streams import traffic_like
+    from inev.simulator.engine.engine import Adaptation, Engine
+
+    s = traffic_like(20_000, seed=1, size=7)
+
+    def run(plan, adaptation):
+        engine = Engine(
+            s.pattern,
+            s.window,
+            selectivities=s.selectivities,
+            plan=plan,
+            rates=s.initial_rates,
+            adaptation=adaptation,
+        )
+        for e in s.events:
+            engine.push(e)
+        engine.flush()
+        return engine
+
+    default = run("zstream", Adaptation("invariant"))
+    assert default.branches[0].decision.k == 2
+    assert default.counters["reoptimizations"] >= 1
+    assert run("zstream", Adaptation("invariant", k=3)).branches[0].decision.k == 3
+    # after the reversal the first plan is the worst: the re-planned engine holds a fraction
+    # of the static plan's partial matches
+    static = run("zstream", Adaptation("off"))
+    assert default.counters["partial_matches"] < static.counters["partial_matches"] / 5
+    assert run("greedy", Adaptation("invariant")).branches[0].decision.k == 1

@@ -78,8 +78,8 @@ DEFAULT_FLAGS: Mapping[str, Any] = {
     "--invariants",
     "k",
     default=Adaptation.k,
-    show_default=True,
-    help="K of the K-invariant method.",
+    type=int,
+    help="K of the K-invariant method [default: 1 for greedy plans, 2 for ZStream's].",
 )
 @click.option(
     "--distance",

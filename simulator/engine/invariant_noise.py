@@ -48,7 +48,7 @@ its statistics beyond one span.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from inev.simulator.engine.statistics import Stats
 
@@ -95,15 +95,34 @@ def pair_of(k: int, n: int) -> tuple[int, int]:
     raise IndexError("value index out of range")
 
 
+def pair_index(i: int, j: int, n: int) -> int:
+    """The value index (:meth:`Stats.values` order) of the unit pair ``(i, j)``, ``i != j``:
+    the inverse of :func:`pair_of`.
+
+    >>> pair_index(0, 1, 3), pair_index(2, 1, 3), pair_of(pair_index(1, 3, 5), 5)
+    (3, 5, (1, 3))
+    """
+    if i > j:
+        i, j = j, i
+    return n + i * (2 * n - i - 1) // 2 + (j - i - 1)
+
+
 def coefficients(
     chosen: Callable[[Stats], float],
     alternative: Callable[[Stats], float],
     stats: Stats,
     indices: Sequence[int] | None = None,
     steps: dict[int, Stats] | None = None,
+    reads: Collection[int] | None = None,
 ) -> tuple[tuple[int, float], ...]:
     """``(k, e1_k - e2_k)`` for every value ``k`` (of ``indices``, default: those with a
     variance) on which the log-difference of the two sides depends.
+
+    ``reads``: the value indices the two sides read, where known
+    (:attr:`~inev.simulator.engine.invariants.DecidingCondition.reads`); the others are
+    skipped. Same result: a side that reads no perturbed value returns the same float, so
+    such a ``k``'s difference is exactly 0 and dropped anyway (a greedy condition reads 2-15
+    of the 36 values at 8 units; the step was most of the cost of a reset).
 
     ``steps``: the perturbed statistics by value index, filled and reused across calls on
     the same ``stats`` (the conditions of one plan share them: a reset then builds one
@@ -119,6 +138,8 @@ def coefficients(
     if indices is None:
         variance = stats.variance or ()
         indices = [k for k, v in enumerate(variance) if v > 0]
+    if reads is not None:
+        indices = [k for k in indices if k in reads]
     f1, f2 = chosen(stats), alternative(stats)
     if f1 <= 0 or f2 <= 0:
         return ()

@@ -25,10 +25,10 @@ than a relative ``t`` from its value at the last optimisation).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from inev.simulator.engine.engine_options import Adaptation
+from inev.simulator.engine.engine_options import BASIC_K, Adaptation
 from inev.simulator.engine.invariant_noise import (
     coefficients,
     sigma,
@@ -40,12 +40,22 @@ from inev.simulator.engine.statistics import Stats
 
 @dataclass(frozen=True)
 class DecidingCondition:
-    """``chosen(stats) <= alternative(stats)`` held when block ``block`` was built."""
+    """``chosen(stats) <= alternative(stats)`` held when block ``block`` was built;
+    ``reads``: where the generator knows them, a function giving the indices
+    (:meth:`Stats.values` order) of every value the two sides read (``None``: any), which
+    spares the noise estimate the values they do not depend on
+    (:func:`.invariant_noise.coefficients`); a function, so that a plan generation whose
+    conditions are never read (every method but the invariant one) does not build the sets."""
 
     block: int
     chosen: Callable[[Stats], float] = field(compare=False)
     alternative: Callable[[Stats], float] = field(compare=False)
     label: str = ""
+    reads: Callable[[], Collection[int]] | None = field(default=None, compare=False)
+
+    def read_set(self) -> Collection[int] | None:
+        """The indices of the values the two sides read (``None``: unknown)."""
+        return self.reads() if self.reads is not None else None
 
     def gap(self, stats: Stats) -> float:
         """Relative difference of the two sides (inf when the smaller side is 0)."""
@@ -63,7 +73,7 @@ class DecidingCondition:
 def select_invariants(
     conditions: list[DecidingCondition],
     stats: Stats,
-    k: int = Adaptation.k,
+    k: int = BASIC_K,
     selection: str = "gap",
 ) -> list[DecidingCondition]:
     """The ``k`` tightest conditions of every block, blocks in plan order: by the smallest
@@ -95,7 +105,10 @@ def select_invariants(
 
 
 def _sigma_of(c: DecidingCondition, stats: Stats, steps: dict[int, Stats] | None = None) -> float:
-    return sigma(coefficients(c.chosen, c.alternative, stats, steps=steps), stats.variance)
+    return sigma(
+        coefficients(c.chosen, c.alternative, stats, steps=steps, reads=c.read_set()),
+        stats.variance,
+    )
 
 
 def average_distance(conditions: list[DecidingCondition], stats: Stats) -> float:
@@ -124,7 +137,7 @@ class InvariantDecision:
 
     def __init__(
         self,
-        k: int = Adaptation.k,
+        k: int = BASIC_K,
         distance: float | str = 0.0,
         selection: str = Adaptation.selection,
     ) -> None:
@@ -159,7 +172,9 @@ class InvariantDecision:
                 continue
             coeffs = self.coefficients[i]
             if coeffs is None and variance is not None:
-                coeffs = self.coefficients[i] = coefficients(c.chosen, c.alternative, stats)
+                coeffs = self.coefficients[i] = coefficients(
+                    c.chosen, c.alternative, stats, reads=c.read_set()
+                )
             if significant(f1, f2, sigma(coeffs or (), variance)):
                 return True
         return False
@@ -212,7 +227,7 @@ class NeverDecision:
 
 def make_decision(
     kind: str,
-    k: int = Adaptation.k,
+    k: int = BASIC_K,
     distance: float | str = Adaptation.distance,
     threshold: float = Adaptation.threshold,
     selection: str = Adaptation.selection,

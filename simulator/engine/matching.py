@@ -79,7 +79,7 @@ class MatchOptions:
 
 def adaptation_of(
     kind: str,
-    k: int = Adaptation.k,
+    k: int | None = Adaptation.k,
     distance: str = Adaptation.distance,
     check_every: int = Adaptation.check_every,
 ) -> Adaptation:
@@ -102,7 +102,7 @@ def adaptation_of(
             ) from None
         if d < 0:
             raise InevError(f"{option('distance')} must not be negative, got {distance}")
-    if k < 1 or check_every < 1:
+    if (k is not None and k < 1) or check_every < 1:
         raise InevError(
             f"{option('k', flag='invariants')} and {option('check_every')} must be at least 1"
         )

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from inev.simulator.engine.branch import Branch, initial_stats
-from inev.simulator.engine.engine_options import EngineSettings
+from inev.simulator.engine.engine_options import EngineSettings, invariant_k
 from inev.simulator.engine.evaluation_plans import Plan
 from inev.simulator.engine.events import Event
 from inev.simulator.engine.invariants import make_decision
@@ -88,7 +88,7 @@ class Reoptimizer:
             branch.runners = [branch.runner(plan_now, 0)]
             branch.decision = make_decision(
                 adaptation.kind,
-                adaptation.k,
+                invariant_k(adaptation.k, settings.plan_kind),
                 adaptation.distance,
                 adaptation.threshold,
                 adaptation.selection,

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from inev.simulator.engine.drift_streams import rate_swap, stationary, stocks_like, traffic_like
-from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.engine import Adaptation
 from inev.simulator.engine.events import Event
 
 METHODS = {
@@ -47,14 +47,7 @@ def run_all(n: int = 20_000) -> dict:
     for name, s in streams:
         for plan in ("greedy", "zstream"):
             for label, adaptation in METHODS.items():
-                engine = Engine(
-                    s.pattern,
-                    s.window,
-                    selectivities=s.selectivities,
-                    plan=plan,
-                    rates=s.initial_rates,
-                    adaptation=adaptation,
-                )
+                engine = s.engine(plan, adaptation)
                 found = [ids(engine.push(e)) for e in s.events]
                 found.append(ids(engine.flush()))
                 out[f"{name}/{plan}/{label}"] = {

@@ -398,13 +398,7 @@ def invariant_paper_figures(stream: str, events: int = 20_000) -> dict[str, Any]
     s = STREAMS[stream](events, seed=1)
 
     def run(adaptation: Adaptation) -> dict[str, int]:
-        engine = Engine(
-            s.pattern,
-            s.window,
-            selectivities=s.selectivities,
-            rates=s.initial_rates,
-            adaptation=adaptation,
-        )
+        engine = s.engine(adaptation=adaptation)
         matches = 0
         for e in s.events:
             matches += len(engine.push(e))

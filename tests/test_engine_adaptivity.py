@@ -282,19 +282,12 @@ def test_zstream_plans_default_to_two_invariants_per_block():
     # stream at 7 types never re-optimised (its blocks' tightest splits share the stale
     # subtrees); the default K is 2 there, 1 on greedy plans, and a given K is kept
     from inev.simulator.engine.drift_streams import traffic_like
-    from inev.simulator.engine.engine import Adaptation, Engine
+    from inev.simulator.engine.engine import Adaptation
 
     s = traffic_like(20_000, seed=1, size=7)
 
     def run(plan, adaptation):
-        engine = Engine(
-            s.pattern,
-            s.window,
-            selectivities=s.selectivities,
-            plan=plan,
-            rates=s.initial_rates,
-            adaptation=adaptation,
-        )
+        engine = s.engine(plan, adaptation)
         for e in s.events:
             engine.push(e)
         engine.flush()

@@ -62,13 +62,7 @@ def test_a_cold_and_a_warm_adaptive_run_find_the_same_matches():
     stream = rate_swap(2000, seed=3)
 
     def run() -> tuple[set, int]:
-        engine = Engine(
-            stream.pattern,
-            stream.window,
-            selectivities=stream.selectivities,
-            rates=stream.initial_rates,
-            adaptation=Adaptation("invariant"),
-        )
+        engine = stream.engine(adaptation=Adaptation("invariant"))
         return _ids(engine, stream.events), engine.counters["plan_changes"]
 
     compiled_source.cache_clear()

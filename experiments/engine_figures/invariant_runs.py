@@ -19,7 +19,7 @@ from typing import Any
 
 from inev.common.errors import InevError
 from inev.simulator.engine.drift_streams import DriftStream
-from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.engine import Adaptation
 from inev.simulator.engine.predicates import compiled_source
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
@@ -60,14 +60,7 @@ def run_once(
     >>> r["events"], r["plan_changes"], r["cpu"] >= 0
     (500, 0, True)
     """
-    engine = Engine(
-        stream.pattern,
-        stream.window,
-        selectivities=stream.selectivities,
-        plan=plan,
-        rates=stream.initial_rates,
-        adaptation=adaptation,
-    )
+    engine = stream.engine(plan, adaptation)
     push = engine.push
     matches = 0
     if cold:

@@ -27,7 +27,7 @@ from inev.experiments.engine_figures.model import (
     fmt,
     select,
 )
-from inev.simulator.engine.engine import Adaptation, Engine
+from inev.simulator.engine.engine import Adaptation
 
 DATA = ("traffic", "stocks")
 PLANS = ("greedy", "zstream")
@@ -52,14 +52,7 @@ def initial_average(stream: Any, plan: str) -> float:
     >>> initial_average(traffic_like(300, size=4), "greedy") > 0
     True
     """
-    engine = Engine(
-        stream.pattern,
-        stream.window,
-        selectivities=stream.selectivities,
-        plan=plan,
-        rates=stream.initial_rates,
-        adaptation=Adaptation("invariant", distance="average"),
-    )
+    engine = stream.engine(plan, Adaptation("invariant", distance="average"))
     (branch,) = engine.branches
     return float(branch.decision.distance)
 

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from inev.common.errors import InevError
+from inev.simulator.engine.engine import Engine
+from inev.simulator.engine.engine_options import DEFAULT_ENGINE_PLAN, Adaptation
 from inev.simulator.engine.events import Event, make_event
 
 
@@ -54,6 +56,26 @@ class DriftStream:
     selectivities: dict[tuple[str, str], float]
     initial_rates: dict[str, float]
     events: list[Event]
+
+    def engine(
+        self, plan: str = DEFAULT_ENGINE_PLAN, adaptation: Adaptation | str = "off"
+    ) -> Engine:
+        """An engine for the stream's pattern, window and selectivities, its first plan
+        built on :attr:`initial_rates`.
+
+        >>> s = rate_swap(200, seed=1)
+        >>> engine = s.engine(adaptation=Adaptation("invariant"))
+        >>> sum(len(engine.push(e)) for e in s.events) >= 0
+        True
+        """
+        return Engine(
+            self.pattern,
+            self.window,
+            selectivities=self.selectivities,
+            plan=plan,
+            rates=self.initial_rates,
+            adaptation=adaptation,
+        )
 
 
 def piecewise_poisson(

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
-from inev.topologies.breadth_first import hop_rows
+from inev.topologies.breadth_first import hop_rows, nearest_rows
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
 
@@ -58,3 +58,29 @@ def test_network_rows_equal_the_matrix_and_degree():
     star = Network.build(range(5), [(0, i) for i in range(1, 5)], {"A": (1.0, [0])})
     assert star.max_degree == 4
     assert nx.diameter(star.graph) == star.diameter == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.data())
+def test_the_multi_source_search_in_c_equals_the_python_one_visit_for_visit(graph, data):
+    # the planner's Python search (Network._breadth_first) is the oracle: distances, and the
+    # predecessor that found each node first (ties go to the root met first)
+    n, links = graph
+    path = [(u, u + 1) for u in range(n - 1) if (u, u + 1) not in links]  # connected
+    roots = sorted(set(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=6))))
+    net = Network.build(range(n), links + path, {"A": (1.0, [0])})
+    distance, predecessor = net._breadth_first(roots)
+    found = nearest_rows(net._adjacency, roots)
+    assert found[0].tolist() == distance
+    assert found[1].tolist() == predecessor
+
+
+def test_nearest_of_hand_checked_on_a_large_ring():
+    # a ring of 400 nodes (above the Python search's size), searched from 0 and 200: each
+    # level holds 0's upper side, 0's lower side, 200's lower side, 200's upper side in that
+    # order (sorted roots, sorted neighbours), so node 100 (100 hops from both) is found from
+    # 99 and node 300 from 301, both on 0's side
+    ring = Network.build(range(400), [(i, (i + 1) % 400) for i in range(400)], {"A": (1, [0])})
+    distance, predecessor = ring.nearest_of([200, 0])
+    assert distance[[0, 1, 100, 199, 200, 300, 399]].tolist() == [0, 1, 100, 1, 0, 100, 1]
+    assert predecessor[[0, 1, 100, 101, 300, 399]].tolist() == [-9999, 0, 99, 102, 301, 0]

@@ -375,6 +375,10 @@ class Network:
         rows = sorted({index[n] for n in nodes})
         if not rows:
             raise InevError("a search needs at least one start node")
+        if len(index) > PYTHON_BFS_UP_TO:  # the same arrays, in C (topologies.breadth_first)
+            from inev.topologies.breadth_first import nearest_rows
+
+            return nearest_rows(self._adjacency, rows)
         distance, predecessor = self._breadth_first(rows)
         return np.array(distance, dtype=np.int64), np.array(predecessor, dtype=np.int64)
 

@@ -97,6 +97,24 @@ class Design:
             object.__setattr__(self, "_reached", found)
         return list(found)
 
+    def alike(
+        self,
+        *,
+        pinned: Mapping[str, Node] | None = None,
+        keep_matches: frozenset[str] | None = None,
+    ) -> Design:
+        """This design with other pins or selector overrides: the same choices, sinks and
+        regions, so it takes :meth:`reached` and :meth:`shape` as they are, if known."""
+        other = replace(
+            self,
+            pinned=self.pinned if pinned is None else pinned,
+            keep_matches=self.keep_matches if keep_matches is None else keep_matches,
+        )
+        for name in ("_reached", "_shape"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
+
     def signature(self) -> tuple:
         """What determines the placed graph: chosen inputs and partitions, pins, overrides."""
         found = self.__dict__.get("_signature")
@@ -220,7 +238,7 @@ class Evaluator:
             if key in self.exact:
                 self.memo[key] = found
             return found
-        twin = replace(design, keep_matches=frozenset(design.reached()))
+        twin = design.alike(keep_matches=frozenset(design.reached()))
         twin_key = twin.signature()
         value = self._place(twin, None, below)
         if twin_key in self.exact and key not in self.exact:
@@ -307,7 +325,11 @@ class Evaluator:
             if len(self.selectors) >= MAX_COMBINATIONS:
                 self.selectors.clear()
             combination = self.combination(design)
-            found = uses_selectors(self.network, combination, frozenset(design.keep_matches))
+            keep = frozenset(design.keep_matches)
+            if self.placer is not None and not combination.regional:
+                found = self.placer.selects(combination, keep)  # from the placement's prelude
+            else:
+                found = uses_selectors(self.network, combination, keep)
             self.selectors[(shape, keep)] = found
         return found
 
@@ -383,7 +405,7 @@ def _neighbours(
     yield from _gathers(design, keys)
     yield from _flattens(pool, design, keys)
     for key in keys:
-        yield replace(design, keep_matches=frozenset(design.keep_matches ^ {key}))
+        yield design.alike(keep_matches=frozenset(design.keep_matches ^ {key}))
     singles = [k for k in keys if k in nodes]
     yield from _colocations(design, singles, nodes)
     yield from _medians(evaluate, design, singles, nodes)
@@ -471,7 +493,7 @@ def _colocations(design: Design, singles: list[str], nodes: Mapping[str, Node]) 
     for key in singles:
         for other in singles:
             if other != key and nodes[other] != nodes[key]:
-                yield replace(design, pinned={**design.pinned, key: nodes[other]})
+                yield design.alike(pinned={**design.pinned, key: nodes[other]})
 
 
 def _medians(
@@ -485,14 +507,14 @@ def _medians(
     for key in singles:
         for m in evaluate.medians(types[key]):
             if m != nodes[key]:
-                yield replace(design, pinned={**design.pinned, key: m})
+                yield design.alike(pinned={**design.pinned, key: m})
     for i, a in enumerate(singles):
         for b in singles[i + 1 :]:
             if not types[a] & types[b]:
                 continue
             for m in evaluate.medians(types[a] | types[b], alone=False):
                 if m != nodes[a] or m != nodes[b]:
-                    yield replace(design, pinned={**design.pinned, a: m, b: m})
+                    yield design.alike(pinned={**design.pinned, a: m, b: m})
 
 
 def _input_types(pool: Mapping[str, Projection], design: Design, key: str) -> frozenset[str]:

@@ -209,6 +209,7 @@ class Evaluator:
         self.nodes: dict[tuple, dict[str, Node]] = {}
         """The node of every single-node projection, per placed design."""
         self.median_memo: dict[tuple, list[Node]] = {}
+        self.merge_memo: dict[tuple[str, int], list[Projection]] = {}
         self.combinations: dict[tuple, Combination] = {}
         self.selectors: dict[tuple, bool] = {}
         self.variants: dict[tuple, Design] = {}
@@ -344,6 +345,15 @@ class Evaluator:
             self.median_memo[key] = found
         return found
 
+    def mergeable(self, key: str) -> list[Projection]:
+        """:func:`_mergeable` of the pool for ``key``, kept per pool size (a pool only
+        grows: the searches add projections, never change or drop one)."""
+        ck = (key, len(self.pool))
+        found = self.merge_memo.get(ck)
+        if found is None:
+            found = self.merge_memo[ck] = _mergeable(self.pool, key)
+        return found
+
     def variant(self, design: Design) -> Design:
         """The design whose placement gives ``design``'s ψ (itself or its selector-free twin)."""
         return self.variants.get(design.signature(), design)
@@ -396,12 +406,12 @@ def _neighbours(
     weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
     keys.sort(key=lambda k: -weight[k])
     if repartition:
-        yield from _repartitions(pool, design, keys)
+        yield from _repartitions(evaluate, design, keys)
         return
     yield from _switches(options, design, keys)
     yield from _drops(design, keys)
     for key in keys:
-        yield from _merges(pool, design, key)
+        yield from _merges(pool, design, key, evaluate.mergeable(key))
     yield from _gathers(design, keys)
     yield from _flattens(pool, design, keys)
     for key in keys:
@@ -440,15 +450,14 @@ def _gathers(design: Design, keys: list[str]) -> Iterator[Design]:
             yield _with(design, key, replace(current, partition=None))
 
 
-def _repartitions(
-    pool: Mapping[str, Projection], design: Design, keys: list[str]
-) -> Iterator[Design]:
+def _repartitions(evaluate: Evaluator, design: Design, keys: list[str]) -> Iterator[Design]:
     """The *partition* moves: each projection at another partitioning type, then each merge
     with its covering projection partitioned at each of its types (a merge that pays only
     with its input multi-node is two moves, the first uphill)."""
+    pool = evaluate.pool
     yield from _partitions(pool, design, keys)
     for key in keys:
-        for merged in _merges(pool, design, key):
+        for merged in _merges(pool, design, key, evaluate.mergeable(key)):
             yield from _partitions(pool, merged, [merged.choices[key].inputs[-1]])
 
 
@@ -529,26 +538,13 @@ def _with(design: Design, key: str, choice: Choice) -> Design:
     return replace(design, choices=choices, pinned=pinned)
 
 
-def _merges(pool: Mapping[str, Projection], design: Design, key: str) -> Iterator[Design]:
-    """Designs where ``key`` takes one covering projection for several (or wider) inputs."""
-    consumer = pool[key]
+def _merges(pool: Mapping[str, Projection], design: Design, key: str,
+            candidates: list[Projection] | None = None) -> Iterator[Design]:  # fmt: skip
+    """Designs where ``key`` takes one covering projection for several (or wider) inputs
+    (``candidates``: :func:`_mergeable`'s, if known)."""
     choice = design.choices[key]
-    base = strip_kleene(consumer.pattern)
-    own_sel = set(consumer.selectivity)
-    own_conditions = set(consumer.conditions)
-    for p in pool.values():
-        if (
-            p.is_primitive
-            or p.key == key
-            or not p.types < consumer.types
-            or choice.partition in p.types
-            or p.key in choice.inputs
-            or not set(p.selectivity) <= own_sel
-            or not set(p.conditions) <= own_conditions
-        ):
-            continue
-        restricted = restrict(base, p.types)
-        if restricted is None or (restricted != p.pattern and str(restricted) != str(p.pattern)):
+    for p in _mergeable(pool, key) if candidates is None else candidates:
+        if choice.partition in p.types or p.key in choice.inputs:
             continue
         covered = [i for i in choice.inputs if i != choice.partition and pool[i].types <= p.types]
         if not covered:
@@ -557,6 +553,31 @@ def _merges(pool: Mapping[str, Projection], design: Design, key: str) -> Iterato
             continue
         inputs = (*(i for i in choice.inputs if i not in covered), p.key)
         yield _with(design, key, replace(choice, inputs=inputs, items={}))
+
+
+def _mergeable(pool: Mapping[str, Projection], key: str) -> list[Projection]:
+    """The projections of ``pool`` that may stand for inputs of ``key`` (in pool order),
+    whatever the design: the consumer's own pattern restricted to their types, no
+    predicate the consumer lacks."""
+    consumer = pool[key]
+    base = strip_kleene(consumer.pattern)
+    own_sel = set(consumer.selectivity)
+    own_conditions = set(consumer.conditions)
+    found = []
+    for p in pool.values():
+        if (
+            p.is_primitive
+            or p.key == key
+            or not p.types < consumer.types
+            or not set(p.selectivity) <= own_sel
+            or not set(p.conditions) <= own_conditions
+        ):
+            continue
+        restricted = restrict(base, p.types)
+        if restricted is None or (restricted != p.pattern and str(restricted) != str(p.pattern)):
+            continue
+        found.append(p)
+    return found
 
 
 def _drop(design: Design, key: str) -> Design | None:

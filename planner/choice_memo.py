@@ -9,7 +9,7 @@ the same paid items) are priced again from the same inputs: 6,785 calls, 2,195 d
 on issue 46's default instance. :class:`ChoiceMemo` keeps the options per exact key:
 
 * the projection itself (a frozen value: key, pattern, types, rate, predicates, window);
-* per candidate input, in order (the order breaks ties), its key, rate and types, and its
+* per candidate input, in order (the order breaks ties), the input itself, and its
   choice's latency and items in order (an items' order fixes the order of a float sum);
 * whether each item the enumeration could look up is paid: every item of the candidates'
   choices, and the ``send`` and ``fwd`` items of each candidate (only membership is read);
@@ -26,8 +26,7 @@ plans made before.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from inev.planner.projections import Projection
 from inev.planner.steiner import trees_of
@@ -37,52 +36,53 @@ MAX_KEPT = 50_000
 """Answers a :class:`ChoiceMemo` keeps before it drops them all (an answer is a short list
 of choices that the plan's states hold anyway)."""
 
-_FINGERPRINTS: dict[tuple, int] = {}
-"""One integer per distinct (latency, items) of a choice (see :func:`fingerprint`)."""
-_NUMBERS = itertools.count()
-
-
-def fingerprint(choice: object) -> int:
-    """An integer naming a choice's latency and items in order, kept on the choice (a
-    choice's items are never changed); two choices get the same integer only if both agree,
-    also after the table is emptied (numbers are never given twice).
-
-    >>> from inev.planner.alg1_combination import Choice
-    >>> a = Choice("AB", ("A", "B"), None, {("send", "A", "AB"): 1.0}, 2.0)
-    >>> b = Choice("AB", ("A", "B"), None, {("send", "A", "AB"): 1.0}, 2.0)
-    >>> fingerprint(a) == fingerprint(b), fingerprint(a) == fingerprint(Choice("A", (), None, {}, 0.0))
-    (True, False)
-    """
-    found = choice.__dict__.get("_fingerprint")
-    if found is None:
-        value = (choice.latency, tuple(choice.items.items()))  # type: ignore[attr-defined]
-        found = _FINGERPRINTS.get(value)
-        if found is None:
-            if len(_FINGERPRINTS) >= 4 * MAX_KEPT:
-                _FINGERPRINTS.clear()
-            found = _FINGERPRINTS[value] = next(_NUMBERS)
-        choice.__dict__["_fingerprint"] = found
-    return found
-
 
 class ChoiceMemo:
     """Placement options per exact key (see the module docstring).
 
-    The paid items are read through a view of one paid mapping at a time (Alg. 1 only adds
-    items to its state's, so an object and its size name its contents): per choice, which
-    of its items are paid, and per input, its paid ``send`` and ``fwd`` items.
+    A key names the projections and choices it holds by numbers, one per distinct value
+    (a projection's fields; a choice's latency and items in order), given by this memo and
+    kept per object (with the object, so its id is not reused). The paid items are read
+    through a view of one paid mapping at a time (Alg. 1 only adds items to its state's, so
+    an object and its size name its contents): per choice, which of its items are paid, and
+    per input, its paid ``send`` and ``fwd`` items.
 
+    >>> from inev.planner.alg1_combination import Choice
     >>> memo = ChoiceMemo()
-    >>> len(memo.kept)
-    0
+    >>> a = Choice("AB", ("A", "B"), None, {("send", "A", "AB"): 1.0}, 2.0)
+    >>> b = Choice("AB", ("A", "B"), None, {("send", "A", "AB"): 1.0}, 2.0)
+    >>> memo.choice_number(a) == memo.choice_number(b) != memo.choice_number(Choice("A", (), None, {}, 0.0))
+    True
     """
 
     def __init__(self) -> None:
         self.kept: dict[tuple, list] = {}
+        self._values: dict[object, int] = {}
+        self._objects: dict[int, tuple[object, int]] = {}
         self._paid: Mapping[tuple, float] | None = None
         self._size = -1
         self._bits: dict[int, tuple[bool, ...]] = {}
         self._moves: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def _number(self, obj: object, value: Callable[[], object]) -> int:
+        """The number of ``obj``'s value (``value()``, made only for an object not seen)."""
+        found = self._objects.get(id(obj))
+        if found is not None and found[0] is obj:
+            return found[1]
+        v = value()
+        number = self._values.get(v)
+        if number is None:
+            number = self._values[v] = len(self._values)
+        self._objects[id(obj)] = (obj, number)
+        return number
+
+    def choice_number(self, choice: object) -> int:
+        """The number of a choice's latency and items in order (items are never changed)."""
+        return self._number(choice, lambda: (choice.latency, tuple(choice.items.items())))  # type: ignore[attr-defined]
+
+    def projection_number(self, projection: Projection) -> int:
+        """The number of a projection's value (all its fields)."""
+        return self._number(projection, lambda: projection)
 
     def _view(self, paid: Mapping[tuple, float]) -> None:
         """Make the per-choice and per-input views of ``paid`` (kept while it is unchanged)."""
@@ -107,15 +107,21 @@ class ChoiceMemo:
         kleene: frozenset[str],
     ) -> tuple:
         """Everything :func:`~inev.planner.alg1_combination.choose_options` reads."""
+        if len(self.kept) >= MAX_KEPT:  # numbers and views go with the answers
+            self.__init__()  # type: ignore[misc]
         glob = network.global_rates()
         types = sorted(projection.types)
         self._view(paid)
         bits, moves = self._bits, self._moves
         pk, own_types = projection.key, projection.types
         inputs = []
+        objects = self._objects
         for i in pre:
             ch = choices[i.key]
-            fp = fingerprint(ch)
+            seen = objects.get(id(ch))  # the numbers inline: the look-up is the hot path
+            fp = seen[1] if seen is not None and seen[0] is ch else self.choice_number(ch)
+            seen = objects.get(id(i))
+            number = seen[1] if seen is not None and seen[0] is i else self.projection_number(i)
             found = bits.get(fp)
             if found is None:
                 found = bits[fp] = tuple(k in paid for k in ch.items)  # type: ignore[attr-defined]
@@ -123,11 +129,11 @@ class ChoiceMemo:
             if sent:  # the paid transports of i this enumeration could look up
                 sent = tuple(sorted({(kind, t) for kind, t in sent if (t == pk if kind ==
                                      "send" else t in own_types)}))  # fmt: skip
-            inputs.append((i.key, i.rate, i.types, fp, found, sent))
+            inputs.append((number, fp, found, sent))
         figures = tuple((glob[t], network.sources(t)) for t in types)
-        own = tuple(fingerprint(choices[t]) if t in choices else -1 for t in types)
+        own = tuple(self.choice_number(choices[t]) if t in choices else -1 for t in types)
         return (
-            projection,
+            self.projection_number(projection),
             tuple(inputs),
             figures,
             own,
@@ -144,7 +150,5 @@ class ChoiceMemo:
         return None if found is None else list(found)
 
     def put(self, key: tuple, options: list) -> None:
-        """Keep ``options`` for ``key``."""
-        if len(self.kept) >= MAX_KEPT:
-            self.kept.clear()
+        """Keep ``options`` for ``key`` (the key was made since the memo was last emptied)."""
         self.kept[key] = list(options)

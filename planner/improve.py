@@ -55,11 +55,11 @@ from inev.planner.baselines import centralized_node
 from inev.planner.combination_model import Combination
 from inev.planner.incremental import Placer
 from inev.planner.inev_graph import Node
-from inev.planner.projections import Projection, restrict
+from inev.planner.merge_candidates import merge_candidates
+from inev.planner.projections import Projection
 from inev.planner.regions import Regions
 from inev.topologies.network import Network
 from inev.workloads.pattern import kleene_types
-from inev.workloads.rates import strip_kleene
 
 MAX_COMBINATIONS = 20_000
 """Combinations an evaluator keeps (:meth:`Evaluator.combination`) before it drops them."""
@@ -351,7 +351,7 @@ class Evaluator:
         ck = (key, len(self.pool))
         found = self.merge_memo.get(ck)
         if found is None:
-            found = self.merge_memo[ck] = _mergeable(self.pool, key)
+            found = self.merge_memo[ck] = merge_candidates(self.pool, key)
         return found
 
     def variant(self, design: Design) -> Design:
@@ -543,7 +543,7 @@ def _merges(pool: Mapping[str, Projection], design: Design, key: str,
     """Designs where ``key`` takes one covering projection for several (or wider) inputs
     (``candidates``: :func:`_mergeable`'s, if known)."""
     choice = design.choices[key]
-    for p in _mergeable(pool, key) if candidates is None else candidates:
+    for p in merge_candidates(pool, key) if candidates is None else candidates:
         if choice.partition in p.types or p.key in choice.inputs:
             continue
         covered = [i for i in choice.inputs if i != choice.partition and pool[i].types <= p.types]
@@ -553,31 +553,6 @@ def _merges(pool: Mapping[str, Projection], design: Design, key: str,
             continue
         inputs = (*(i for i in choice.inputs if i not in covered), p.key)
         yield _with(design, key, replace(choice, inputs=inputs, items={}))
-
-
-def _mergeable(pool: Mapping[str, Projection], key: str) -> list[Projection]:
-    """The projections of ``pool`` that may stand for inputs of ``key`` (in pool order),
-    whatever the design: the consumer's own pattern restricted to their types, no
-    predicate the consumer lacks."""
-    consumer = pool[key]
-    base = strip_kleene(consumer.pattern)
-    own_sel = set(consumer.selectivity)
-    own_conditions = set(consumer.conditions)
-    found = []
-    for p in pool.values():
-        if (
-            p.is_primitive
-            or p.key == key
-            or not p.types < consumer.types
-            or not set(p.selectivity) <= own_sel
-            or not set(p.conditions) <= own_conditions
-        ):
-            continue
-        restricted = restrict(base, p.types)
-        if restricted is None or (restricted != p.pattern and str(restricted) != str(p.pattern)):
-            continue
-        found.append(p)
-    return found
 
 
 def _drop(design: Design, key: str) -> Design | None:

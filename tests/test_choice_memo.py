@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inev.planner.alg1_combination import Choice, Params, choose_options
-from inev.planner.choice_memo import MAX_KEPT, ChoiceMemo, fingerprint
+from inev.planner.choice_memo import MAX_KEPT, ChoiceMemo
 from inev.planner.paper_designs import run_alg1
 from inev.topologies.generate import generate_network
 from inev.topologies.network import Network
@@ -104,11 +104,17 @@ def test_key_follows_what_the_enumeration_reads():
     assert found == kept == again and again is not kept and len(memo.kept) == 1
 
 
-def test_fingerprints_name_values_and_the_memo_is_bounded():
+def test_numbers_name_values_and_the_memo_is_bounded():
     a = Choice("A", (), None, {("send", "A", "AB"): 1.0, ("fwd", "A", "B"): 2.0}, 0.0)
     b = Choice("A", (), None, {("fwd", "A", "B"): 2.0, ("send", "A", "AB"): 1.0}, 0.0)
-    assert a == b and fingerprint(a) != fingerprint(b)  # the items' order counts
     memo = ChoiceMemo()
-    for i in range(MAX_KEPT + 1):
+    assert a == b and memo.choice_number(a) != memo.choice_number(b)  # the items' order counts
+    net, state, p = _instance()
+    pre = [state.projections[t] for t in sorted(p.types)]
+    choices = {t: Choice(t, (), None, {}, 0.0) for t in p.types}
+    params = Params(delta=net.mean_hops)
+    for i in range(MAX_KEPT):
         memo.put((i,), [])
-    assert len(memo.kept) == 1
+    key = memo.key(net, p, pre, choices, params, {}, frozenset(), True, frozenset())
+    memo.put(key, [])
+    assert len(memo.kept) == 1 and memo.get(key) == []

@@ -49,6 +49,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from inev.planner.choice_memo import ChoiceMemo
 from inev.planner.combination_model import Combination
 from inev.planner.latency_model import DEFAULT_XI, partial_match_rate
 from inev.planner.projections import (
@@ -98,6 +99,8 @@ class SharingState:
     """Every projection Alg. 1 evaluated (used or not), for searches beyond one pass."""
     options: dict[str, list[Choice]] = field(default_factory=dict)
     """Per evaluated projection, its best choice per placement option, cheapest first."""
+    memo: ChoiceMemo | None = None
+    """Placement options kept across the Alg. 1 runs of one plan (exact keys)."""
 
     def combination(self) -> Combination:
         """The workload combination C_Q built so far."""
@@ -223,10 +226,11 @@ def choose_inputs(
     theta: set[str] | frozenset[str] = frozenset(),
     is_sink: bool = False,
     kleene: frozenset[str] = frozenset(),
+    memo: ChoiceMemo | None = None,
 ) -> Choice | None:
     """The best choice of inputs and placement option for one projection (None: all pruned)."""
     options = choose_options(
-        network, projection, pre, choices, params, paid, theta, is_sink, kleene
+        network, projection, pre, choices, params, paid, theta, is_sink, kleene, memo
     )
     return options[0] if options else None
 
@@ -241,9 +245,20 @@ def choose_options(
     theta: set[str] | frozenset[str] = frozenset(),
     is_sink: bool = False,
     kleene: frozenset[str] = frozenset(),
+    memo: ChoiceMemo | None = None,
 ) -> list[Choice]:
     """The best choice of inputs per placement option (single node, each partitioning type),
-    cheapest first by the estimate (empty: every option pruned)."""
+    cheapest first by the estimate (empty: every option pruned); ``memo`` keeps the answers
+    per everything they are computed from (:mod:`inev.planner.choice_memo`)."""
+    if memo is not None:
+        key = memo.key(network, projection, pre, choices, params, paid, theta, is_sink, kleene)
+        kept = memo.get(key)
+        if kept is None:
+            kept = choose_options(
+                network, projection, pre, choices, params, paid, theta, is_sink, kleene
+            )
+            memo.put(key, kept)
+        return kept
     enum = _Enumeration.start(network, projection, pre, choices, params, paid, is_sink)
     found = [
         choice
@@ -475,9 +490,8 @@ def _choose(
     kleene = query.kleene if is_sink else frozenset()
     if kleene:
         pre = pre + _kleene_twin(network, query, p, pre, local, params, state, window)
-    found = choose_options(
-        network, p, pre, local, params, state.paid, frozenset(), is_sink=is_sink, kleene=kleene
-    )
+    found = choose_options(network, p, pre, local, params, state.paid, frozenset(), is_sink,
+                           kleene, state.memo)  # fmt: skip
     if found:
         state.pool.setdefault(p.key, p)
         state.options.setdefault(p.key, found)
@@ -486,7 +500,8 @@ def _choose(
         prims = [state.projections[t] for t in query.types]
         unbounded = Params(params.delta, math.inf, params.xi)
         types = frozenset(query.types)
-        choice = choose_inputs(network, p, prims, local, unbounded, state.paid, types, is_sink=True)
+        choice = choose_inputs(network, p, prims, local, unbounded, state.paid, types, True,
+                               memo=state.memo)  # fmt: skip
         if choice is not None:
             state.pool.setdefault(p.key, p)
             state.options.setdefault(p.key, []).append(choice)
@@ -545,7 +560,8 @@ def _kleene_twin(
     if twin.key in state.choices:
         local[twin.key] = state.choices[twin.key]
         return [twin]
-    found = choose_options(network, twin, pre, local, params, state.paid, frozenset())
+    found = choose_options(network, twin, pre, local, params, state.paid, frozenset(),
+                           memo=state.memo)  # fmt: skip
     if not found:
         return []
     state.pool.setdefault(twin.key, twin)

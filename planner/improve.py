@@ -55,11 +55,11 @@ from inev.planner.baselines import centralized_node
 from inev.planner.combination_model import Combination
 from inev.planner.incremental import Placer
 from inev.planner.inev_graph import Node
-from inev.planner.projections import Projection, restrict
+from inev.planner.merge_candidates import merge_candidates
+from inev.planner.projections import Projection
 from inev.planner.regions import Regions
 from inev.topologies.network import Network
 from inev.workloads.pattern import kleene_types
-from inev.workloads.rates import strip_kleene
 
 MAX_COMBINATIONS = 20_000
 """Combinations an evaluator keeps (:meth:`Evaluator.combination`) before it drops them."""
@@ -96,6 +96,24 @@ class Design:
             found = tuple(seen)
             object.__setattr__(self, "_reached", found)
         return list(found)
+
+    def alike(
+        self,
+        *,
+        pinned: Mapping[str, Node] | None = None,
+        keep_matches: frozenset[str] | None = None,
+    ) -> Design:
+        """This design with other pins or selector overrides: the same choices, sinks and
+        regions, so it takes :meth:`reached` and :meth:`shape` as they are, if known."""
+        other = replace(
+            self,
+            pinned=self.pinned if pinned is None else pinned,
+            keep_matches=self.keep_matches if keep_matches is None else keep_matches,
+        )
+        for name in ("_reached", "_shape"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
 
     def signature(self) -> tuple:
         """What determines the placed graph: chosen inputs and partitions, pins, overrides."""
@@ -191,6 +209,7 @@ class Evaluator:
         self.nodes: dict[tuple, dict[str, Node]] = {}
         """The node of every single-node projection, per placed design."""
         self.median_memo: dict[tuple, list[Node]] = {}
+        self.merge_memo: dict[tuple[str, int], list[Projection]] = {}
         self.combinations: dict[tuple, Combination] = {}
         self.selectors: dict[tuple, bool] = {}
         self.variants: dict[tuple, Design] = {}
@@ -220,7 +239,7 @@ class Evaluator:
             if key in self.exact:
                 self.memo[key] = found
             return found
-        twin = replace(design, keep_matches=frozenset(design.reached()))
+        twin = design.alike(keep_matches=frozenset(design.reached()))
         twin_key = twin.signature()
         value = self._place(twin, None, below)
         if twin_key in self.exact and key not in self.exact:
@@ -307,7 +326,11 @@ class Evaluator:
             if len(self.selectors) >= MAX_COMBINATIONS:
                 self.selectors.clear()
             combination = self.combination(design)
-            found = uses_selectors(self.network, combination, frozenset(design.keep_matches))
+            keep = frozenset(design.keep_matches)
+            if self.placer is not None and not combination.regional:
+                found = self.placer.selects(combination, keep)  # from the placement's prelude
+            else:
+                found = uses_selectors(self.network, combination, keep)
             self.selectors[(shape, keep)] = found
         return found
 
@@ -320,6 +343,15 @@ class Evaluator:
             groups = [sorted(types)] + ([[t] for t in sorted(types)] if alone else [])
             found = list(dict.fromkeys(centralized_node(self.network, g)[0] for g in groups))
             self.median_memo[key] = found
+        return found
+
+    def mergeable(self, key: str) -> list[Projection]:
+        """:func:`_mergeable` of the pool for ``key``, kept per pool size (a pool only
+        grows: the searches add projections, never change or drop one)."""
+        ck = (key, len(self.pool))
+        found = self.merge_memo.get(ck)
+        if found is None:
+            found = self.merge_memo[ck] = merge_candidates(self.pool, key)
         return found
 
     def variant(self, design: Design) -> Design:
@@ -374,16 +406,16 @@ def _neighbours(
     weight = {k: sum(pool[i].rate for i in design.choices[k].inputs) for k in keys}
     keys.sort(key=lambda k: -weight[k])
     if repartition:
-        yield from _repartitions(pool, design, keys)
+        yield from _repartitions(evaluate, design, keys)
         return
     yield from _switches(options, design, keys)
     yield from _drops(design, keys)
     for key in keys:
-        yield from _merges(pool, design, key)
+        yield from _merges(pool, design, key, evaluate.mergeable(key))
     yield from _gathers(design, keys)
     yield from _flattens(pool, design, keys)
     for key in keys:
-        yield replace(design, keep_matches=frozenset(design.keep_matches ^ {key}))
+        yield design.alike(keep_matches=frozenset(design.keep_matches ^ {key}))
     singles = [k for k in keys if k in nodes]
     yield from _colocations(design, singles, nodes)
     yield from _medians(evaluate, design, singles, nodes)
@@ -418,15 +450,14 @@ def _gathers(design: Design, keys: list[str]) -> Iterator[Design]:
             yield _with(design, key, replace(current, partition=None))
 
 
-def _repartitions(
-    pool: Mapping[str, Projection], design: Design, keys: list[str]
-) -> Iterator[Design]:
+def _repartitions(evaluate: Evaluator, design: Design, keys: list[str]) -> Iterator[Design]:
     """The *partition* moves: each projection at another partitioning type, then each merge
     with its covering projection partitioned at each of its types (a merge that pays only
     with its input multi-node is two moves, the first uphill)."""
+    pool = evaluate.pool
     yield from _partitions(pool, design, keys)
     for key in keys:
-        for merged in _merges(pool, design, key):
+        for merged in _merges(pool, design, key, evaluate.mergeable(key)):
             yield from _partitions(pool, merged, [merged.choices[key].inputs[-1]])
 
 
@@ -471,7 +502,7 @@ def _colocations(design: Design, singles: list[str], nodes: Mapping[str, Node]) 
     for key in singles:
         for other in singles:
             if other != key and nodes[other] != nodes[key]:
-                yield replace(design, pinned={**design.pinned, key: nodes[other]})
+                yield design.alike(pinned={**design.pinned, key: nodes[other]})
 
 
 def _medians(
@@ -485,14 +516,14 @@ def _medians(
     for key in singles:
         for m in evaluate.medians(types[key]):
             if m != nodes[key]:
-                yield replace(design, pinned={**design.pinned, key: m})
+                yield design.alike(pinned={**design.pinned, key: m})
     for i, a in enumerate(singles):
         for b in singles[i + 1 :]:
             if not types[a] & types[b]:
                 continue
             for m in evaluate.medians(types[a] | types[b], alone=False):
                 if m != nodes[a] or m != nodes[b]:
-                    yield replace(design, pinned={**design.pinned, a: m, b: m})
+                    yield design.alike(pinned={**design.pinned, a: m, b: m})
 
 
 def _input_types(pool: Mapping[str, Projection], design: Design, key: str) -> frozenset[str]:
@@ -507,26 +538,13 @@ def _with(design: Design, key: str, choice: Choice) -> Design:
     return replace(design, choices=choices, pinned=pinned)
 
 
-def _merges(pool: Mapping[str, Projection], design: Design, key: str) -> Iterator[Design]:
-    """Designs where ``key`` takes one covering projection for several (or wider) inputs."""
-    consumer = pool[key]
+def _merges(pool: Mapping[str, Projection], design: Design, key: str,
+            candidates: list[Projection] | None = None) -> Iterator[Design]:  # fmt: skip
+    """Designs where ``key`` takes one covering projection for several (or wider) inputs
+    (``candidates``: :func:`_mergeable`'s, if known)."""
     choice = design.choices[key]
-    base = strip_kleene(consumer.pattern)
-    own_sel = set(consumer.selectivity)
-    own_conditions = set(consumer.conditions)
-    for p in pool.values():
-        if (
-            p.is_primitive
-            or p.key == key
-            or not p.types < consumer.types
-            or choice.partition in p.types
-            or p.key in choice.inputs
-            or not set(p.selectivity) <= own_sel
-            or not set(p.conditions) <= own_conditions
-        ):
-            continue
-        restricted = restrict(base, p.types)
-        if restricted is None or (restricted != p.pattern and str(restricted) != str(p.pattern)):
+    for p in merge_candidates(pool, key) if candidates is None else candidates:
+        if choice.partition in p.types or p.key in choice.inputs:
             continue
         covered = [i for i in choice.inputs if i != choice.partition and pool[i].types <= p.types]
         if not covered:

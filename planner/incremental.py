@@ -237,6 +237,14 @@ class Placer:
         psi = math.fsum(chain.from_iterable(s.terms() for s in state.values()))
         return psi, nodes
 
+    def selects(self, combination: Combination, keep_matches: frozenset[str]) -> bool:
+        """Whether Alg. 2 gives some projection of ``combination`` an output selector, from
+        the kept prelude (the placement of a design computes it anyway): what
+        :func:`~inev.planner.alg2_placement.uses_selectors` says of a combination without
+        regional placements (it tries a regional projection's selector at every source)."""
+        assert not combination.regional
+        return any(o is not None for o in self._prelude(combination, keep_matches)[1].values())
+
     def _prelude(self, combination: Combination, keep_matches: frozenset[str]) -> tuple:
         """What Alg. 2 derives from the combination before laying it out: projections,
         output selectors, extended inputs, the order, the multi-node consumers' sources

@@ -300,8 +300,10 @@ def _kicks_pay(network: Network, wl: Workload, tau: float, options: PlanOptions)
 
 def _kicked_design(last: LastPasses, kicked: Network) -> Design | None:
     """The design Alg. 1 and the local search reach on the ``kicked`` network, in the
-    search's projections (None when it uses one that the true-rate runs never evaluated)."""
-    other = Space()
+    search's projections (None when it uses one that the true-rate runs never evaluated).
+    Its Alg. 1 runs share the search's memo of placement options (exact keys: a projection
+    without the kicked type is priced as under the true rates, :mod:`~inev.planner.choice_memo`)."""
+    other = Space(memo=last.space.memo)
     options, work = last.options, last.work
     starts = paper_designs(kicked, last.wl, last.tau, options, last.central.centralized_node,
                             other)  # fmt: skip

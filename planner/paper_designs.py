@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from inev.planner import progress
 from inev.planner.alg1_combination import Choice, Params, SharingState, combine_query
 from inev.planner.baselines import sink_projection
+from inev.planner.choice_memo import ChoiceMemo
 from inev.planner.combination_model import Combination
 from inev.planner.improve import Design
 from inev.planner.inev_graph import Node
@@ -62,14 +63,16 @@ def run_alg1(
     order: Sequence[str] | None = None,
     known: Mapping[str, Projection] | None = None,
     slack: float = 1.0,
+    memo: ChoiceMemo | None = None,
 ) -> SharingState:
     """Alg. 1 over the queries of an OR-free workload in ``order`` (§6.3).
 
     ``known`` holds projections of earlier runs, so that a key means the same projection in
-    every run (see :func:`inev.planner.projections.own_key`).
+    every run (see :func:`inev.planner.projections.own_key`); ``memo`` keeps the placement
+    options across runs (:mod:`inev.planner.choice_memo`; the same choices without it).
     """
     glob = network.global_rates()
-    state = SharingState(pool=dict(known or {}))
+    state = SharingState(pool=dict(known or {}), memo=memo)
     params = Params(delta=network.mean_hops, tau=tau, xi=xi, slack=slack)
     names = list(order) if order is not None else [q.name for q in workload.queries]
     for name in names:
@@ -126,6 +129,9 @@ class Space:
 
     pool: dict[str, Projection] = field(default_factory=dict)
     options: dict[str, list[Choice]] = field(default_factory=dict)
+    memo: ChoiceMemo = field(default_factory=ChoiceMemo, repr=False, compare=False)
+    """Alg. 1's placement options per exact key, for every Alg. 1 run of one plan (the rate
+    kicks' spaces share the search's, :func:`inev.planner.last_passes._kicked_design`)."""
 
     def absorb(self, state: SharingState) -> None:
         """Add a run's projections and options (options told apart by inputs and partition)."""
@@ -165,7 +171,14 @@ def paper_designs(
         progress.stage(f"Alg. 1, query order {i + 1}/{len(orders)}", 0)
         slack = SUITABLE_SLACK if options.effort > 0 else 1.0
         state = run_alg1(
-            network, wl, tau=tau, xi=options.xi, order=order, known=space.pool, slack=slack
+            network,
+            wl,
+            tau=tau,
+            xi=options.xi,
+            order=order,
+            known=space.pool,
+            slack=slack,
+            memo=space.memo,
         )
         space.absorb(state)
         states.append(state)

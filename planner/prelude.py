@@ -16,7 +16,7 @@ projection instead, each keyed on everything it depends on (reuse is exact):
   (no rate), so one store (:data:`ORDERS`) serves every :class:`Preludes`, also those of
   the rate kicks' networks;
 * an input's **spread** (the sources of its multi-node consumers' partitioning types, the
-  sites for a regional consumer): keyed by the set of those node collections (a type's
+  sites for a regional consumer): keyed by those node collections in order (a type's
   sources are fixed by the network), interned as Alg. 2 interns it.
 
 The extended inputs equal the inputs wherever no input has a selector, and are derived as
@@ -25,6 +25,8 @@ own on random combinations.
 """
 
 from __future__ import annotations
+
+from itertools import chain
 
 from inev.planner.alg2_placement import extended_inputs, output_selector
 from inev.planner.combination_model import Combination, inputs_first
@@ -71,7 +73,7 @@ class Preludes:
     def __init__(self, network: Network) -> None:
         self.network = network
         self.selectors: dict[tuple, tuple[Projection, tuple[str, ...] | None]] = {}
-        self.spreads: dict[frozenset, frozenset[Node]] = {}
+        self.spreads: dict[tuple, frozenset[Node]] = {}
         self.primitives: dict[str, Projection] = {}
 
     def __call__(self, combination: Combination, keep_matches: frozenset[str]) -> Prelude:
@@ -89,16 +91,24 @@ class Preludes:
             for i in inputs.get(key, ())
             if i != part and given[i].is_primitive
         )
-        consumed = {i for ins in inputs.values() for i in ins}
+        consumed = set(chain.from_iterable(inputs.values()))
+        selectors, network = self.selectors, self.network
         outputs: dict[str, tuple[str, ...] | None] = {}
+        selecting: set[str] = set()
         for key, p in given.items():
-            outputs[key] = (
-                None
-                if key not in consumed or key in keep_matches or p.is_primitive
-                else self._selector(key, p, diss, mn.get(key), regional.get(key))
-            )
+            if key not in consumed or key in keep_matches or p.is_primitive:
+                outputs[key] = None
+                continue
+            # output_selector, kept per key, DissEv, partition and regions (same object)
+            part, regions = mn.get(key), regional.get(key) if regional else None
+            ck = (key, diss, part, regions)
+            found = selectors.get(ck)
+            if found is None or found[0] is not p:
+                found = selectors[ck] = (p, output_selector(p, diss, network, part, regions))
+            outputs[key] = found[1]
+            if found[1] is not None:
+                selecting.add(key)
         projections = dict(given)
-        selecting = {k for k, o in outputs.items() if o is not None}
         extended: dict[str, tuple[str, ...]] = {}
         for key, ins in inputs.items():
             if selecting.isdisjoint(ins):
@@ -115,7 +125,7 @@ class Preludes:
         keys in order, their sizes and extended inputs: everything it reads)."""
         ck = (
             tuple(projections),
-            tuple(len(p.types) for p in projections.values()),
+            tuple([len(p.types) for p in projections.values()]),
             tuple(extended.items()),
         )
         found = ORDERS.get(ck)
@@ -124,20 +134,6 @@ class Preludes:
                 ORDERS.clear()
             found = ORDERS[ck] = inputs_first(projections, extended)
         return found
-
-    def _selector(
-        self, key: str, p: Projection, diss: frozenset[str], part: str | None, regions: object
-    ) -> tuple[str, ...] | None:
-        """:func:`~inev.planner.alg2_placement.output_selector` of ``p`` (kept per key,
-        DissEv, partition and regions, for the same projection object)."""
-        ck = (key, diss, part, regions)
-        found = self.selectors.get(ck)
-        if found is None or found[0] is not p:
-            found = self.selectors[ck] = (
-                p,
-                output_selector(p, diss, self.network, part, regions),  # type: ignore[arg-type]
-            )
-        return found[1]
 
     def _extended(
         self,
@@ -166,8 +162,9 @@ class Preludes:
         (a regional consumer's sites), as
         :func:`~inev.planner.alg2_placement._multi_node_targets` gives them."""
         groups: dict[str, list] = {}
+        regional = combination.regional
         for key, part in combination.multi_node.items():
-            regions = combination.regional.get(key)
+            regions = regional.get(key) if regional else None
             group = part if regions is None else regions.sites
             for i in extended[key]:
                 if i != part:
@@ -175,7 +172,7 @@ class Preludes:
         spreads = self.spreads
         out: dict[str, frozenset[Node]] = {}
         for i, gs in groups.items():
-            gk = frozenset(gs)
+            gk = tuple(gs)  # the groups in this order: their union does not depend on it
             found = spreads.get(gk)
             if found is None:
                 network = self.network

@@ -465,9 +465,28 @@ def _all_projections(
     window: float,
 ) -> list[Projection]:
     return [
-        make_projection(query, subset, global_rates, window)
-        for subset in _closed_subsets(query, base, tuple(names))
+        _made(query, s, global_rates, window) for s in _closed_subsets(query, base, tuple(names))
     ]
+
+
+MADE_KEPT = 1 << 16
+"""Projections :func:`_made` keeps (the oldest dropped first)."""
+_MADE: OrderedDict[tuple, Projection] = OrderedDict()
+
+
+def _made(
+    query: Query, subset: tuple[str, ...], global_rates: Mapping[str, float], window: float
+) -> Projection:
+    """:func:`make_projection`, kept per query, type subset, window and the rates of the
+    subset's types (all it reads): a rate kick changes one type's rate, so the projections
+    without that type are made once for all kicks."""
+    key = (query, subset, window, tuple(global_rates[t] for t in subset))
+    found = _MADE.get(key)
+    if found is None:
+        found = _MADE[key] = make_projection(query, subset, global_rates, window)
+        if len(_MADE) > MADE_KEPT:
+            _MADE.popitem(last=False)
+    return found
 
 
 CLOSED_SUBSETS_KEPT = 4096

@@ -51,6 +51,7 @@ from inev.planner.baselines import (
     push_pull_floor,
     push_pull_plan,
 )
+from inev.planner.choice_memo import ChoiceMemo
 from inev.planner.dominant_pairs import dominance, dominance_lines
 from inev.planner.exact import with_exact_search
 from inev.planner.improve import Budget, Design, Evaluator, improve
@@ -136,10 +137,12 @@ def search(
     options: PlanOptions,
     push_pull: bool = True,
     work: Work | None = None,
+    memo: ChoiceMemo | None = None,
 ) -> SearchResult:
     """:func:`inev_plan` with the winning design (for isolated plans placed jointly);
     ``push_pull`` False leaves the push-pull plan out of the candidates; ``work`` is the
-    budget shared with an enclosing search (a new one of :data:`WORK_TOTAL` by default)."""
+    budget shared with an enclosing search (a new one of :data:`WORK_TOTAL` by default), and
+    ``memo`` its Alg. 1 options (:mod:`inev.planner.choice_memo`; a new one by default)."""
     start = time.perf_counter()
     if work is None:
         deadline = start + options.time_budget if options.time_budget else math.inf
@@ -154,7 +157,7 @@ def search(
     # first, so that the budget bounds the whole plan and not the search alone
     timed = push_pull and options.time_budget is not None and options.effort > 0
     ppop = _push_pull(network, wl, central, options) if timed else None
-    space = Space()
+    space = Space(memo=ChoiceMemo() if memo is None else memo)
     designs = paper_designs(network, wl, tau, options, central.centralized_node, space, deadline)
     evaluate = Evaluator(network, space.pool)
     progress.stage("placing Alg. 1's designs (Alg. 2)", len(designs))
@@ -170,7 +173,7 @@ def search(
         best_design, best_cost = improve(evaluate, space.options, best_design, budget)
         work.spend(budget.used, size)
         if len(wl.queries) > 1:
-            parts = _singles(network, wl, tau, options, work, size)
+            parts = _singles(network, wl, tau, options, work, size, space.memo)
         merged = _merge(parts, space) if parts else None
         if merged is not None:
             size = vertices(merged, space, network)
@@ -248,7 +251,13 @@ def _push_pull(network: Network, wl: Workload, central: Plan, options: PlanOptio
 
 
 def _singles(
-    network: Network, wl: Workload, tau: float, options: PlanOptions, work: Work, size: int
+    network: Network,
+    wl: Workload,
+    tau: float,
+    options: PlanOptions,
+    work: Work,
+    size: int,
+    memo: ChoiceMemo | None = None,
 ) -> list[SearchResult]:
     """Each query planned alone (for the isolated candidate and the merged start), or none
     when the work left cannot pay for their first designs (each about ``size`` / queries
@@ -268,7 +277,7 @@ def _singles(
             return []
         progress.stage(f"query {q.name} alone ({i + 1}/{len(wl.queries)})", 0)
         try:
-            parts.append(_single(network, wl, q, tau, options, work))
+            parts.append(_single(network, wl, q, tau, options, work, memo))
         except LatencyBoundUnmet:  # alone at its own best node it is slower than tau
             work.skipped.append(
                 f"isolated candidate skipped: no plan of query {q.name} alone meets the "
@@ -318,12 +327,14 @@ def _single(
     tau: float,
     options: PlanOptions,
     work: Work | None = None,
+    memo: ChoiceMemo | None = None,
 ) -> SearchResult:
     """The INEv plan of one query alone (its own centralized node; no push-pull plan: the
-    sharing-agnostic plan of §7.2 is INEv per query)."""
+    sharing-agnostic plan of §7.2 is INEv per query); ``memo``: the enclosing search's Alg. 1
+    options."""
     alone = Workload.build(wl.window, [query], wl.slide, wl.selectivity_seed)
     central = centralized_plan(network, alone, options.xi)
-    return search(network, alone, central, tau, options, push_pull=False, work=work)
+    return search(network, alone, central, tau, options, push_pull=False, work=work, memo=memo)
 
 
 def isolated_plan(network: Network, wl: Workload, tau: float, options: PlanOptions) -> Plan:

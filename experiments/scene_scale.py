@@ -217,7 +217,8 @@ def filter_scene(
         missing = [i for i in inputs if i not in known]
         if missing:
             raise InevError(
-                f"{option('input')} {missing[0]}: the drawing has no such input (its inputs: "
+                f"{option('inputs', 'input')} {missing[0]}: the drawing has no such input "
+                "(its inputs: "
                 f"{listing(list(known), limit=40)})"
             )
         scene = replace(scene, overlays=tuple(known[i] for i in inputs))
@@ -232,7 +233,8 @@ def _by_queries(scene: Scene, queries: Sequence[str]) -> tuple[Scene, str]:
     missing = [q for q in queries if q not in scene.queries]
     if missing:
         raise InevError(
-            f"{option('query')} {missing[0]}: the drawing has no such query (its queries: "
+            f"{option('queries', 'query')} {missing[0]}: the drawing has no such query "
+            "(its queries: "
             f"{listing(list(scene.queries), limit=40)})"
         )
     views = [scene.queries[q] for q in queries]

@@ -1,6 +1,7 @@
 """The parameters of a sweep task: every configuration key, typed, with its default
-(:class:`TaskConfig`, and as a table :data:`DEFAULTS`), the bounds a value must keep (:data:`LIMITS`, :data:`LOWER`,
-:data:`MAX_VALUE`) and the words a text key may take (:data:`CHOICES`).
+(:class:`TaskConfig`, and as a table :data:`DEFAULTS`), the bounds a value must keep
+(:data:`LIMITS`, :data:`LOWER`, :data:`MAX_VALUE`) and the words a text key may take
+(:data:`CHOICES`).
 :mod:`inev.experiments.spec` checks a sweep file's values against them.
 
 >>> DEFAULTS["nodes"], LIMITS["selectivity"], CHOICES["window_type"]

@@ -143,11 +143,12 @@ def swap_cases(network: Any, shares: Sequence[float], start: str = "middle") -> 
     cases = []
     for value in shares:
         if not 0 < value <= 1:
-            raise InevError(f"{option('swap_shares')}: {value} is not a share in (0, 1]")
+            raise InevError(f"{option('shares', 'swap_shares')}: {value} is not a share in (0, 1]")
         pairs = swap_pairs(network, value, 0, start)
         if not pairs:
             raise InevError(
-                f"{option('swap_shares')}: {value} of {len(network.types)} types is no pair"
+                f"{option('shares', 'swap_shares')}: {value} of {len(network.types)} types "
+                "is no pair"
             )
         changes = [{"time": 0.0, "kind": "swap-rates", "types": list(p)} for p in pairs]
         label = f"swap {value:g}"

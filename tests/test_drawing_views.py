@@ -213,8 +213,8 @@ def test_filters_keep_a_query_an_input_or_a_neighbourhood(planned):
 
 @pytest.mark.parametrize(
     ("kind", "value", "message"),
-    [("queries", ["nope"], "query nope: the drawing has no such query"),
-     ("inputs", ["Z"], "input Z: the drawing has no such input"),
+    [("queries", ["nope"], "queries nope: the drawing has no such query"),
+     ("inputs", ["Z"], "inputs Z: the drawing has no such input"),
      ("around", "999", "around 999: the drawing has no such node")],
 )  # fmt: skip
 def test_a_filter_naming_nothing_is_refused(planned, kind, value, message):

@@ -44,7 +44,7 @@ backlog an overloaded node still works through after its input stops. With
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
@@ -79,16 +79,7 @@ __all__ = ["measure", "plan_options", "swap_pairs", "swap_rates", "task_inputs"]
 
 def task_inputs(config: TaskConfig, seed: int) -> tuple[Network, Workload]:
     """The network and workload of a task (deterministic in ``config`` and ``seed``)."""
-    settings = config.network_settings()
-    network = generate_network(
-        nodes=settings.nodes,
-        out_degree=settings.out_degree,
-        event_types=settings.event_types,
-        skew=settings.skew,
-        node_ratio=settings.node_ratio,
-        seed=seed,
-        topology=settings.topology,
-    )
+    network = generate_network(**asdict(config.network_settings()), seed=seed)
     workload = paper_workload(network, config.workload_settings(), config.variant_settings(), seed)
     wanted = config.events_per_window
     if wanted > 0:  # Fig. 4: the window that gives the busiest (rarest) type this many events

@@ -34,6 +34,8 @@ False
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from inev.common.errors import InevError
@@ -90,16 +92,7 @@ def paper_workload(
     """
     plain = variant.operator_type == "random" and variant.operator_share >= 1.0
     if plain and variant.min_length == 0:
-        return generate_workload(
-            network,
-            queries=settings.queries,
-            length=settings.length,
-            kleene=settings.kleene,
-            negation=settings.negation,
-            selectivity=settings.selectivity,
-            window=settings.window,
-            seed=seed,
-        )
+        return generate_workload(network, **asdict(settings), seed=seed)
     return _figure_workload(network, settings, variant, seed)
 
 

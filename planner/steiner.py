@@ -399,17 +399,15 @@ def mehlhorn(network: Network, terminals: Iterable[Node]) -> frozenset[Link]:
     rows = sorted({index[t] for t in terminals})
     if len(rows) < 2:
         return frozenset()
-    dist, pred, src = dijkstra(
+    dist, pred, src = dijkstra(  # the adjacency is symmetric: inev.topologies.breadth_first
         network._adjacency,
-        directed=False,
+        directed=True,
         unweighted=True,
         indices=rows,
         min_only=True,
         return_predecessors=True,
     )
-    upper = network._adjacency.tocoo()
-    keep = upper.row < upper.col
-    u, v = upper.row[keep], upper.col[keep]
+    u, v = network._link_ends
     cross = src[u] != src[v]
     u, v = u[cross], v[cross]
     position = np.full(len(names), -1, dtype=np.int64)
@@ -457,9 +455,9 @@ def kou(network: Network, terminals: Iterable[Node]) -> frozenset[Link]:
     rows = sorted({index[t] for t in terminals})
     if len(rows) < 2:
         return frozenset()
-    dist, pred = dijkstra(
+    dist, pred = dijkstra(  # the adjacency is symmetric: inev.topologies.breadth_first
         network._adjacency,
-        directed=False,
+        directed=True,
         unweighted=True,
         indices=rows,
         return_predecessors=True,

@@ -84,3 +84,37 @@ def test_nearest_of_hand_checked_on_a_large_ring():
     distance, predecessor = ring.nearest_of([200, 0])
     assert distance[[0, 1, 100, 199, 200, 300, 399]].tolist() == [0, 1, 100, 1, 0, 100, 1]
     assert predecessor[[0, 1, 100, 101, 300, 399]].tolist() == [-9999, 0, 99, 102, 301, 0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.data())
+def test_a_symmetric_adjacency_searched_as_directed_gives_the_same_arrays(graph, data):
+    # the premise of every search that passes directed=True on Network._adjacency (module
+    # docstring of inev.topologies.breadth_first): distances, predecessors and sources are
+    # those of scipy's undirected searches, so trees and paths are unchanged
+    from scipy.sparse.csgraph import breadth_first_order
+
+    n, links = graph
+    adjacency = _adjacency(n, links)
+    adjacency.sort_indices()
+    roots = sorted(set(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=5))))
+    for min_only in (True, False):
+        both = [
+            dijkstra(adjacency, directed=d, unweighted=True, indices=roots, min_only=min_only,
+                     return_predecessors=True)
+            for d in (False, True)
+        ]  # fmt: skip
+        assert all(np.array_equal(a, b) for a, b in zip(*both, strict=True))
+    for root in roots:
+        undirected = breadth_first_order(adjacency, root, directed=False)
+        directed = breadth_first_order(adjacency, root, directed=True)
+        assert all(np.array_equal(a, b) for a, b in zip(undirected, directed, strict=True))
+
+
+def test_levels_hand_checked_on_a_tree_searched_from_its_middle():
+    # 0 - 1 - 2 - 3 and 1 - 4 - 5, from node 2: level 0 {2}, 1 {1, 3}, 2 {0, 4}, 3 {5}
+    adjacency = _adjacency(6, [(0, 1), (1, 2), (2, 3), (1, 4), (4, 5)])
+    assert hop_rows(adjacency, [2]).tolist() == [[2.0, 1.0, 0.0, 1.0, 2.0, 3.0]]
+    distance, predecessor = nearest_rows(adjacency, [0, 5])
+    assert distance.tolist() == [0, 1, 2, 3, 1, 0]
+    assert predecessor.tolist() == [-9999, 0, 1, 2, 5, -9999]

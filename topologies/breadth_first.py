@@ -1,9 +1,16 @@
 """Breadth-first hop counts on large networks, in C with numpy (no all-pairs matrix).
 
 scipy's ``dijkstra(unweighted=True)`` keeps a heap; a breadth-first search
-(``scipy.sparse.csgraph.breadth_first_order``) followed by pointer doubling over its
-predecessor tree gives the same rows at about half the time (measured on a generated
-100,000-node network, 32 rows: 0.40 s against 0.72 s CPU; equal rows).
+(``scipy.sparse.csgraph.breadth_first_order``) gives the same hop counts faster. The search
+returns the nodes in the order it reached them and each node's predecessor; the hops follow
+level by level (:func:`_levels`): in a first-in first-out search the predecessors' positions
+in that order never decrease, so each level ends where the predecessors leave the level
+before, one binary search per level. Pointer doubling over the predecessor tree did the same
+in about six passes over every node. Both changes together, on a generated 100,000-node network
+(``python benchmarks/bench_breadth_first.py``, one run): 12.3 ms per row before, 7.5 ms now.
+The searches run on the adjacency as a directed graph: it is symmetric, so its rows already
+hold both directions of every link, and ``directed=False`` would only add its transpose
+(which costs as much as the search; hop counts are unique, so nothing else changes).
 """
 
 from __future__ import annotations
@@ -40,23 +47,28 @@ def hop_rows(adjacency: Any, roots: Sequence[int]) -> np.ndarray:
     from scipy.sparse.csgraph import breadth_first_order
 
     n = adjacency.shape[0]
-    out = np.empty((len(roots), n))
-    everyone = np.arange(n)
+    out = np.full((len(roots), n), np.inf)
     for i, root in enumerate(roots):
-        order, pred = breadth_first_order(adjacency, root, directed=False, return_predecessors=True)
-        linked = pred >= 0
-        jump = np.where(linked, pred, everyone)
-        depth = linked.astype(np.int64)
-        while True:  # depth[v]: hops from v up to jump[v]; doubled until jump is a root
-            up = jump[jump]
-            if np.array_equal(up, jump):
-                break
-            depth += depth[jump]
-            jump = up
-        row = np.full(n, np.inf)
-        row[order] = depth[order]
-        out[i] = row
+        order, pred = breadth_first_order(adjacency, root, directed=True, return_predecessors=True)
+        out[i, order] = _levels(order, pred, n)
     return out
+
+
+def _levels(order: np.ndarray, pred: np.ndarray, n: int) -> np.ndarray:
+    """The level (hops from the root ``order[0]``) of each node of a first-in first-out search's
+    visiting ``order``, given its predecessors ``pred`` over ``n`` nodes (module docstring).
+
+    >>> _levels(np.array([2, 1, 3, 0]), np.array([1, 2, -9999, 2]), 4).tolist()
+    [0, 1, 1, 2]
+    """
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    parents = position[pred[order[1:]]]  # never decreasing: each level's children in a row
+    ends = [1]
+    while ends[-1] < len(order):
+        ends.append(1 + int(np.searchsorted(parents, ends[-1])))
+    sizes = np.diff(ends, prepend=0)
+    return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
 
 
 def nearest_rows(adjacency: Any, roots: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -99,18 +111,9 @@ def nearest_rows(adjacency: Any, roots: Sequence[int]) -> tuple[np.ndarray, np.n
     indices = np.concatenate([adjacency.indices, starts])
     graph = csr_array((np.ones(len(indices)), indices, indptr), shape=(n + 1, n + 1))
     order, pred = breadth_first_order(graph, n, directed=True, return_predecessors=True)
+    distance = np.full(n + 1, -1, dtype=np.int64)
+    distance[order] = _levels(order, pred, n + 1) - 1
     pred = pred[:n].astype(np.int64)
-    reached = np.zeros(n + 1, dtype=bool)
-    reached[order] = True
-    jump = np.where(pred >= 0, pred, np.arange(n))  # a root jumps to the virtual node
-    jump = np.append(jump, n)
-    depth = np.append((pred >= 0).astype(np.int64), 0)
-    while True:  # depth[v]: hops from v up to jump[v]; doubled until jump is the virtual node
-        up = jump[jump]
-        if np.array_equal(up, jump):
-            break
-        depth += depth[jump]
-        jump = up
-    distance = np.where(reached[:n], depth[:n] - 1, -1)
+    distance = distance[:n]
     predecessor = np.where(pred == n, -9999, pred)
     return distance, predecessor

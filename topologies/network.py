@@ -79,6 +79,7 @@ TOPOLOGY_DERIVED = (
     "node_index",
     "_neighbours",
     "_adjacency",
+    "_link_ends",
     "hop_matrix",
     "latency_matrix",
     "mean_hops",
@@ -245,6 +246,17 @@ class Network:
         return tuple(tuple(sorted(index[m] for m in self.graph.adj[node])) for node in self.nodes)
 
     @cached_property
+    def _link_ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each link once as row indices ``(u, v)`` with ``u < v``, in the order of
+        :attr:`_adjacency`'s entries (row by row, columns sorted)."""
+        upper = self._adjacency.tocoo()
+        keep = upper.row < upper.col
+        u, v = upper.row[keep].astype(np.int64), upper.col[keep].astype(np.int64)
+        u.setflags(write=False)
+        v.setflags(write=False)
+        return u, v
+
+    @cached_property
     def _adjacency(self) -> Any:
         """The latency-weighted adjacency as a ``scipy.sparse.csr_array`` with sorted rows."""
         from scipy.sparse import csr_array
@@ -301,8 +313,8 @@ class Network:
             adjacency = self._adjacency
             for start in range(0, n, _ROW_CHUNK):
                 rows = np.arange(start, min(start + _ROW_CHUNK, n))
-                block = shortest_path(
-                    adjacency, method="D", directed=False, unweighted=True, indices=rows
+                block = shortest_path(  # symmetric: see inev.topologies.breadth_first
+                    adjacency, method="D", directed=True, unweighted=True, indices=rows
                 )
                 out[start : start + len(rows)] = block.astype(dtype)
         out.setflags(write=False)
@@ -313,7 +325,7 @@ class Network:
         """All-pairs shortest-path latencies (sum of link latencies) as ``float64``."""
         from scipy.sparse.csgraph import shortest_path
 
-        matrix = shortest_path(self._adjacency, method="D", directed=False)
+        matrix = shortest_path(self._adjacency, method="D", directed=True)  # symmetric
         matrix.setflags(write=False)
         return matrix
 
@@ -426,8 +438,8 @@ class Network:
             else:
                 from scipy.sparse.csgraph import breadth_first_order
 
-                _, row = breadth_first_order(
-                    self._adjacency, t, directed=False, return_predecessors=True
+                _, row = breadth_first_order(  # symmetric: the same predecessors
+                    self._adjacency, t, directed=True, return_predecessors=True
                 )
             self._path_rows[t] = row
         return row

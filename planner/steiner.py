@@ -60,6 +60,8 @@ class _Trees:
         """networkx's shortest paths from a node (:func:`_paths_from`), the latest last."""
         self.exchanged: dict[tuple, frozenset[Link]] = {}
         """Key-path exchanges per tree and terminals, both in order (:func:`_exchanged`)."""
+        self.ends: tuple[np.ndarray, np.ndarray] | None = None
+        """Each link once as row indices ``(u, v)``, ``u < v``, in the adjacency's order."""
 
 
 EXCHANGES_KEPT = 50_000
@@ -407,7 +409,12 @@ def mehlhorn(network: Network, terminals: Iterable[Node]) -> frozenset[Link]:
         min_only=True,
         return_predecessors=True,
     )
-    u, v = network._link_ends
+    found = trees_of(network)
+    if found.ends is None:  # the same topology key: the same adjacency entries in order
+        upper = network._adjacency.tocoo()
+        keep = upper.row < upper.col
+        found.ends = upper.row[keep].astype(np.int64), upper.col[keep].astype(np.int64)
+    u, v = found.ends
     cross = src[u] != src[v]
     u, v = u[cross], v[cross]
     position = np.full(len(names), -1, dtype=np.int64)

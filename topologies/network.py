@@ -79,7 +79,6 @@ TOPOLOGY_DERIVED = (
     "node_index",
     "_neighbours",
     "_adjacency",
-    "_link_ends",
     "hop_matrix",
     "latency_matrix",
     "mean_hops",
@@ -244,17 +243,6 @@ class Network:
         """Each node's neighbours as sorted row indices (the order of every search)."""
         index = self.node_index
         return tuple(tuple(sorted(index[m] for m in self.graph.adj[node])) for node in self.nodes)
-
-    @cached_property
-    def _link_ends(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each link once as row indices ``(u, v)`` with ``u < v``, in the order of
-        :attr:`_adjacency`'s entries (row by row, columns sorted)."""
-        upper = self._adjacency.tocoo()
-        keep = upper.row < upper.col
-        u, v = upper.row[keep].astype(np.int64), upper.col[keep].astype(np.int64)
-        u.setflags(write=False)
-        v.setflags(write=False)
-        return u, v
 
     @cached_property
     def _adjacency(self) -> Any:

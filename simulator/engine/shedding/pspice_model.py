@@ -381,9 +381,9 @@ class PatternModel:
             return segments, np.full(len(start), self.neutral)
         left = np.maximum(self.engine.window - (now - start), 0.0) * self.rate
         state = np.repeat(np.array(states), [n for _, _, n in segments])
-        known = state < table.values.shape[0]  # a state not in the model: neutral
-        if known.all():
+        if max(states) < table.values.shape[0]:
             return segments, table.lookup_states(state, left)
+        known = state < table.values.shape[0]  # a state not in the model: neutral
         values = table.lookup_states(np.where(known, state, 0), left)
         return segments, np.where(known, values, self.neutral)
 

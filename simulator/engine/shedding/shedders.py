@@ -129,8 +129,9 @@ class Shedder:
             return 0
         self.examined += len(scores)
         drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
-        self.shed_hopeless += int(drop.sum())
-        need = excess - float(costs[drop].sum())
+        hopeless = int(drop.sum())
+        self.shed_hopeless += hopeless
+        need = excess - float(costs[drop].sum()) if hopeless else excess
         if need > 0:
             useful = np.flatnonzero(~drop & (costs > 0))
             order = useful[np.argsort(scores[useful], kind="stable")]

@@ -173,3 +173,40 @@ def test_flat_costs_of_keyed_entries_and_missing_ones():
     assert costs.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0] + [0.0] * 6
     plain = (runner, node, entry[2], 6, 0.5, None)
     assert _flat_costs(segments, [plain, None]).tolist() == [0.5] * 6 + [0.0] * 6
+
+
+def old_transition_matrix(states: int, exposure: dict, moves: dict) -> np.ndarray:
+    """``markov.transition_matrix`` of main 386ce9b (every move scanned for every state)."""
+    P = np.zeros((states, states))
+    for s in range(states):
+        seen = float(exposure.get(s, 0.0))
+        left = 1.0
+        if s != 0 and seen > 0:
+            for (a, t), count in moves.items():
+                if a == s and t != s:
+                    p = min(count / seen, left)
+                    P[s, t] += p
+                    left -= p
+        P[s, s] += left
+    return P
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.dictionaries(st.integers(0, n - 1), st.sampled_from([0.0, 1.0, 3.0, 10.0, 0.7])),
+            st.dictionaries(
+                st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 11.0]),
+            ),
+        )
+    )
+)
+def test_transition_matrix_equals_the_scan_over_every_move(case):
+    from inev.simulator.engine.shedding.markov import transition_matrix
+
+    n, exposure, moves = case
+    new = transition_matrix(n, exposure, moves)
+    assert new.tolist() == old_transition_matrix(n, exposure, moves).tolist()

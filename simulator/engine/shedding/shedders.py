@@ -267,8 +267,13 @@ class PSpiceShedder(Shedder):
             return
         self.next_build = self.counter + self.check_every
         self.checks += 1
-        if any(m.drift() > self.threshold for m in self.models.values()):
+        if self.drifted():
             self.build()
+
+    def drifted(self) -> bool:
+        """Whether a pattern's model error passes the threshold (§III-D: the model builder's
+        retraining check, run every ``check_every`` items once the first models are built)."""
+        return any(m.drift() > self.threshold for m in self.models.values())
 
     def build(self) -> None:
         """Run the model builder for every pattern (off the hot path); with several

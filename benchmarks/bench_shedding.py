@@ -11,7 +11,7 @@ unit the unshedded run needs (``auto:F``), the latency bound is ``--bound`` time
 For each strategy: the weighted false-negative share against the unshedded run, false
 positives, latency-bound violations (processed items over the bound) and the largest
 latency in bounds, shed partial matches / events, and the shedder's wall-clock overhead per
-event (time inside the shedder's hooks, including pSPICE's periodic model building;
+event (time inside the shedder's hooks it implements, including pSPICE's periodic model building;
 the detector's estimate is excluded) next to the whole run's wall time per event (engine,
 queue, detector and shedder). Targets: no violations for any shedding strategy;
 pSPICE's false negatives at most half of random partial-match dropping at every level.

@@ -6,7 +6,6 @@ import json
 import math
 import random
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -102,35 +101,32 @@ def test_pspice_drops_hopeless_partial_matches_first():
     capacity = ref_proc.stats.work / (events[-1].time - events[0].time) / 1.5
 
     drops: list[tuple[int, int]] = []  # (hopeless dropped, useful dropped) per call
-    original = shedders.Shedder._drop
+    original = shedders.Shedder._drop_flat
 
-    def spy(self, scored, excess, free):
-        states = []
-        for runner, node, s, _ in scored:
-            types = _node_types(runner, node)
-            states.append(np.full(len(s), types in ({"B"}, {"C"})))
-        before = [list(r.buffers[n]) for r, n, _, _ in scored]
-        count = original(self, scored, excess, free)
+    def spy(self, segments, scores, costs, excess, free):
+        states = [_node_types(runner, node) in ({"B"}, {"C"}) for runner, node, _ in segments]
+        before = [list(r.buffers[n]) for r, n, _ in segments]
+        count = original(self, segments, scores, costs, excess, free)
         hopeless = useful = 0
-        for (runner, node, _, _), old, flags in zip(scored, before, states, strict=True):
+        for (runner, node, _), old, flag in zip(segments, before, states, strict=True):
             gone = len(old) - len(runner.buffers[node])
-            if gone and flags[0]:
+            if gone and flag:
                 hopeless += gone
             elif gone:
                 useful += gone
         remaining_hopeless = sum(
-            len(r.buffers[n]) for (r, n, _, _), f in zip(scored, states, strict=True) if f[0]
+            len(r.buffers[n]) for (r, n, _), f in zip(segments, states, strict=True) if f
         )
         drops.append((hopeless, useful, remaining_hopeless))
         return count
 
-    shedders.Shedder._drop = spy
+    shedders.Shedder._drop_flat = spy
     try:
         proc = Processor(make(), capacity, latency_bound=2.0, shedder="pspice", safety=0.2)
         for e in events:
             proc.arrive(e, e.time)
     finally:
-        shedders.Shedder._drop = original
+        shedders.Shedder._drop_flat = original
     model_calls = drops[-len(drops) // 2 :]  # well after the first model build
     assert sum(h for h, _, _ in model_calls) > 0
     for _hopeless, useful, remaining in model_calls:

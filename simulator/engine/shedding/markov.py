@@ -33,15 +33,18 @@ def transition_matrix(
     ``s``) and ``moves[(s, t)]`` (how many of them moved to ``t``); the rest stay in ``s``.
     State 0 (complete) is absorbing; an unobserved state stays put."""
     P = np.zeros((states, states))
+    out: dict[int, list[tuple[int, float]]] = {}  # each state's moves, in the moves' order
+    for (a, t), count in moves.items():
+        if t != a:
+            out.setdefault(a, []).append((t, count))
     for s in range(states):
         seen = float(exposure.get(s, 0.0))
         left = 1.0
         if s != COMPLETE and seen > 0:
-            for (a, t), count in moves.items():
-                if a == s and t != s:
-                    p = min(count / seen, left)
-                    P[s, t] += p
-                    left -= p
+            for t, count in out.get(s, ()):
+                p = min(count / seen, left)
+                P[s, t] += p
+                left -= p
         P[s, s] += left
     return P
 

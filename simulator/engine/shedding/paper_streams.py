@@ -200,14 +200,16 @@ def _shed(
     safety: float,
     retrain: str,
     seed: int,
-) -> tuple[dict[str, Any], dict[str, Any], Any, float]:
+) -> tuple[dict[str, Any], dict[str, Any], Any, float, float]:
     """One shedded run at ``load`` with ``strategy`` (pSPICE's models rebuilt as ``retrain``
-    says, their building timed): (result, matches per query, the shedder, build seconds)."""
+    says, their building and the retraining checks timed): (result, matches per query, the
+    shedder, build seconds, check seconds)."""
     shedder = make_shedder(strategy, seed)
-    building = [0.0]
+    building, checking = [0.0], [0.0]
     if isinstance(shedder, PSpiceShedder):
         shedder.retrain = retrain
         shedder.build = _timed(shedder.build, building)  # type: ignore[method-assign]
+        shedder.drifted = _timed(shedder.drifted, checking)  # type: ignore[method-assign]
     result, got = run_overload(
         make,
         events,
@@ -220,7 +222,7 @@ def _shed(
         arrivals=arrivals,
         options={"early": 2.0, **options},
     )
-    return result, got, shedder, building[0]
+    return result, got, shedder, building[0], checking[0]
 
 
 def paper_run(
@@ -246,7 +248,8 @@ def paper_run(
     shares, bound violations, false positives, partial matches shed (those of utility 0
     among them), the processed items' latency summary
     (:func:`~inev.common.stats.latency_summary`), the wall seconds of the shedder (model
-    building included), of pSPICE's model builds (and their number) and of the run. pSPICE runs with the paper's components
+    building included), of pSPICE's model builds (and their number), of its retraining
+    checks (:meth:`.PSpiceShedder.drifted`, inside the shedder's) and of the run. pSPICE runs with the paper's components
     (no early relief: ``early`` = 2, never reached before the bound)."""
 
     def make() -> dict[str, Engine]:
@@ -267,7 +270,7 @@ def paper_run(
     settings = {"bound": bound, "safety": safety, "retrain": retrain, "seed": seed}
     for load in loads:
         for strategy in strategies:
-            result, got, shedder, building = _shed(
+            result, got, shedder, building, checking = _shed(
                 make, events, arrivals, load, strategy, reference, options, **settings
             )
             lost, windows = window_false_negatives(ref_out["q"], got["q"])
@@ -282,6 +285,7 @@ def paper_run(
                 "latency": result["item_latency"],
                 "shedder_seconds": result["shedder_seconds"],
                 "build_seconds": building,
+                "check_seconds": checking,
                 "builds": getattr(shedder, "builds", 0),
                 "wall_seconds": result["wall_seconds"],
             }
@@ -334,7 +338,7 @@ def shared_run(
         reference = (ref_out, ref_proc.stats.work)
         options = {"detector": detector, "shed_cost": shed_cost, "cost_factors": cost}
         for load, strategy in ((x, s) for x in loads for s in strategies):
-            result, got, shedder, _ = _shed(
+            result, got, shedder, _, _ = _shed(
                 make, events, arrivals, load, strategy, reference, options, **settings
             )
             lost = {n: window_false_negatives(ref_out[n], got[n]) for n in queries}

@@ -91,13 +91,13 @@ class Shedder:
         return False
 
     # ---------------------------------------------------------------- helpers
-    def _random_scores(self, buffers: Sequence[BufferCost]) -> list:
-        """Random scores for every partial match the item is joined with, with its costs."""
-        out = []
-        for b in buffers:
-            costs = buffer_costs(b)
-            out.append((b[0], b[1], self.rng.random(len(costs)) + 1e-9, costs))
-        return out
+    def _random_scores(self, buffers: Sequence[BufferCost]) -> tuple[list, np.ndarray, np.ndarray]:
+        """Random scores for every partial match the item is joined with, with its costs
+        (as :meth:`_drop_flat` takes them; one draw of the generator for all of them, the
+        same numbers as one draw per buffer in turn)."""
+        segments = [(b[0], b[1], len(b[0].buffers[b[1]])) for b in buffers]
+        costs = _flat_costs(segments, list(buffers))
+        return segments, self.rng.random(len(costs)) + 1e-9, costs
 
     def _drop(
         self,
@@ -110,28 +110,70 @@ class Shedder:
         for the whole buffer, or one per partial match)."""
         if not scored:
             return 0
+        segments = [(runner, node, len(s)) for runner, node, s, _ in scored]
         scores = np.concatenate([s for _, _, s, _ in scored])
-        self.examined += len(scores)
         costs = np.concatenate([np.broadcast_to(c, s.shape) for _, _, s, c in scored])
+        return self._drop_flat(segments, scores, costs, excess, free)
+
+    def _drop_flat(
+        self,
+        segments: list[tuple[Any, int, int]],
+        scores: np.ndarray,
+        costs: np.ndarray,
+        excess: float,
+        free: bool,
+    ) -> int:
+        """:meth:`_drop` on the scores and costs of the buffers ``segments`` (``(runner,
+        node, size)`` each) end to end."""
+        if not segments:
+            return 0
+        self.examined += len(scores)
         drop = (scores <= 0) if free else np.zeros(len(scores), dtype=bool)
-        self.shed_hopeless += int(drop.sum())
-        need = excess - float(costs[drop].sum())
+        hopeless = int(drop.sum())
+        self.shed_hopeless += hopeless
+        need = excess - float(costs[drop].sum()) if hopeless else excess
         if need > 0:
             useful = np.flatnonzero(~drop & (costs > 0))
             order = useful[np.argsort(scores[useful], kind="stable")]
             covered = np.cumsum(costs[order])
             k = int(np.searchsorted(covered, need)) + 1
             drop[order[:k]] = True
-        count = int(drop.sum())
-        offset = 0
-        for runner, node, s, _ in scored:
-            mask = drop[offset : offset + len(s)]
-            offset += len(s)
-            if mask.any():
-                buf = runner.buffers[node]
-                runner.buffers[node] = [x for x, gone in zip(buf, mask, strict=True) if not gone]
+        gone = np.flatnonzero(drop).tolist()
+        count = len(gone)
+        if count:
+            _remove(segments, gone, drop)
         self.shed_partial_matches += count
         return count
+
+
+def _flat_costs(
+    segments: list[tuple[Any, int, int]], entries: list[BufferCost | None]
+) -> np.ndarray:
+    """The costs of :func:`buffer_costs` for each buffer of ``segments`` end to end (its
+    detector entry in ``entries``, or None: cost 0)."""
+    if all(b is None or b[5] is None for b in entries):
+        each = [0.0 if b is None else b[4] for b in entries]
+        return np.repeat(np.array(each, dtype=float), [n for _, _, n in segments])
+    parts = [
+        np.zeros(n) if b is None else buffer_costs(b)
+        for (_, _, n), b in zip(segments, entries, strict=True)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _remove(segments: list[tuple[Any, int, int]], gone: list[int], drop: np.ndarray) -> None:
+    """Remove the partial matches at the positions ``gone`` (ascending; ``drop`` their
+    mask) from the buffers of ``segments`` laid end to end."""
+    i, offset = 0, 0
+    for runner, node, size in segments:
+        end = offset + size
+        if i < len(gone) and gone[i] < end:
+            while i < len(gone) and gone[i] < end:
+                i += 1
+            mask = drop[offset:end].tolist()
+            buf = runner.buffers[node]
+            runner.buffers[node] = [x for x, out in zip(buf, mask, strict=True) if not out]
+        offset = end
 
 
 def buffer_costs(buffer: BufferCost) -> np.ndarray:
@@ -155,7 +197,7 @@ class RandomPartialMatchShedder(Shedder):
         self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
     ) -> bool:
         """Drop random partial matches until ``excess`` is covered."""
-        self._drop(self._random_scores(buffers), excess, free=False)
+        self._drop_flat(*self._random_scores(buffers), excess, free=False)
         return False
 
 
@@ -225,8 +267,13 @@ class PSpiceShedder(Shedder):
             return
         self.next_build = self.counter + self.check_every
         self.checks += 1
-        if any(m.drift() > self.threshold for m in self.models.values()):
+        if self.drifted():
             self.build()
+
+    def drifted(self) -> bool:
+        """Whether a pattern's model error passes the threshold (§III-D: the model builder's
+        retraining check, run every ``check_every`` items once the first models are built)."""
+        return any(m.drift() > self.threshold for m in self.models.values())
 
     def build(self) -> None:
         """Run the model builder for every pattern (off the hot path); with several
@@ -255,28 +302,29 @@ class PSpiceShedder(Shedder):
         and doubles the false negatives)."""
         if self.builds and self.counter - self.last_relief >= self.relieve_every:
             self.last_relief = self.counter
-            scored = [
-                (runner, node, utilities, 0.0)
-                for model in self.models.values()
-                for runner, node, utilities in model.utilities(time)
-            ]
-            self._drop(scored, 0.0, free=True)
+            segments, scores = self._utilities(time)
+            self._drop_flat(segments, scores, np.zeros(len(scores)), 0.0, free=True)
 
     def shed(
         self, item: Any, kind: Any, time: float, excess: float, buffers: Sequence[BufferCost]
     ) -> bool:
         """Drop hopeless, then lowest-utility partial matches until ``excess`` is covered."""
         if not self.builds:
-            self._drop(self._random_scores(buffers), excess, free=False)
+            self._drop_flat(*self._random_scores(buffers), excess, free=False)
             return False
         cost = {(id(b[0]), b[1]): b for b in buffers}
-        scored = []
-        for model in self.models.values():
-            for runner, node, utilities in model.utilities(time):
-                b = cost.get((id(runner), node))
-                scored.append((runner, node, utilities, 0.0 if b is None else buffer_costs(b)))
-        self._drop(scored, excess, free=True)
+        segments, scores = self._utilities(time)
+        entries = [cost.get((id(runner), node)) for runner, node, _ in segments]
+        self._drop_flat(segments, scores, _flat_costs(segments, entries), excess, free=True)
         return False
+
+    def _utilities(self, time: float) -> tuple[list[tuple[Any, int, int]], np.ndarray]:
+        """Every pattern's :meth:`.PatternModel.flat_utilities`, end to end."""
+        flat = [model.flat_utilities(time) for model in self.models.values()]
+        if len(flat) == 1:
+            return flat[0]
+        segments = [seg for segs, _ in flat for seg in segs]
+        return segments, np.concatenate([u for _, u in flat]) if flat else np.zeros(0)
 
 
 class PSpiceMinusShedder(PSpiceShedder):

@@ -78,3 +78,36 @@ class UtilityTable:
             return np.full(events.shape, row[0])
         frac = x - j
         return row[j] * (1 - frac) + row[j + 1] * frac
+
+    def lookup_states(self, states: np.ndarray, events: np.ndarray) -> np.ndarray:
+        """:meth:`lookup_many` for partial matches of several states at once (element by
+        element the same figures: the same operations on each one).
+
+        Parameters
+        ----------
+        states : numpy.ndarray
+            The state (row) of each partial match, integers below ``values.shape[0]``.
+        events : numpy.ndarray
+            Its events left, of the same shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its utility.
+
+        Examples
+        --------
+        >>> t = UtilityTable(np.array([[0.0, 0.0], [0.0, 1.0]]), 10)
+        >>> t.lookup_states(np.array([1, 0, 1]), np.array([10.0, 10.0, 5.0])).tolist()
+        [1.0, 0.0, 0.5]
+        """
+        cols = self.values.shape[1]
+        if cols == 1:
+            return self.values[states, 0]
+        # np.clip's figures, without its wrapper's cost
+        x = np.minimum(np.maximum(events / self.bin_size, 0.0), cols - 1)
+        j = np.minimum(x.astype(np.int64), cols - 2)
+        frac = x - j
+        at = states * cols + j  # into the table's values row by row
+        flat = self.values.ravel()
+        return flat[at] * (1 - frac) + flat[at + 1] * frac

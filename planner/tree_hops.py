@@ -61,9 +61,8 @@ class TreeHops:
                     b = np.array([p[1] for p in pairs] + [p[0] for p in pairs], dtype=np.int64)
                     matrix = coo_array((np.ones(len(a)), (a, b)), shape=(size, size)).tocsr()
                     self.graphs[tree_id] = pairs = (matrix,)
-                found = dijkstra(
-                    pairs[0], directed=True, unweighted=True, indices=start
-                )  # symmetric
+                # the pairs hold both directions: searched as directed, no transpose added
+                found = dijkstra(pairs[0], directed=True, unweighted=True, indices=start)
                 found = found.astype(np.int32)
             if len(self.rows) >= _MAX_TREE_ROWS:  # most vertices join their tree at their own
                 self.rows.clear()  # node, so few rows are reused: keep memory bounded

@@ -8,9 +8,11 @@ in that order never decrease, so each level ends where the predecessors leave th
 before, one binary search per level. Pointer doubling over the predecessor tree did the same
 in about six passes over every node. Both changes together, on a generated 100,000-node network
 (``python benchmarks/bench_breadth_first.py``, one run): 12.3 ms per row before, 7.5 ms now.
-The searches run on the adjacency as a directed graph: it is symmetric, so its rows already
-hold both directions of every link, and ``directed=False`` would only add its transpose
-(which costs as much as the search; hop counts are unique, so nothing else changes).
+The searches here and elsewhere (hop and latency matrices, predecessor rows, Mehlhorn's and
+Kou's trees) run on the adjacency as a directed graph: it is symmetric, so its rows already
+hold both directions of every link, and ``directed=False`` would only add its transpose, which
+costs as much as the search. Hop counts are unique; that the predecessors and the nearest
+roots are the undirected search's too is tested (``tests/test_breadth_first.py``).
 """
 
 from __future__ import annotations

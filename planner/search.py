@@ -148,7 +148,6 @@ def search(
         deadline = start + options.time_budget if options.time_budget else math.inf
         total = WORK_TOTAL * options.effort if len(network.nodes) > WORK_CAP_FROM else math.inf
         work = Work(total, deadline)
-    deadline = work.deadline
     if options.effort > 0:
         wl = replace(
             wl, queries=tuple(sorted(wl.queries, key=lambda q: (canonical_key(q, network), q.name)))
@@ -158,6 +157,31 @@ def search(
     timed = push_pull and options.time_budget is not None and options.effort > 0
     ppop = _push_pull(network, wl, central, options) if timed else None
     space = Space(memo=ChoiceMemo() if memo is None else memo)
+    best_design, best_cost, parts = _searched(network, wl, central, tau, options, push_pull,
+                                              work, space)  # fmt: skip
+    best = _Best(tau, options.strict_latency)
+    progress.stage("writing out the best plan and the baselines", 0)
+    return _chosen(network, wl, central, best, (space, best_design, best_cost), parts, push_pull,
+                   options, work, ppop)  # fmt: skip
+
+
+def _searched(
+    network: Network,
+    wl: Workload,
+    central: Plan,
+    tau: float,
+    options: PlanOptions,
+    push_pull: bool,
+    work: Work,
+    space: Space,
+) -> tuple[Design, float, list[SearchResult]]:
+    """The search's best design, its ψ and the queries' own plans (:func:`search`).
+
+    The evaluator and its incremental parts live only here: they are released before the
+    plan is written out, where they would add to the peak of the largest networks (at
+    100,000 nodes they held some 0.9 GB after the regional pass, and writing the plan
+    out is the run's peak)."""
+    deadline = work.deadline
     designs = paper_designs(network, wl, tau, options, central.centralized_node, space, deadline)
     evaluate = Evaluator(network, space.pool)
     progress.stage("placing Alg. 1's designs (Alg. 2)", len(designs))
@@ -187,10 +211,7 @@ def search(
         if push_pull:  # the outermost search: not the queries alone
             last = LastPasses(network, wl, tau, central, evaluate, space, options, work)
             best_design, best_cost = beyond_the_paper(last, (best_design, best_cost))
-    best = _Best(tau, options.strict_latency)
-    progress.stage("writing out the best plan and the baselines", 0)
-    return _chosen(network, wl, central, best, (space, best_design, best_cost), parts, push_pull,
-                   options, work, ppop)  # fmt: skip
+    return best_design, best_cost, parts
 
 
 def _chosen(

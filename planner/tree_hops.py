@@ -93,8 +93,12 @@ def tree_hops(
     The graph is a tree: the shared Steiner tree, the path joining the vertex to it, and paths
     to single-node consumers, each joined to the graph at its nearest node. So a search over
     the shared tree from the joining node is done once per tree and joining node (cached),
-    the path adds its length, and only the consumers' paths are walked per vertex. Without
-    this every vertex searched its own copy of the tree (quadratic on large networks).
+    the path adds its length, and the consumers' paths are walked per vertex only when a
+    destination lies beyond the path and the tree (a centralized plan's vertices send along
+    their path alone; on the 100,000-node scale instance walks that found nothing were 7 %
+    of the profile, and the plan's user CPU fell from 98.6 to 95.7 s and 111.9 to 107.1 s
+    in two side-by-side runs, for the same plan file). Without this every vertex searched its own copy of the tree (quadratic
+    on large networks).
     """
     if not reach.size:
         return tuple(0 for _ in destinations)
@@ -105,10 +109,13 @@ def tree_hops(
         return tuple(values)
     local = trees.local.get(tree_id, {}) if tree_id is not None else {}
     known = _known_hops(path, local, row)
-    found = _own_link_hops(reach, path, known)
     for i in missing:
-        d = known(destinations[i])
-        values[i] = d if d is not None else found.get(destinations[i])
+        values[i] = known(destinations[i])
+    if any(d is None for d in values):  # beyond the path and the tree: the own links
+        found = _own_link_hops(reach, path, known)
+        for i in missing:
+            if values[i] is None:
+                values[i] = found.get(destinations[i])
     if any(d is None for d in values):  # not a tree after all: search it
         dist = bfs(reach.links, node)
         return tuple(dist[x] for x in destinations)

@@ -19,6 +19,7 @@ from inev.planner.inev_graph import plan_from_dict, plan_to_dict
 from inev.planner.lower_bound import lower_bound
 from inev.planner.options import PlanOptions
 from inev.planner.planning import plan_workload
+from inev.planner.steiner import bfs
 from inev.topologies.generate import generate_network
 from inev.workloads.generate import generate_workload
 from inev.workloads.pattern import kleene_types
@@ -65,6 +66,10 @@ def test_every_plan_is_well_formed_and_consistent(spec):
     assert math.isclose(sum(recomputed), plan.psi, rel_tol=1e-9, abs_tol=1e-9)
     for v in reread.vertices:
         assert math.isclose(vertex_cost_from_plan(reread, v), v.cost, rel_tol=1e-9, abs_tol=1e-12)
+    # each destination's hops are its distance inside the vertex's forwarding graph
+    for v in plan.vertices:
+        dist = bfs(v.forwarding, v.node) if v.forwarding else {v.node: 0}
+        assert tuple(dist[d] for d in v.destinations) == v.hops
     # multi-node vertices sit exactly at the sources of their partitioning input; the
     # regions of a regional placement partition those sources, one site each
     for key, part in plan.multi_node.items():

@@ -6,8 +6,9 @@ seed 2, where the plans reach 0.86), so this yardstick is an *upper*
 one, and named as such: the **best-known plan** of an instance is the cheapest plan of a much
 longer search, ``inev plan --effort E`` (default ``E = 10``: ten times the default budget of
 every local search, with the rate kicks and rate-ordered chains that effort 2 and above runs
-at every network size, :class:`inev.planner.options.PlanOptions`), and of the default plan
-itself. The gap ``ψ_default / ψ_best - 1`` says how much the default search leaves on the
+at every network size, :class:`inev.planner.options.PlanOptions`; the regional site search,
+:mod:`inev.planner.site_search`, scales with the effort since 2026-12-08 and kept the default
+budget before), and of the default plan itself. The gap ``ψ_default / ψ_best - 1`` says how much the default search leaves on the
 table against what inev itself can find; it does not say how far either is from the optimum.
 
 For each size ``NODES:RATIO`` and seed the instance is the one of ``bench_planner_scale.py``

@@ -115,7 +115,7 @@ def _regional(last: LastPasses, design: Design, cost: float) -> tuple[Design, fl
     budget = Budget(math.ceil(last.options.effort * searched * len(types)), work.deadline)
     progress.stage("regional placements", budget.evaluations)
     found, value = regional.regionalise(network, last.evaluate, design, cost, types, budget,
-                                        placed)  # fmt: skip
+                                        placed, effort=last.options.effort)  # fmt: skip
     if found is design:  # nothing cheaper, nor a plan that can be written out where it cannot
         return design, cost
     better, lower = last.improve(found, "local search from the regional placements")

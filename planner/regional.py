@@ -305,11 +305,13 @@ def regionalise(
     budget: Budget,
     placed: int = PLACED,
     searched: bool = True,
+    effort: float = 1.0,
 ) -> tuple[Design, float]:
     """The best design reached by partitioning each of ``types`` regionally in turn (module
     docstring; pairs of :func:`types_to_try`), and its ψ; ``design`` itself when nothing is
     cheaper. ``placed``: the counts placed per type; ``searched``: also place, per type, the
-    sites of :func:`inev.planner.site_search.best_sites` (one more design each)."""
+    sites of :func:`inev.planner.site_search.best_sites` (one more design each), whose
+    search ``effort`` scales and ``budget``'s deadline ends."""
     fits = listed_destinations(network, design.combination(evaluate.pool)) <= MAX_DESTINATIONS
     for name, narrow in types:
         if budget.spent():
@@ -333,7 +335,7 @@ def regionalise(
             if (listed > MAX_DESTINATIONS, value) < (not fits, cost * (1 - 1e-9)):
                 design, cost, fits = candidate, value, listed <= MAX_DESTINATIONS
         if searched and not budget.spent():  # the sites searched for the whole cost
-            shared = best_sites(network, found, nodes, counts[0], cost)
+            shared = best_sites(network, found, nodes, counts[0], cost, effort, budget.deadline)
             if shared is None or any(shared == regions(network, name, k) for k in tried
                                      if k < len(network.sources(name))):  # fmt: skip
                 continue

@@ -26,7 +26,10 @@ add a site at one of the :data:`SPLITS` sources whose events travel farthest (ra
 then *merge*: drop one of the :data:`MERGES` sites of lightest regions (its sources go to
 their next nearest site). A round without a cheaper set ends the search; so does the budget
 of :func:`site_budget` prices (at most :data:`SITE_PRICES`, and :data:`SITE_WORK` / nodes on
-large networks: each price is a tree and a breadth-first search over the network). No move
+large networks: each price is a tree and a breadth-first search over the network), times the
+planner's ``effort`` (before 2026-12-08 the site search ignored it, so ``--effort 10`` gave
+it no more prices than the default plan; ``bench_best_known.py``'s yardstick was then ten
+times the budget of every local search but this one). No move
 is taken unless it lowers the price, so the result never costs more than the start.
 
 **Counts** (:func:`best_sites`): the search starts from the ladder's sites of the counts
@@ -61,6 +64,7 @@ bench_plan_quality's 200 instances: 33 lower (best 0.866), none higher.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -224,10 +228,11 @@ def _moves(pricer: SitePricer, sites: tuple[Node, ...]) -> list[list[tuple[Node,
 
 
 def search_sites(
-    pricer: SitePricer, start: Sequence[Node], budget: int
+    pricer: SitePricer, start: Sequence[Node], budget: int, deadline: float = math.inf
 ) -> tuple[tuple[Node, ...], float]:
     """The cheapest site set the hill-climb of the module docstring reaches from ``start``
-    within ``budget`` prices, and its price; never costlier than ``start``.
+    within ``budget`` prices (and before ``deadline``), and its price; never costlier than
+    ``start``.
 
     Parameters
     ----------
@@ -237,6 +242,9 @@ def search_sites(
         The first site set (distinct nodes).
     budget
         The most site sets priced, ``start`` included.
+    deadline
+        A ``time.perf_counter()`` value after which no more sets are priced (a plan's
+        ``--time-budget``).
 
     Returns
     -------
@@ -253,7 +261,8 @@ def search_sites(
         for group in _moves(pricer, current):
             best, best_value = None, value * (1 - 1e-12)
             for cand in group:
-                if used >= budget:
+                if used >= budget or time.perf_counter() >= deadline:
+                    used = budget
                     break
                 if frozenset(cand) in seen:
                     continue
@@ -276,6 +285,8 @@ def best_sites(
     nodes: Mapping[str, Node],
     count: int,
     psi: float = math.inf,
+    effort: float = 1.0,
+    deadline: float = math.inf,
 ) -> Regions | None:
     """The regions of the cheapest site set of ``found`` the search reaches from the ladder's
     sites of the counts around ``count`` (module docstring), or None when no count below
@@ -293,6 +304,11 @@ def best_sites(
         The design's ψ: the search gets :func:`site_budget` prices where the projections'
         price at ``count`` is at least 1 / :data:`STAKE` of it, proportionally less below
         (at least two per start); unbounded ``psi``: the whole budget.
+    effort
+        Scales that budget, as ``inev plan --effort`` scales every local search's (the
+        planner passes its own; 1 is the default plan's).
+    deadline
+        As for :func:`search_sites`.
 
     Returns
     -------
@@ -317,11 +333,12 @@ def best_sites(
     stake = 1.0
     if psi < math.inf:
         stake = pricer.price(regions(network, part, min(count, top)).sites) / psi
-    total = max(2 * len(counts), int(site_budget(network) * min(1.0, STAKE * stake)))
+    total = max(2 * len(counts), int(site_budget(network) * effort * min(1.0, STAKE * stake)))
     reached: dict[tuple[Node, ...], None] = {}
     for i, k in enumerate(counts):  # what a climb leaves goes to the next (larger k)
         share = max(2, (total - pricer.priced) // (len(counts) - i))
-        reached.setdefault(search_sites(pricer, regions(network, part, k).sites, share)[0])
+        start = regions(network, part, k).sites
+        reached.setdefault(search_sites(pricer, start, share, deadline)[0])
     priced = [(pricer.price(s, exact=True), i, s) for i, s in enumerate(reached)]
     _, _, best = min(priced)
     return cells(network, part, best)

@@ -127,3 +127,36 @@ def test_best_sites_prices_within_its_budget(monkeypatch):
         # the budget, at least two per start; one price for the stake; one exact per start
         assert calls.count(False) <= max(site_budget(net), 2 * starts) + 1 + starts
         assert calls.count(True) <= starts
+
+
+def test_effort_scales_the_site_searchs_budget(monkeypatch):
+    # --effort multiplies every local search's budget; the site search's climbs get their
+    # shares of effort x site_budget prices (psi unbounded: no stake)
+    net = generate_network(nodes=60, event_types=3, skew=1.3, node_ratio=0.5, seed=3)
+    heavy, partner = sorted(net.types, key=lambda t: -net.rate(t))[:2]
+    found = Target(heavy, {}, ((partner, net.rate(partner)),), ())
+    shares = []
+    climb = site_search.search_sites
+
+    def recorded(pricer, start, budget, deadline):
+        shares.append(budget)
+        return climb(pricer, start, budget, deadline)
+
+    monkeypatch.setattr(site_search, "search_sites", recorded)
+    monkeypatch.setattr(site_search, "SITE_PRICES", 60)
+    first = {}
+    for effort in (1.0, 3.0):
+        shares.clear()
+        assert best_sites(net, found, {}, 3, effort=effort) is not None
+        first[effort] = shares[0]
+    # 60 prices over the starts (at most 6, each dividing 60): three times as many at effort 3
+    assert first[1.0] > 2
+    assert first[3.0] == 3 * first[1.0]
+
+
+def test_a_passed_deadline_stops_the_climb_at_its_start():
+    # the climb from hub 0 alone reaches the hubs (see above); past its deadline (a plan's
+    # --time-budget) it prices the start only and keeps it
+    pricer = _pricer(STARS, 2.0)
+    assert search_sites(pricer, (0,), 100, deadline=0.0) == ((0,), pytest.approx(27.0))
+    assert pricer.priced == 1

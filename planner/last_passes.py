@@ -125,7 +125,8 @@ def _regional(last: LastPasses, design: Design, cost: float) -> tuple[Design, fl
     # one it ended 2.7 % higher on bench_plan_quality's #177
     again = Budget(budget.evaluations, work.deadline)
     plain, plain_value = regional.regionalise(network, last.evaluate, design, cost, types,
-                                              again, placed, searched=False)  # fmt: skip
+                                              again, placed, searched=False,
+                                              effort=last.options.effort)  # fmt: skip
     if plain is design or plain.signature() == found.signature():
         return result
     other, other_value = last.improve(plain, "local search from the ladder's regions")

@@ -305,7 +305,8 @@ def regionalise(
     budget: Budget,
     placed: int = PLACED,
     searched: bool = True,
-    effort: float = 1.0,
+    *,
+    effort: float,
 ) -> tuple[Design, float]:
     """The best design reached by partitioning each of ``types`` regionally in turn (module
     docstring; pairs of :func:`types_to_try`), and its ψ; ``design`` itself when nothing is
@@ -335,7 +336,9 @@ def regionalise(
             if (listed > MAX_DESTINATIONS, value) < (not fits, cost * (1 - 1e-9)):
                 design, cost, fits = candidate, value, listed <= MAX_DESTINATIONS
         if searched and not budget.spent():  # the sites searched for the whole cost
-            shared = best_sites(network, found, nodes, counts[0], cost, effort, budget.deadline)
+            shared = best_sites(
+                network, found, nodes, counts[0], cost, effort=effort, deadline=budget.deadline
+            )
             if shared is None or any(shared == regions(network, name, k) for k in tried
                                      if k < len(network.sources(name))):  # fmt: skip
                 continue

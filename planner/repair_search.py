@@ -386,7 +386,7 @@ def _regional(
     types = regional.types_to_try(evaluate.network, design, central)
     budget = Budget(math.ceil(options.effort * regional.PLACED * len(types)))
     moved, value = regional.regionalise(evaluate.network, evaluate, design, cost, types, budget,
-                                        searched=False)  # fmt: skip
+                                        searched=False, effort=options.effort)  # fmt: skip
     if moved is design:
         return found
     better, lower = _phases(evaluate, space, moved, affected, options, (1, 2))

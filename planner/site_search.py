@@ -285,7 +285,8 @@ def best_sites(
     nodes: Mapping[str, Node],
     count: int,
     psi: float = math.inf,
-    effort: float = 1.0,
+    *,
+    effort: float,
     deadline: float = math.inf,
 ) -> Regions | None:
     """The regions of the cheapest site set of ``found`` the search reaches from the ladder's
@@ -306,7 +307,7 @@ def best_sites(
         (at least two per start); unbounded ``psi``: the whole budget.
     effort
         Scales that budget, as ``inev plan --effort`` scales every local search's (the
-        planner passes its own; 1 is the default plan's).
+        planner passes its own).
     deadline
         As for :func:`search_sites`.
 
@@ -321,7 +322,7 @@ def best_sites(
     >>> from inev.planner.site_search import Target
     >>> net = Network.build(range(7), [(i, i + 1) for i in range(6)],
     ...                     {"A": (1.0, [0, 1, 5, 6]), "B": (3.0, [3])})
-    >>> best_sites(net, Target("A", {}, (("B", 3.0),), ()), {}, 2).sites
+    >>> best_sites(net, Target("A", {}, (("B", 3.0),), ()), {}, 2, effort=1.0).sites
     (3,)
     """
     part = found.partition

@@ -122,7 +122,7 @@ def test_best_sites_prices_within_its_budget(monkeypatch):
     for budget in (1, 7, 50):
         monkeypatch.setattr(site_search, "SITE_PRICES", budget)
         calls.clear()
-        assert best_sites(net, found, {}, 3, psi=1.0) is not None
+        assert best_sites(net, found, {}, 3, psi=1.0, effort=1.0) is not None
         starts = len(site_search.GROWTH)
         # the budget, at least two per start; one price for the stake; one exact per start
         assert calls.count(False) <= max(site_budget(net), 2 * starts) + 1 + starts

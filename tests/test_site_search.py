@@ -107,10 +107,15 @@ def test_the_searched_sites_cost_what_alg2_places_for_them(instance):
     assert plan.psi <= grown * (1 + 1e-9)
 
 
-def test_best_sites_prices_within_its_budget(monkeypatch):
+def _heaviest_pair() -> tuple[Network, Target]:
+    """A 60-node network and the target of its heaviest type with the next one as partner."""
     net = generate_network(nodes=60, event_types=3, skew=1.3, node_ratio=0.5, seed=3)
     heavy, partner = sorted(net.types, key=lambda t: -net.rate(t))[:2]
-    found = Target(heavy, {}, ((partner, net.rate(partner)),), ())
+    return net, Target(heavy, {}, ((partner, net.rate(partner)),), ())
+
+
+def test_best_sites_prices_within_its_budget(monkeypatch):
+    net, found = _heaviest_pair()
     calls = []
     price = SitePricer.price
 
@@ -132,9 +137,7 @@ def test_best_sites_prices_within_its_budget(monkeypatch):
 def test_effort_scales_the_site_searchs_budget(monkeypatch):
     # --effort multiplies every local search's budget; the site search's climbs get their
     # shares of effort x site_budget prices (psi unbounded: no stake)
-    net = generate_network(nodes=60, event_types=3, skew=1.3, node_ratio=0.5, seed=3)
-    heavy, partner = sorted(net.types, key=lambda t: -net.rate(t))[:2]
-    found = Target(heavy, {}, ((partner, net.rate(partner)),), ())
+    net, found = _heaviest_pair()
     shares = []
     climb = site_search.search_sites
 

@@ -8,8 +8,9 @@ longer search, ``inev plan --effort E`` (default ``E = 10``: ten times the defau
 every local search, with the rate kicks and rate-ordered chains that effort 2 and above runs
 at every network size, :class:`inev.planner.options.PlanOptions`; the regional site search,
 :mod:`inev.planner.site_search`, scales with the effort since 2026-12-08 and kept the default
-budget before), and of the default plan itself. The gap ``ψ_default / ψ_best - 1`` says how much the default search leaves on the
-table against what inev itself can find; it does not say how far either is from the optimum.
+budget before), and of the default plan itself. The gap ``ψ_default / ψ_best - 1`` says how
+much the default search leaves on the table against what inev itself can find; it does not
+say how far either is from the optimum.
 
 For each size ``NODES:RATIO`` and seed the instance is the one of ``bench_planner_scale.py``
 (the same generator commands), and one line is printed:

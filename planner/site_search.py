@@ -262,7 +262,7 @@ def search_sites(
             best, best_value = None, value * (1 - 1e-12)
             for cand in group:
                 if used >= budget or time.perf_counter() >= deadline:
-                    used = budget
+                    used = budget  # out of time counts as out of prices: every loop ends
                     break
                 if frozenset(cand) in seen:
                     continue

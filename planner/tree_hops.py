@@ -116,9 +116,9 @@ def tree_hops(
         for i in missing:
             if values[i] is None:
                 values[i] = found.get(destinations[i])
-    if any(d is None for d in values):  # not a tree after all: search it
-        dist = bfs(reach.links, node)
-        return tuple(dist[x] for x in destinations)
+        if any(d is None for d in values):  # not a tree after all: search it
+            dist = bfs(reach.links, node)
+            return tuple(dist[x] for x in destinations)
     return tuple(values)
 
 
